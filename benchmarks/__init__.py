@@ -1,0 +1,1 @@
+"""Benchmarks: LoCoMo retrieval recall and peer memory systems."""

@@ -1,0 +1,88 @@
+"""The one exception tree of memstrata.
+
+Every error a caller can see is a :class:`MemstrataError`. Adapters map these to their own
+shapes (HTTP envelope, MCP error, CLI exit code) in one place each.
+"""
+
+from __future__ import annotations
+
+
+class MemstrataError(Exception):
+    """Base of every memstrata error."""
+
+    code = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InvalidInput(MemstrataError, ValueError):
+    """A field of a request is missing or out of range. ``field`` names it."""
+
+    code = "invalid_input"
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class NotFound(MemstrataError, KeyError):
+    """The thing does not exist, or the caller may not know that it does."""
+
+    code = "not_found"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Forbidden(MemstrataError, PermissionError):
+    """The caller is known but may not do this. ``reason`` says why."""
+
+    code = "forbidden"
+
+
+class Unauthorized(MemstrataError):
+    """No valid credentials."""
+
+    code = "unauthorized"
+
+
+class Conflict(MemstrataError):
+    """The request contradicts the current state (for example a locked field)."""
+
+    code = "conflict"
+
+
+class CapacityExceeded(MemstrataError):
+    """A write would exceed the memory's budget and the policy cannot make room."""
+
+    code = "capacity_exceeded"
+
+
+class ModelError(MemstrataError, RuntimeError):
+    """A model cannot be loaded or called (missing package, bad hash, provider failure)."""
+
+    code = "model_error"
+
+
+class StoreError(MemstrataError, RuntimeError):
+    """The storage backend failed in a way the caller cannot fix by changing the request."""
+
+    code = "store_error"
+
+
+__all__ = [
+    "CapacityExceeded",
+    "Conflict",
+    "Forbidden",
+    "InvalidInput",
+    "MemstrataError",
+    "ModelError",
+    "NotFound",
+    "StoreError",
+    "Unauthorized",
+]

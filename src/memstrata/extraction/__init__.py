@@ -1,0 +1,1 @@
+"""Extraction: prompts, the extractor (LLM call + validation) and reconciliation."""

@@ -1,0 +1,1 @@
+"""Pure policies: capacity and eviction."""

@@ -1,0 +1,1 @@
+"""Model providers: ports, the local default embedder, remote OpenAI-compatible clients."""

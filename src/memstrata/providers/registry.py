@@ -1,0 +1,92 @@
+"""Model ids (RAGFlow's ``name@Provider``) resolved to embedders and chat model endpoints."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from memstrata.errors import InvalidInput
+from memstrata.providers.base import Embedder
+from memstrata.settings import ProviderConfig, normalise_provider
+
+BUILTIN = "builtin"
+
+
+@dataclass(frozen=True)
+class ModelId:
+    name: str
+    provider: str
+
+    @classmethod
+    def parse(cls, value: str, field: str) -> ModelId:
+        text = value.strip() if isinstance(value, str) else ""
+        name, sep, provider = text.rpartition("@")
+        if not sep or not name or not provider:
+            raise InvalidInput(field, f"{field} must look like 'name@Provider', got {value!r}.")
+        return cls(name, normalise_provider(provider))
+
+
+class ModelRegistry:
+    """Resolves embedding model ids to embedders, each built once and shared.
+
+    ``@Builtin`` answers with the local default embedder whatever the model name; other
+    providers need an OpenAI-compatible endpoint in the settings.
+    """
+
+    def __init__(
+        self,
+        providers: Mapping[str, ProviderConfig] | None = None,
+        *,
+        builtin: Callable[[], Embedder] | None = None,
+        remote: Callable[[str, ProviderConfig], Embedder] | None = None,
+    ) -> None:
+        self.providers = dict(providers or {})
+        self._builtin_factory = builtin or _local_default
+        self._remote_factory = remote or _openai_embedder
+        self._cache: dict[ModelId, Embedder] = {}
+        self._lock = threading.Lock()
+
+    def check_embedder(self, embd_id: str) -> ModelId:
+        """Validate that ``embd_id`` can be resolved, without loading anything."""
+        model = ModelId.parse(embd_id, "embd_id")
+        if model.provider != BUILTIN and model.provider not in self.providers:
+            raise InvalidInput(
+                "embd_id",
+                f"Embedding model '{embd_id}' cannot be resolved: provider '{model.provider}' "
+                "is not configured (set MEMSTRATA_PROVIDER_<NAME>_BASE_URL) and is not Builtin.",
+            )
+        return model
+
+    def check_chat(self, llm_id: str) -> ModelId:
+        """Chat ids only need the right shape; an unconfigured provider is reported by jobs."""
+        return ModelId.parse(llm_id, "llm_id")
+
+    def chat_provider(self, llm_id: str) -> ProviderConfig | None:
+        return self.providers.get(ModelId.parse(llm_id, "llm_id").provider)
+
+    def embedder(self, embd_id: str) -> Embedder:
+        model = self.check_embedder(embd_id)
+        key = ModelId(BUILTIN, BUILTIN) if model.provider == BUILTIN else model
+        with self._lock:
+            found = self._cache.get(key)
+            if found is None:
+                found = (
+                    self._builtin_factory()
+                    if model.provider == BUILTIN
+                    else self._remote_factory(model.name, self.providers[model.provider])
+                )
+                self._cache[key] = found
+            return found
+
+
+def _local_default() -> Embedder:
+    from memstrata.providers.local import LocalEmbedder
+
+    return LocalEmbedder()
+
+
+def _openai_embedder(name: str, config: ProviderConfig) -> Embedder:
+    from memstrata.providers.openai_compat import OpenAIEmbedder
+
+    return OpenAIEmbedder(name, config)

@@ -1,0 +1,1 @@
+"""Retrieval: fusion of keyword and vector candidates, and context assembly for prompts."""

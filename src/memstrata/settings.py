@@ -1,0 +1,75 @@
+"""One typed settings object, read once at the edge (CLI, server start) and passed down."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PREFIX = "MEMSTRATA_"
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """An OpenAI-compatible endpoint for a model provider name (``name@<provider>``)."""
+
+    base_url: str
+    api_key: str = ""
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path = Path("data")
+    database_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 9380
+    admin_api_key: str | None = None
+    providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
+    max_items_per_type: int = 5
+    embed_threads: int | None = None
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / "memstrata.db"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """Read ``MEMSTRATA_*`` variables; keyword overrides win (the CLI passes its options)."""
+        env = os.environ if env is None else env
+        values: dict[str, object] = {}
+        if "MEMSTRATA_DATA_DIR" in env:
+            values["data_dir"] = Path(env["MEMSTRATA_DATA_DIR"])
+        if "MEMSTRATA_DATABASE_URL" in env:
+            values["database_url"] = env["MEMSTRATA_DATABASE_URL"]
+        if "MEMSTRATA_HOST" in env:
+            values["host"] = env["MEMSTRATA_HOST"]
+        if "MEMSTRATA_PORT" in env:
+            values["port"] = int(env["MEMSTRATA_PORT"])
+        if "MEMSTRATA_ADMIN_API_KEY" in env:
+            values["admin_api_key"] = env["MEMSTRATA_ADMIN_API_KEY"]
+        if "MEMSTRATA_MAX_ITEMS_PER_TYPE" in env:
+            values["max_items_per_type"] = int(env["MEMSTRATA_MAX_ITEMS_PER_TYPE"])
+        if "MEMSTRATA_EMBED_THREADS" in env:
+            values["embed_threads"] = int(env["MEMSTRATA_EMBED_THREADS"])
+        values["providers"] = providers_from_env(env)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def providers_from_env(env: Mapping[str, str]) -> dict[str, ProviderConfig]:
+    """``MEMSTRATA_PROVIDER_<NAME>_BASE_URL`` / ``_API_KEY`` pairs, keyed by lower-case name."""
+    found: dict[str, ProviderConfig] = {}
+    head, tail = f"{PREFIX}PROVIDER_", "_BASE_URL"
+    for key, url in env.items():
+        if key.startswith(head) and key.endswith(tail):
+            name = key[len(head) : -len(tail)]
+            found[normalise_provider(name)] = ProviderConfig(
+                url, env.get(f"{head}{name}_API_KEY", "")
+            )
+    return found
+
+
+def normalise_provider(name: str) -> str:
+    """Provider names compare case-insensitively, with ``-`` and ``_`` alike (ZHIPU-AI)."""
+    return name.strip().lower().replace("-", "_")

@@ -1,0 +1,225 @@
+"""The embedded default store: one SQLite file in WAL mode, FTS5 BM25, exact vector search.
+
+One writer at a time (``BEGIN IMMEDIATE``, so capacity checks are exact even across
+processes), any number of readers. ``secure_delete`` is on and erasure merges the keyword
+index and truncates the WAL, so erased text does not survive in the file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memstrata.errors import StoreError
+from memstrata.models import Scope
+from memstrata.store.base import Conn, Row, Store
+from memstrata.store.filters import EntryFilter, where_clause
+from memstrata.store.sqlite.migrations import MIGRATIONS
+from memstrata.store.sqlite.vectors import VectorCache
+from memstrata.store.text import keyword_terms
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+class _Conn:
+    """Adapts :class:`sqlite3.Connection` to the store's :class:`Conn` protocol."""
+
+    def __init__(self, raw: sqlite3.Connection) -> None:
+        self.raw = raw
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
+        try:
+            return self.raw.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"sqlite: {exc}") from exc
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        try:
+            self.raw.executemany(sql, rows)
+        except sqlite3.Error as exc:
+            raise StoreError(f"sqlite: {exc}") from exc
+
+
+class SQLiteStore(Store):
+    name = "sqlite"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._write_lock = threading.RLock()
+        self._writer = self._connect()
+        self._all: list[sqlite3.Connection] = [self._writer]
+        self._all_lock = threading.Lock()
+        self._vectors = VectorCache()
+        self.migrate()
+
+    # --- connections ----------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        raw = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+        )
+        for pragma in (
+            "journal_mode = WAL",
+            "synchronous = NORMAL",
+            "secure_delete = ON",
+            f"busy_timeout = {BUSY_TIMEOUT_MS}",
+            "temp_store = MEMORY",
+            "cache_size = -65536",
+        ):
+            raw.execute(f"PRAGMA {pragma}")
+        return raw
+
+    def _reader(self) -> sqlite3.Connection:
+        raw: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if raw is None:
+            raw = self._connect()
+            self._local.conn = raw
+            with self._all_lock:
+                self._all.append(raw)
+        return raw
+
+    @contextmanager
+    def _read_conn(self) -> Iterator[Conn]:
+        raw = self._reader()
+        if raw.in_transaction:  # nested read in the same thread: reuse the snapshot
+            yield _Conn(raw)
+            return
+        raw.execute("BEGIN")
+        try:
+            yield _Conn(raw)
+        finally:
+            raw.execute("COMMIT")
+
+    @contextmanager
+    def _write_conn(self) -> Iterator[Conn]:
+        with self._write_lock:
+            raw = self._writer
+            if raw.in_transaction:  # nested write in the same thread joins the transaction
+                yield _Conn(raw)
+                return
+            raw.execute("BEGIN IMMEDIATE")
+            try:
+                yield _Conn(raw)
+            except BaseException:
+                raw.execute("ROLLBACK")
+                raise
+            raw.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._all_lock:
+            for raw in self._all:
+                raw.close()
+            self._all.clear()
+
+    # --- migrations -----------------------------------------------------------------------
+
+    def migrate(self) -> None:
+        with self._write_lock:
+            raw = self._writer
+            raw.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            done = {r[0] for r in raw.execute("SELECT version FROM schema_migrations")}
+            for version, name, script in MIGRATIONS:
+                if version in done:
+                    continue
+                raw.execute("BEGIN IMMEDIATE")
+                try:
+                    for statement in _statements(script):
+                        raw.execute(statement)
+                    raw.execute(
+                        "INSERT INTO schema_migrations VALUES (?, ?, datetime('now'))",
+                        (version, name),
+                    )
+                except BaseException:
+                    raw.execute("ROLLBACK")
+                    raise
+                raw.execute("COMMIT")
+
+    def schema_version(self) -> int:
+        rows = self._writer.execute("SELECT max(version) FROM schema_migrations").fetchall()
+        return int(rows[0][0] or 0)
+
+    # --- primitives -----------------------------------------------------------------------
+
+    def lock_memory(self, conn: Conn, memory_id: str) -> None:
+        """Nothing to do: ``BEGIN IMMEDIATE`` already holds the database's write lock."""
+
+    def encode_vector(self, vector: NDArray[np.float32]) -> object:
+        return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+
+    def decode_vector(self, value: Any) -> NDArray[np.float32]:
+        return np.frombuffer(value, dtype=np.float32).copy()
+
+    def keyword_search(
+        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        terms = keyword_terms(text)
+        if not terms:
+            return []
+        match = " OR ".join(f'"{t}"' for t in terms)
+        where, params = where_clause(scope, f)
+        rows = conn.execute(
+            "SELECT e.message_id, bm25(entries_fts) AS rank FROM entries_fts "
+            "JOIN entries e ON e.message_id = entries_fts.rowid "
+            f"WHERE entries_fts MATCH ? AND {where} ORDER BY rank LIMIT ?",
+            [match, *params, limit],
+        )
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def vector_search(
+        self, conn: Conn, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        self._vectors.sync(lambda high: self._vectors_after(conn, high))
+        where, params = where_clause(scope, f)
+        rows = conn.execute(f"SELECT e.message_id FROM entries e WHERE {where}", params)
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        ids, sims = self._vectors.scores(ids, vector)
+        if len(ids) > limit:
+            top = np.argpartition(-sims, limit - 1)[:limit]
+            ids, sims = ids[top], sims[top]
+        order = np.argsort(-sims, kind="stable")
+        return [(int(ids[i]), float(sims[i])) for i in order]
+
+    def _vectors_after(self, conn: Conn, high: int) -> list[tuple[int, bytes]]:
+        rows = conn.execute(
+            "SELECT message_id, embedding FROM entries WHERE message_id > ? "
+            "AND embedding IS NOT NULL",
+            [high],
+        )
+        return [(int(r[0]), bytes(r[1])) for r in rows]
+
+    def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
+        self._vectors.drop(ids)
+
+    def scrub(self) -> None:
+        """Merge the keyword index (dropping deleted postings) and truncate the WAL."""
+        with self._write_lock:
+            raw = self._writer
+            raw.execute("INSERT INTO entries_fts (entries_fts) VALUES ('optimize')")
+            raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements, keeping trigger bodies whole."""
+    complete: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                complete.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        complete.append(buffer.strip())
+    return complete

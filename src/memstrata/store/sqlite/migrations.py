@@ -1,0 +1,155 @@
+"""Numbered, append-only migrations of the SQLite store. Never edit one that has shipped."""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+    (
+        1,
+        "initial schema",
+        """
+        CREATE TABLE users (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            is_admin INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL
+        );
+        CREATE TABLE memberships (
+            tenant_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            PRIMARY KEY (tenant_id, user_id)
+        );
+        CREATE INDEX memberships_user ON memberships (user_id);
+        CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            key_hash TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL DEFAULT '',
+            scope TEXT,
+            created_at REAL NOT NULL,
+            revoked_at REAL
+        );
+        CREATE TABLE memories (
+            id TEXT PRIMARY KEY,
+            tenant_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            memory_types INTEGER NOT NULL,
+            embd_id TEXT NOT NULL,
+            llm_id TEXT NOT NULL,
+            permissions TEXT NOT NULL,
+            memory_size INTEGER NOT NULL,
+            forgetting_policy TEXT NOT NULL,
+            temperature REAL NOT NULL,
+            system_prompt TEXT,
+            user_prompt TEXT,
+            avatar TEXT,
+            description TEXT,
+            storage_type TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            used_bytes INTEGER NOT NULL DEFAULT 0,
+            entry_count INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (tenant_id, name)
+        );
+        CREATE TABLE entries (
+            message_id INTEGER PRIMARY KEY AUTOINCREMENT,
+            memory_id TEXT NOT NULL,
+            tenant_id TEXT NOT NULL,
+            message_type TEXT NOT NULL,
+            content TEXT NOT NULL,
+            embedding BLOB,
+            valid_at REAL NOT NULL,
+            recorded_at REAL NOT NULL,
+            user_id TEXT NOT NULL DEFAULT '',
+            agent_id TEXT NOT NULL DEFAULT '',
+            session_id TEXT NOT NULL DEFAULT '',
+            source_id INTEGER,
+            invalid_at REAL,
+            retired_at REAL,
+            supersedes INTEGER,
+            superseded_by INTEGER,
+            status INTEGER NOT NULL DEFAULT 1,
+            trust TEXT NOT NULL DEFAULT 'unreviewed',
+            origin TEXT NOT NULL,
+            forget_at REAL,
+            last_used_at REAL,
+            use_count INTEGER NOT NULL DEFAULT 0,
+            size_bytes INTEGER NOT NULL
+        );
+        CREATE INDEX entries_memory_recorded ON entries (memory_id, recorded_at);
+        CREATE INDEX entries_memory_valid ON entries (memory_id, valid_at);
+        CREATE INDEX entries_memory_forget ON entries (memory_id, forget_at);
+        CREATE INDEX entries_source ON entries (source_id);
+        CREATE INDEX entries_supersedes ON entries (supersedes);
+        CREATE VIRTUAL TABLE entries_fts USING fts5 (
+            content,
+            content = 'entries',
+            content_rowid = 'message_id',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
+            INSERT INTO entries_fts (rowid, content) VALUES (new.message_id, new.content);
+        END;
+        CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
+            INSERT INTO entries_fts (entries_fts, rowid, content)
+            VALUES ('delete', old.message_id, old.content);
+        END;
+        CREATE TRIGGER entries_fts_update AFTER UPDATE OF content ON entries BEGIN
+            INSERT INTO entries_fts (entries_fts, rowid, content)
+            VALUES ('delete', old.message_id, old.content);
+            INSERT INTO entries_fts (rowid, content) VALUES (new.message_id, new.content);
+        END;
+        CREATE TABLE evidence (
+            message_id INTEGER NOT NULL,
+            source_id INTEGER NOT NULL,
+            at REAL NOT NULL,
+            PRIMARY KEY (message_id, source_id)
+        );
+        CREATE TABLE tombstones (
+            message_id INTEGER PRIMARY KEY,
+            memory_id TEXT NOT NULL,
+            tenant_id TEXT NOT NULL,
+            message_type TEXT NOT NULL,
+            valid_at REAL NOT NULL,
+            recorded_at REAL NOT NULL,
+            erased_at REAL NOT NULL,
+            actor TEXT NOT NULL,
+            reason TEXT NOT NULL
+        );
+        CREATE INDEX tombstones_memory ON tombstones (memory_id);
+        CREATE TABLE audit (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at REAL NOT NULL,
+            actor TEXT NOT NULL,
+            action TEXT NOT NULL,
+            memory_id TEXT,
+            message_id INTEGER,
+            reason TEXT NOT NULL DEFAULT '',
+            before TEXT NOT NULL DEFAULT '{}',
+            after TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX audit_memory ON audit (memory_id, id);
+        CREATE INDEX audit_message ON audit (message_id);
+        CREATE TABLE jobs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            tenant_id TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            message_id INTEGER,
+            state TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            progress REAL NOT NULL DEFAULT 0,
+            progress_msg TEXT NOT NULL DEFAULT '',
+            outcome TEXT,
+            result TEXT,
+            run_after REAL,
+            lease_until REAL,
+            lease_owner TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX jobs_claim ON jobs (state, run_after);
+        CREATE INDEX jobs_message ON jobs (message_id);
+        CREATE INDEX jobs_memory ON jobs (memory_id);
+        """,
+    ),
+)
