@@ -793,8 +793,7 @@ class Engine:
         scope, memories = self._readable_with(actor, list(req.memory_ids))
         if not scope:
             return []
-        models = {m.embd_id for m in memories}
-        if len(models) > 1:
+        if len({id(self.embedder(m)) for m in memories}) > 1:
             raise InvalidInput("memory_id", "memories use different embedding models")
         query_vector = self.embedder(memories[0]).embed([req.query])[0]
         f = EntryFilter.retrieval(
@@ -888,10 +887,14 @@ class Engine:
     def _embed_by_model(
         self, memories: Sequence[Memory], texts: list[str]
     ) -> dict[str, NDArray[np.float32]]:
+        """Vectors of ``texts`` per memory's ``embd_id``; each distinct embedder runs once."""
+        by_embedder: dict[int, NDArray[np.float32]] = {}
         out: dict[str, NDArray[np.float32]] = {}
         for memory in memories:
-            if memory.embd_id not in out:
-                out[memory.embd_id] = self.embedder(memory).embed(texts)
+            embedder = self.embedder(memory)
+            if id(embedder) not in by_embedder:
+                by_embedder[id(embedder)] = embedder.embed(texts)
+            out[memory.embd_id] = by_embedder[id(embedder)]
         return out
 
     def _authorised(self, memory: Memory | None, actor: Principal, action: Action) -> Memory:
