@@ -1,4 +1,4 @@
-"""Shared fixtures: an engine on a fresh store with the deterministic embedder and a frozen clock."""
+"""Shared fixtures: an engine on a fresh store, the deterministic embedder, a frozen clock."""
 
 from __future__ import annotations
 
@@ -51,6 +51,9 @@ def bob(engine: Engine) -> Principal:
 @pytest.fixture
 def memory(engine: Engine, alice: Principal) -> Memory:
     return engine.create_memory(
-        alice, name="notes", memory_type=["raw"], embd_id="BAAI/bge-small-en-v1.5@Builtin",
+        alice,
+        name="notes",
+        memory_type=["raw"],
+        embd_id="BAAI/bge-small-en-v1.5@Builtin",
         llm_id="glm-4-flash@ZHIPU-AI",
     )

@@ -27,9 +27,15 @@ DIM = 64  # the deterministic embedder's dimension
 
 
 def small_memory(engine: Engine, actor: Principal, budget: int, policy: str = "FIFO") -> Memory:
-    return engine.create_memory(actor, name=f"small-{policy}-{budget}", memory_type=["raw"],
-                                embd_id="x@Builtin", llm_id="y@Z", memory_size=budget,
-                                forgetting_policy=policy)
+    return engine.create_memory(
+        actor,
+        name=f"small-{policy}-{budget}",
+        memory_type=["raw"],
+        embd_id="x@Builtin",
+        llm_id="y@Z",
+        memory_size=budget,
+        forgetting_policy=policy,
+    )
 
 
 def write(engine: Engine, actor: Principal, memory: Memory, text: str, **kw: object) -> int:
@@ -53,8 +59,11 @@ def used(engine: Engine, memory: Memory) -> int:
 
 
 def test_plan_takes_the_shortest_prefix_and_skips_protected() -> None:
-    c = [EvictionCandidate(1, 10, True), EvictionCandidate(2, 10, False),
-         EvictionCandidate(3, 10, False)]
+    c = [
+        EvictionCandidate(1, 10, True),
+        EvictionCandidate(2, 10, False),
+        EvictionCandidate(3, 10, False),
+    ]
     assert plan_eviction(budget=100, used=95, incoming=10, candidates=c).evict == (1,)
     assert plan_eviction(budget=100, used=95, incoming=20, candidates=c).evict == (1, 2)
     plan = plan_eviction(budget=100, used=95, incoming=10, candidates=c, protected=frozenset({1}))
@@ -82,8 +91,15 @@ def test_fifo_evicts_forgotten_first_then_oldest_by_record_time(
     ids = []
     for i in range(4):
         # backdated conversation times in reverse: valid time must not decide eviction
-        ids.append(write(engine, alice, m, "User Input: " + text,
-                         conversation_time=clock.now() - timedelta(days=10 - i * 3)))
+        ids.append(
+            write(
+                engine,
+                alice,
+                m,
+                "User Input: " + text,
+                conversation_time=clock.now() - timedelta(days=10 - i * 3),
+            )
+        )
         clock.advance(minutes=1)
     engine.forget(alice, m.id, ids[2])
     new1 = write(engine, alice, m, "User Input: " + text)
@@ -152,8 +168,15 @@ def test_concurrent_writers_never_exceed_the_budget(engine: Engine, alice: Princ
 
 
 def mem(tenant: str, permission: Permission = Permission.ME) -> Memory:
-    return Memory(id="a" * 32, tenant_id=tenant, name="m", memory_types=(), embd_id="e@B",
-                  llm_id="l@P", permissions=permission)
+    return Memory(
+        id="a" * 32,
+        tenant_id=tenant,
+        name="m",
+        memory_types=(),
+        embd_id="e@B",
+        llm_id="l@P",
+        permissions=permission,
+    )
 
 
 def test_decide_gives_reasons() -> None:
@@ -173,8 +196,9 @@ def test_decide_gives_reasons() -> None:
 def test_a_caller_without_access_gets_nothing_even_naming_the_id(
     engine: Engine, alice: Principal, bob: Principal, memory: Memory
 ) -> None:
-    (e,) = engine.add_turn(alice, [memory.id], user_input="alice's secret plan",
-                           agent_response="ok")
+    (e,) = engine.add_turn(
+        alice, [memory.id], user_input="alice's secret plan", agent_response="ok"
+    )
     request = SearchRequest("secret plan", (memory.id,), similarity_threshold=0.0)
     assert engine.search(alice, request)
     assert engine.search(bob, request) == []
@@ -201,10 +225,15 @@ def test_team_permission_shares_with_members_only(
     engine: Engine, alice: Principal, bob: Principal
 ) -> None:
     carol = engine.principal(engine.create_user("carol").id)
-    shared = engine.create_memory(alice, name="team", memory_type=["raw"], embd_id="x@Builtin",
-                                  llm_id="y@Z", permissions="team")
-    engine.add_turn(alice, [shared.id], user_input="team standup is at nine",
-                    agent_response="ok")
+    shared = engine.create_memory(
+        alice,
+        name="team",
+        memory_type=["raw"],
+        embd_id="x@Builtin",
+        llm_id="y@Z",
+        permissions="team",
+    )
+    engine.add_turn(alice, [shared.id], user_input="team standup is at nine", agent_response="ok")
     engine.join_team(alice, alice.user_id, bob.user_id)
     bob = engine.principal(bob.user_id)
     request = SearchRequest("standup", (shared.id,), similarity_threshold=0.0)
@@ -222,14 +251,16 @@ def test_team_permission_shares_with_members_only(
 def test_a_scoped_key_sees_only_its_memories(
     engine: Engine, alice: Principal, memory: Memory
 ) -> None:
-    other = engine.create_memory(alice, name="other", memory_type=["raw"], embd_id="x@Builtin",
-                                 llm_id="y@Z")
+    other = engine.create_memory(
+        alice, name="other", memory_type=["raw"], embd_id="x@Builtin", llm_id="y@Z"
+    )
     for m in (memory, other):
         engine.add_turn(alice, [m.id], user_input="shared words here", agent_response="ok")
     _, key = engine.create_api_key(alice, alice.user_id, scope=[memory.id])
     agent = engine.authenticate(key)
-    hits = engine.search(agent, SearchRequest("shared words", (memory.id, other.id),
-                                              similarity_threshold=0.0))
+    hits = engine.search(
+        agent, SearchRequest("shared words", (memory.id, other.id), similarity_threshold=0.0)
+    )
     assert {h.entry.memory_id for h in hits} == {memory.id}
     assert [m.id for m in engine.list_memories(agent).items] == [memory.id]
     with pytest.raises(NotFound):
@@ -243,7 +274,8 @@ def test_memories_with_different_embedders_cannot_be_searched_together(
     from memstrata.settings import ProviderConfig
 
     engine.models.providers["remote"] = ProviderConfig("http://127.0.0.1:1")
-    other = engine.create_memory(alice, name="remote", memory_type=["raw"],
-                                 embd_id="text-embed@Remote", llm_id="y@Z")
+    other = engine.create_memory(
+        alice, name="remote", memory_type=["raw"], embd_id="text-embed@Remote", llm_id="y@Z"
+    )
     with pytest.raises(InvalidInput, match="different embedding models"):
         engine.search(alice, SearchRequest("q", (memory.id, other.id)))

@@ -42,10 +42,17 @@ def extracted(engine: Engine, raw: Entry, content: str, **kw: object) -> int:
     """Write an extracted entry straight through the store, as the extraction worker does."""
     vector = engine.models.embedder("x@Builtin").embed([content])
     values: dict[str, object] = {
-        "memory_id": raw.memory_id, "tenant_id": raw.tenant_id,
-        "message_type": EntryType.SEMANTIC, "content": content, "valid_at": raw.valid_at,
-        "size_bytes": 100, "source_id": raw.message_id, "origin": Origin.EXTRACTION,
-        "user_id": raw.user_id, "agent_id": raw.agent_id, "session_id": raw.session_id,
+        "memory_id": raw.memory_id,
+        "tenant_id": raw.tenant_id,
+        "message_type": EntryType.SEMANTIC,
+        "content": content,
+        "valid_at": raw.valid_at,
+        "size_bytes": 100,
+        "source_id": raw.message_id,
+        "origin": Origin.EXTRACTION,
+        "user_id": raw.user_id,
+        "agent_id": raw.agent_id,
+        "session_id": raw.session_id,
     }
     values.update(kw)
     with engine.store.write() as w:
@@ -53,7 +60,9 @@ def extracted(engine: Engine, raw: Entry, content: str, **kw: object) -> int:
     return i
 
 
-def audit_counts(engine: Engine, actor: Principal, memory: Memory) -> Counter[tuple[str, int | None]]:
+def audit_counts(
+    engine: Engine, actor: Principal, memory: Memory
+) -> Counter[tuple[str, int | None]]:
     events = engine.audit_log(actor, memory_id=memory.id, limit=1000).items
     return Counter((e.action, e.message_id) for e in events)
 
@@ -142,8 +151,16 @@ def test_agent_session_and_type_filters(engine: Engine, alice: Principal, memory
     b = turn(engine, alice, memory, "deploy notes", agent_id="ag2", session_id="s1")
     c = turn(engine, alice, memory, "deploy notes", agent_id="ag1", session_id="s2")
     fact = extracted(engine, a, "deploy happens on fridays")
-    assert found(engine, alice, memory, "deploy", agent_id="ag1") == {a.message_id, c.message_id, fact}
-    assert found(engine, alice, memory, "deploy", session_id="s1") == {a.message_id, b.message_id, fact}
+    assert found(engine, alice, memory, "deploy", agent_id="ag1") == {
+        a.message_id,
+        c.message_id,
+        fact,
+    }
+    assert found(engine, alice, memory, "deploy", session_id="s1") == {
+        a.message_id,
+        b.message_id,
+        fact,
+    }
     semantic = frozenset({EntryType.SEMANTIC})
     assert found(engine, alice, memory, "deploy", types=semantic) == {fact}
 
@@ -198,17 +215,23 @@ def test_every_change_has_exactly_one_audit_event(
     engine.review(alice, memory.id, a.message_id, "confirmed")
     engine.review(alice, memory.id, a.message_id, "confirmed")  # unchanged
     events = audit_counts(engine, alice, memory)
-    expected = ["entry.add", "entry.disable", "entry.enable", "entry.forget", "entry.restore",
-                "entry.confirm"]
+    expected = [
+        "entry.add",
+        "entry.disable",
+        "entry.enable",
+        "entry.forget",
+        "entry.restore",
+        "entry.confirm",
+    ]
     assert {k: v for k, v in events.items() if k[1] == a.message_id} == {
-        (action, a.message_id): 1 for action in expected}
+        (action, a.message_id): 1 for action in expected
+    }
 
 
-def test_a_refused_write_leaves_no_entry_and_no_event(
-    engine: Engine, alice: Principal
-) -> None:
-    small = engine.create_memory(alice, name="tiny", memory_type=["raw"], embd_id="x@Builtin",
-                                 llm_id="y@Z", memory_size=300)
+def test_a_refused_write_leaves_no_entry_and_no_event(engine: Engine, alice: Principal) -> None:
+    small = engine.create_memory(
+        alice, name="tiny", memory_type=["raw"], embd_id="x@Builtin", llm_id="y@Z", memory_size=300
+    )
     before = audit_counts(engine, alice, small)
     with pytest.raises(Exception, match="budget"):
         turn(engine, alice, small, "x" * 400)
@@ -256,8 +279,14 @@ def test_erase_cascades_and_leaves_no_trace(
 def test_erase_is_owner_only_and_validates(
     engine: Engine, alice: Principal, bob: Principal
 ) -> None:
-    shared = engine.create_memory(alice, name="shared", memory_type=["raw"], embd_id="x@Builtin",
-                                  llm_id="y@Z", permissions="team")
+    shared = engine.create_memory(
+        alice,
+        name="shared",
+        memory_type=["raw"],
+        embd_id="x@Builtin",
+        llm_id="y@Z",
+        permissions="team",
+    )
     engine.join_team(alice, alice.user_id, bob.user_id)
     member = engine.principal(bob.user_id)
     a = turn(engine, alice, shared, "team fact")
@@ -275,11 +304,20 @@ def test_erase_is_owner_only_and_validates(
 def test_add_turn_stores_provenance_and_queues_extraction(
     engine: Engine, alice: Principal, clock: FrozenClock
 ) -> None:
-    m = engine.create_memory(alice, name="x", memory_type=["raw", "semantic"],
-                             embd_id="x@Builtin", llm_id="y@Z")
+    m = engine.create_memory(
+        alice, name="x", memory_type=["raw", "semantic"], embd_id="x@Builtin", llm_id="y@Z"
+    )
     when = clock.now() - timedelta(days=30)
-    e = turn(engine, alice, m, "I moved to Porto", user_id="u", agent_id="a", session_id="s",
-             conversation_time=when.isoformat())
+    e = turn(
+        engine,
+        alice,
+        m,
+        "I moved to Porto",
+        user_id="u",
+        agent_id="a",
+        session_id="s",
+        conversation_time=when.isoformat(),
+    )
     assert e.content == "User Input: I moved to Porto\nAgent Response: ok"
     assert (e.user_id, e.agent_id, e.session_id) == ("u", "a", "s")
     assert e.valid_at == when and e.recorded_at == clock.now()
@@ -296,8 +334,9 @@ def test_raw_only_memory_queues_no_job(engine: Engine, alice: Principal, memory:
 def test_writes_embed_in_one_batch_per_model(
     engine: Engine, alice: Principal, memory: Memory
 ) -> None:
-    other = engine.create_memory(alice, name="two", memory_type=["raw"], embd_id="y@Builtin",
-                                 llm_id="y@Z")
+    other = engine.create_memory(
+        alice, name="two", memory_type=["raw"], embd_id="y@Builtin", llm_id="y@Z"
+    )
     emb = engine.models.embedder("x@Builtin")
     emb.calls.clear()  # type: ignore[attr-defined]
     turns = [TurnInput(f"turn {i}") for i in range(5)]
@@ -322,8 +361,11 @@ def test_writes_embed_in_one_batch_per_model(
 def test_bad_turns_name_the_field_and_change_nothing(
     engine: Engine, alice: Principal, memory: Memory, field: str, kw: dict[str, object]
 ) -> None:
-    values: dict[str, object] = {"memory_ids": [memory.id], "user_input": "hi",
-                                 "agent_response": "ok"}
+    values: dict[str, object] = {
+        "memory_ids": [memory.id],
+        "user_input": "hi",
+        "agent_response": "ok",
+    }
     values.update(kw)
     with pytest.raises(InvalidInput) as err:
         engine.add_turn(alice, values.pop("memory_ids"), **values)  # type: ignore[arg-type]
@@ -334,8 +376,9 @@ def test_bad_turns_name_the_field_and_change_nothing(
 def test_writing_to_an_inaccessible_memory_writes_nowhere(
     engine: Engine, alice: Principal, bob: Principal, memory: Memory
 ) -> None:
-    bobs = engine.create_memory(bob, name="b", memory_type=["raw"], embd_id="x@Builtin",
-                                llm_id="y@Z")
+    bobs = engine.create_memory(
+        bob, name="b", memory_type=["raw"], embd_id="x@Builtin", llm_id="y@Z"
+    )
     with pytest.raises(NotFound):
         engine.add_turn(alice, [bobs.id, memory.id], user_input="hi", agent_response="ok")
     assert engine.recent(alice, [memory.id]) == []

@@ -14,7 +14,11 @@ BUILTIN = "BAAI/bge-small-en-v1.5@Builtin"
 
 def create(engine: Engine, actor: Principal, **kw: Any) -> Memory:
     values: dict[str, Any] = {
-        "name": "m", "memory_type": ["raw"], "embd_id": BUILTIN, "llm_id": "glm-4@ZHIPU-AI"}
+        "name": "m",
+        "memory_type": ["raw"],
+        "embd_id": BUILTIN,
+        "llm_id": "glm-4@ZHIPU-AI",
+    }
     values.update(kw)
     return engine.create_memory(actor, **values)
 
@@ -30,7 +34,11 @@ def test_create_applies_defaults_and_generates_the_prompt(engine: Engine, alice:
     m = create(engine, alice, name="  Trip notes ", memory_type=["raw", "semantic", "semantic"])
     assert m.name == "Trip notes"
     assert m.memory_types == (EntryType.RAW, EntryType.SEMANTIC)
-    assert (m.permissions.value, m.memory_size, m.forgetting_policy.value) == ("me", 5242880, "FIFO")
+    assert (m.permissions.value, m.memory_size, m.forgetting_policy.value) == (
+        "me",
+        5242880,
+        "FIFO",
+    )
     assert m.temperature == 0.5 and m.storage_type == "table"
     assert m.system_prompt == default_system_prompt([EntryType.SEMANTIC])
     assert engine.get_memory(alice, m.id) == m
@@ -91,9 +99,14 @@ def test_update_writes_only_changes_and_audits_them(engine: Engine, alice: Princ
     m = create(engine, alice)
     same = engine.update_memory(alice, m.id, {"name": "m", "temperature": 0.5})
     assert same == m
-    updated = engine.update_memory(alice, m.id, {"temperature": 0.2, "permissions": "team",
-                                                 "description": "d"})
-    assert (updated.temperature, updated.permissions.value, updated.description) == (0.2, "team", "d")
+    updated = engine.update_memory(
+        alice, m.id, {"temperature": 0.2, "permissions": "team", "description": "d"}
+    )
+    assert (updated.temperature, updated.permissions.value, updated.description) == (
+        0.2,
+        "team",
+        "d",
+    )
     events = engine.audit_log(alice, memory_id=m.id, action="memory.update").items
     assert len(events) == 1
     assert events[0].before == {"temperature": 0.5, "permissions": "me", "description": None}
@@ -113,8 +126,10 @@ def test_model_and_types_lock_once_the_memory_holds_entries(
 ) -> None:
     m = create(engine, alice)
     engine.add_turn(alice, [m.id], user_input="hi", agent_response="hello")
-    for change, field in (({"embd_id": "other@Builtin"}, "embd_id"),
-                          ({"memory_type": ["raw", "semantic"]}, "memory_type")):
+    for change, field in (
+        ({"embd_id": "other@Builtin"}, "embd_id"),
+        ({"memory_type": ["raw", "semantic"]}, "memory_type"),
+    ):
         with pytest.raises(InvalidInput, match="when memory isn't empty") as err:
             engine.update_memory(alice, m.id, change)
         assert err.value.field == field

@@ -5,10 +5,35 @@ from __future__ import annotations
 import memstrata
 
 EXPECTED = {
-    "AuditEvent", "CapacityExceeded", "Conflict", "Engine", "Entry", "EntryType", "EraseReceipt",
-    "Forbidden", "ForgettingPolicy", "Fusion", "Hit", "InvalidInput", "Job", "JobState", "Memory",
-    "MemstrataError", "MessagePage", "ModelError", "NotFound", "Origin", "Permission", "Principal",
-    "SearchRequest", "Settings", "StoreError", "Trust", "TurnInput", "Unauthorized", "User",
+    "AuditEvent",
+    "CapacityExceeded",
+    "Conflict",
+    "Engine",
+    "Entry",
+    "EntryType",
+    "EraseReceipt",
+    "Forbidden",
+    "ForgettingPolicy",
+    "Fusion",
+    "Hit",
+    "InvalidInput",
+    "Job",
+    "JobState",
+    "Memory",
+    "MemstrataError",
+    "MessagePage",
+    "ModelError",
+    "NotFound",
+    "Origin",
+    "Permission",
+    "Principal",
+    "SearchRequest",
+    "Settings",
+    "StoreError",
+    "Trust",
+    "TurnInput",
+    "Unauthorized",
+    "User",
     "__version__",
 }
 
@@ -20,8 +45,16 @@ def test_exported_members_are_pinned() -> None:
 
 
 def test_errors_form_one_tree() -> None:
-    for name in ("CapacityExceeded", "Conflict", "Forbidden", "InvalidInput", "ModelError",
-                 "NotFound", "StoreError", "Unauthorized"):
+    for name in (
+        "CapacityExceeded",
+        "Conflict",
+        "Forbidden",
+        "InvalidInput",
+        "ModelError",
+        "NotFound",
+        "StoreError",
+        "Unauthorized",
+    ):
         assert issubclass(getattr(memstrata, name), memstrata.MemstrataError)
     assert issubclass(memstrata.NotFound, KeyError)
     assert issubclass(memstrata.InvalidInput, ValueError)

@@ -24,8 +24,13 @@ def real_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 
 def test_search_finds_a_paraphrase_that_keywords_alone_miss(real_engine: Engine) -> None:
     actor: Principal = real_engine.principal(real_engine.create_user("reader").id)
-    memory = real_engine.create_memory(actor, name="pets", memory_type=["raw"],
-                                       embd_id="BAAI/bge-small-en-v1.5@Builtin", llm_id="x@Y")
+    memory = real_engine.create_memory(
+        actor,
+        name="pets",
+        memory_type=["raw"],
+        embd_id="BAAI/bge-small-en-v1.5@Builtin",
+        llm_id="x@Y",
+    )
     turns = [
         "Our puppy chewed through the sofa cushions again last night.",
         "The quarterly budget review moved to Thursday afternoon.",
@@ -34,8 +39,12 @@ def test_search_finds_a_paraphrase_that_keywords_alone_miss(real_engine: Engine)
     ]
     written = real_engine.add_messages(actor, [memory.id], [TurnInput(t) for t in turns])
     query = "my dog destroyed the couch"
-    keyword_only = real_engine.search(actor, SearchRequest(
-        query, (memory.id,), keywords_similarity_weight=1.0, similarity_threshold=0.01))
+    keyword_only = real_engine.search(
+        actor,
+        SearchRequest(
+            query, (memory.id,), keywords_similarity_weight=1.0, similarity_threshold=0.01
+        ),
+    )
     assert keyword_only == []
     hybrid = real_engine.search(actor, SearchRequest(query, (memory.id,), top_n=1))
     assert [h.entry.message_id for h in hybrid] == [written[0].message_id]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime
 
 import pytest
@@ -28,7 +29,7 @@ def test_keyword_weight_weights_the_keyword_side() -> None:
 def test_vector_only_candidates_take_part_and_threshold_cuts() -> None:
     fused = fuse([(1, 5.0)], {1: 0.2, 2: 0.95, 3: 0.1}, keyword_weight=0.5, threshold=0.2)
     assert ids(fused) == [1, 2]
-    assert all(a.score >= b.score for a, b in zip(fused, fused[1:], strict=False))
+    assert all(a.score >= b.score for a, b in itertools.pairwise(fused))
 
 
 def test_negative_similarity_does_not_subtract() -> None:
@@ -52,8 +53,16 @@ def test_empty_inputs() -> None:
 
 def hit(mid: int, content: str, source: int | None = 7) -> Hit:
     at = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
-    entry = Entry(message_id=mid, memory_id="m" * 32, tenant_id="t", content=content,
-                  message_type=EntryType.SEMANTIC, valid_at=at, recorded_at=at, source_id=source)
+    entry = Entry(
+        message_id=mid,
+        memory_id="m" * 32,
+        tenant_id="t",
+        content=content,
+        message_type=EntryType.SEMANTIC,
+        valid_at=at,
+        recorded_at=at,
+        source_id=source,
+    )
     return Hit(entry, 1.0, 1.0, 1.0)
 
 
@@ -61,9 +70,11 @@ def test_context_labels_fences_and_bounds_tokens() -> None:
     hits = [hit(1, "likes green tea"), hit(2, "x " * 400), hit(3, "short")]
     ctx = assemble(hits, max_tokens=120, fence="abc")
     assert ctx.message_ids == (1,) and ctx.truncated
-    assert ctx.tokens <= 120 and ctx.tokens == approx_tokens(ctx.text) or ctx.tokens <= 120
+    assert (ctx.tokens <= 120 and ctx.tokens == approx_tokens(ctx.text)) or ctx.tokens <= 120
     assert ctx.text.startswith(HEADER)
-    assert f"[memory:{'m' * 32} id:1 type:semantic valid:2026-03-04 05:06:07 source:raw:7]" in ctx.text
+    assert (
+        f"[memory:{'m' * 32} id:1 type:semantic valid:2026-03-04 05:06:07 source:raw:7]" in ctx.text
+    )
     assert "<<<entry-abc\nlikes green tea\nentry-abc>>>" in ctx.text
 
 

@@ -81,8 +81,13 @@ class StoreConformance:
 
     # --- helpers --------------------------------------------------------------------------
 
-    def seed(self, store: Store, memory: Memory, rows: list[tuple[str, Any, dict[str, Any]]],
-             at: datetime = T0) -> list[int]:
+    def seed(
+        self,
+        store: Store,
+        memory: Memory,
+        rows: list[tuple[str, Any, dict[str, Any]]],
+        at: datetime = T0,
+    ) -> list[int]:
         """Insert (content, vector, NewEntry overrides) rows; returns their ids."""
         with store.write() as w:
             if w.memory(memory.id) is None:
@@ -91,8 +96,9 @@ class StoreConformance:
             vectors = np.stack([v for _, v, _ in rows]).astype(np.float32)
             return w.insert_entries(entries, vectors, at)
 
-    def search_ids(self, store: Store, memory: Memory, f: EntryFilter, text: str,
-                   vector: NDArray[np.float32]) -> tuple[set[int], set[int]]:
+    def search_ids(
+        self, store: Store, memory: Memory, f: EntryFilter, text: str, vector: NDArray[np.float32]
+    ) -> tuple[set[int], set[int]]:
         scope = Scope(frozenset({memory.id}))
         with store.read() as r:
             kw = {i for i, _ in r.keyword_candidates(scope, text, f, 100)}
@@ -149,17 +155,37 @@ class StoreConformance:
 
     def test_entry_round_trip_keeps_every_field(self, store: Store) -> None:
         memory = make_memory()
-        (i,) = self.seed(store, memory, [("hello", unit(1, 2), {
-            "user_id": "u", "agent_id": "a", "session_id": "s", "source_id": 7,
-            "invalid_at": T0 + timedelta(days=1), "trust": Trust.CONFIRMED,
-            "origin": Origin.IMPORT, "message_type": EntryType.SEMANTIC,
-        })])
+        (i,) = self.seed(
+            store,
+            memory,
+            [
+                (
+                    "hello",
+                    unit(1, 2),
+                    {
+                        "user_id": "u",
+                        "agent_id": "a",
+                        "session_id": "s",
+                        "source_id": 7,
+                        "invalid_at": T0 + timedelta(days=1),
+                        "trust": Trust.CONFIRMED,
+                        "origin": Origin.IMPORT,
+                        "message_type": EntryType.SEMANTIC,
+                    },
+                )
+            ],
+        )
         with store.read() as r:
             e = r.entry(Scope(frozenset({memory.id})), i)
             vec = r.vectors([i])[i]
         assert e is not None
         assert (e.content, e.user_id, e.agent_id, e.session_id, e.source_id) == (
-            "hello", "u", "a", "s", 7)
+            "hello",
+            "u",
+            "a",
+            "s",
+            7,
+        )
         assert e.message_type is EntryType.SEMANTIC and e.trust is Trust.CONFIRMED
         assert e.origin is Origin.IMPORT and e.invalid_at == T0 + timedelta(days=1)
         assert e.valid_at == T0 and e.recorded_at == T0 and e.status
@@ -202,25 +228,38 @@ class StoreConformance:
         [
             ("status", {"status": False}, EntryFilter(enabled_only=True)),
             ("trust", {"trust": Trust.REJECTED}, EntryFilter(hide_rejected=True)),
-            ("type", {"message_type": EntryType.SEMANTIC},
-             EntryFilter(types=frozenset({EntryType.RAW}))),
+            (
+                "type",
+                {"message_type": EntryType.SEMANTIC},
+                EntryFilter(types=frozenset({EntryType.RAW})),
+            ),
             ("user", {"user_id": "other"}, EntryFilter(user_id="")),
             ("agent", {"agent_id": "other"}, EntryFilter(agent_ids=frozenset({""}))),
             ("session", {"session_id": "other"}, EntryFilter(session_id="")),
-            ("expired", {"invalid_at": T0 + timedelta(hours=1)},
-             EntryFilter(valid_on=T0 + timedelta(hours=2))),
-            ("future", {"valid_at": T0 + timedelta(days=3)},
-             EntryFilter(valid_on=T0 + timedelta(hours=2))),
+            (
+                "expired",
+                {"invalid_at": T0 + timedelta(hours=1)},
+                EntryFilter(valid_on=T0 + timedelta(hours=2)),
+            ),
+            (
+                "future",
+                {"valid_at": T0 + timedelta(days=3)},
+                EntryFilter(valid_on=T0 + timedelta(hours=2)),
+            ),
         ],
     )
     def test_filters_exclude_inside_the_store(
         self, store: Store, field: str, excluded: dict[str, Any], f: EntryFilter
     ) -> None:
         memory = make_memory()
-        kept, dropped = self.seed(store, memory, [
-            ("the zebra crossing", unit(1, 0.1), {}),
-            ("the zebra crossing", unit(1, 0.2), excluded),
-        ])
+        kept, _dropped = self.seed(
+            store,
+            memory,
+            [
+                ("the zebra crossing", unit(1, 0.1), {}),
+                ("the zebra crossing", unit(1, 0.2), excluded),
+            ],
+        )
         kw, vec = self.search_ids(store, memory, f, "zebra", unit(1))
         assert kw == {kept} and vec == {kept}, field
         with store.read() as r:
@@ -229,9 +268,15 @@ class StoreConformance:
 
     def test_forgotten_and_retired_follow_the_record_clock(self, store: Store) -> None:
         memory = make_memory()
-        a, b, c = self.seed(store, memory, [
-            ("penguin facts", unit(1), {}), ("penguin facts", unit(1), {}),
-            ("penguin facts", unit(1), {})])
+        a, b, c = self.seed(
+            store,
+            memory,
+            [
+                ("penguin facts", unit(1), {}),
+                ("penguin facts", unit(1), {}),
+                ("penguin facts", unit(1), {}),
+            ],
+        )
         later = T0 + timedelta(days=1)
         with store.write() as w:
             w.update_entries([b], {"forget_at": later})
@@ -245,22 +290,28 @@ class StoreConformance:
 
     def test_session_substring_is_literal(self, store: Store) -> None:
         memory = make_memory()
-        a, _ = self.seed(store, memory, [("x", unit(1), {"session_id": "run_%42"}),
-                                         ("y", unit(1), {"session_id": "run-x42"})])
+        a, _ = self.seed(
+            store,
+            memory,
+            [("x", unit(1), {"session_id": "run_%42"}), ("y", unit(1), {"session_id": "run-x42"})],
+        )
         with store.read() as r:
-            found, _ = r.entries(Scope(frozenset({memory.id})),
-                                 EntryFilter(session_contains="_%4"))
+            found, _ = r.entries(Scope(frozenset({memory.id})), EntryFilter(session_contains="_%4"))
         assert [e.message_id for e in found] == [a]
 
     # --- ranking --------------------------------------------------------------------------
 
     def test_keyword_search_ranks_and_stems(self, store: Store) -> None:
         memory = make_memory()
-        strong, weak, _ = self.seed(store, memory, [
-            ("hiking hiking in the mountains, hiked again", unit(1), {}),
-            ("we talked about a hike once, then cooking and painting", unit(1), {}),
-            ("completely unrelated cooking text", unit(1), {}),
-        ])
+        strong, weak, _ = self.seed(
+            store,
+            memory,
+            [
+                ("hiking hiking in the mountains, hiked again", unit(1), {}),
+                ("we talked about a hike once, then cooking and painting", unit(1), {}),
+                ("completely unrelated cooking text", unit(1), {}),
+            ],
+        )
         with store.read() as r:
             hits = r.keyword_candidates(Scope(frozenset({memory.id})), "Hikes?", EntryFilter(), 10)
         assert [i for i, _ in hits] == [strong, weak]
@@ -271,15 +322,19 @@ class StoreConformance:
         (a,) = self.seed(store, memory, [("quotes and stars", unit(1), {})])
         with store.read() as r:
             hits = r.keyword_candidates(
-                Scope(frozenset({memory.id})), 'quotes" OR * NEAR( AND -stars:', EntryFilter(), 5)
+                Scope(frozenset({memory.id})), 'quotes" OR * NEAR( AND -stars:', EntryFilter(), 5
+            )
             assert [i for i, _ in hits] == [a]
-            assert r.keyword_candidates(Scope(frozenset({memory.id})), "the of ...",
-                                        EntryFilter(), 5) == []
+            assert (
+                r.keyword_candidates(Scope(frozenset({memory.id})), "the of ...", EntryFilter(), 5)
+                == []
+            )
 
     def test_vector_search_orders_by_cosine(self, store: Store) -> None:
         memory = make_memory()
-        far, near, mid = self.seed(store, memory, [
-            ("a", unit(0, 1), {}), ("b", unit(1, 0.05), {}), ("c", unit(1, 1), {})])
+        _far, near, mid = self.seed(
+            store, memory, [("a", unit(0, 1), {}), ("b", unit(1, 0.05), {}), ("c", unit(1, 1), {})]
+        )
         with store.read() as r:
             hits = r.vector_candidates(Scope(frozenset({memory.id})), unit(1), EntryFilter(), 2)
         assert [i for i, _ in hits] == [near, mid]
@@ -289,8 +344,9 @@ class StoreConformance:
 
     def test_delete_removes_from_both_indexes_and_accounting(self, store: Store) -> None:
         memory = make_memory()
-        a, b = self.seed(store, memory, [("walrus tusk", unit(1), {}),
-                                         ("walrus again", unit(1), {})])
+        a, b = self.seed(
+            store, memory, [("walrus tusk", unit(1), {}), ("walrus again", unit(1), {})]
+        )
         with store.read() as r:
             m = r.memory(memory.id)
             assert m is not None and m.entry_count == 2
@@ -320,12 +376,15 @@ class StoreConformance:
 
     def test_eviction_candidates_forgotten_first_then_policy_order(self, store: Store) -> None:
         memory = make_memory()
-        a, b, c = self.seed(store, memory, [("a", unit(1), {}), ("b", unit(1), {}),
-                                            ("c", unit(1), {})])
+        a, b, c = self.seed(
+            store, memory, [("a", unit(1), {}), ("b", unit(1), {}), ("c", unit(1), {})]
+        )
         with store.write() as w:
             w.update_entries([c], {"forget_at": T0})
             w.record_use({a: 1}, {a: T0 + timedelta(days=2)})
-            fifo = [x.message_id for x in w.eviction_candidates(memory.id, ForgettingPolicy.FIFO, 10)]
+            fifo = [
+                x.message_id for x in w.eviction_candidates(memory.id, ForgettingPolicy.FIFO, 10)
+            ]
             lru = [x.message_id for x in w.eviction_candidates(memory.id, ForgettingPolicy.LRU, 10)]
         assert fifo == [c, a, b]
         assert lru == [c, b, a]
@@ -336,8 +395,14 @@ class StoreConformance:
         m1, m2 = make_memory(), make_memory()
         with store.write() as w:
             w.audit(at=T0, actor="alice", action="entry.add", memory_id=m1.id, message_id=1)
-            w.audit(at=T0 + timedelta(hours=1), actor="bob", action="entry.forget",
-                    memory_id=m1.id, message_id=1, before={"forget_at": None})
+            w.audit(
+                at=T0 + timedelta(hours=1),
+                actor="bob",
+                action="entry.forget",
+                memory_id=m1.id,
+                message_id=1,
+                before={"forget_at": None},
+            )
             w.audit(at=T0, actor="alice", action="entry.add", memory_id=m2.id, message_id=2)
         with store.read() as r:
             only_m1, total = r.audit_events(AuditQuery(memory_ids=frozenset({m1.id})))
