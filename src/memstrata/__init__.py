@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memstrata.engine import Engine, MessagePage, SearchRequest, TurnInput
 from memstrata.errors import (
     CapacityExceeded,
@@ -33,11 +35,26 @@ from memstrata.models import (
 )
 from memstrata.settings import Settings
 
+if TYPE_CHECKING:
+    from memstrata.client import AsyncClient, Client
+
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> object:
+    """``memstrata.Client`` and ``AsyncClient`` import httpx only when first used."""
+    if name in ("Client", "AsyncClient"):
+        from memstrata import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module 'memstrata' has no attribute {name!r}")
+
+
 __all__ = [
+    "AsyncClient",
     "AuditEvent",
     "CapacityExceeded",
+    "Client",
     "Conflict",
     "Engine",
     "Entry",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -15,12 +15,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata import transfer
 from memstrata import validation as v
 from memstrata.access import Action, decide
 from memstrata.clock import Clock, SystemClock
 from memstrata.errors import Conflict, Forbidden, InvalidInput, NotFound
 from memstrata.extraction.prompts import default_system_prompt, is_default_prompt
 from memstrata.models import (
+    ApiKey,
     AuditEvent,
     Entry,
     EntryType,
@@ -29,6 +31,7 @@ from memstrata.models import (
     Fusion,
     Hit,
     Job,
+    JobState,
     Memory,
     NewEntry,
     Origin,
@@ -173,8 +176,8 @@ class Engine:
 
     def join_team(self, actor: Principal, tenant_id: str, user_id: str) -> None:
         """Add ``user_id`` to the team of ``tenant_id`` (its owner or an admin may)."""
-        if actor.user_id != tenant_id and not actor.is_admin:
-            raise Forbidden("only the team's owner or an admin may add members")
+        if actor.scope is not None or (actor.user_id != tenant_id and not actor.is_admin):
+            raise Forbidden("only the team's owner or an admin may add members (unscoped key)")
         now = self.clock.now()
         with self.store.write() as w:
             if w.user(user_id) is None or w.user(tenant_id) is None:
@@ -192,8 +195,7 @@ class Engine:
         self, actor: Principal, user_id: str, *, name: str = "", scope: Sequence[str] | None = None
     ) -> tuple[str, str]:
         """A new key for ``user_id``: returns (key id, the key). Only its hash is stored."""
-        if actor.user_id != user_id and not actor.is_admin:
-            raise Forbidden("only the user or an admin may create keys")
+        _require_self_or_admin(actor, user_id, "create keys")
         scoped = None if scope is None else v.memory_ids(list(scope), "scope")
         key = "ms-" + secrets.token_urlsafe(32)
         key_id = uuid.uuid4().hex
@@ -1062,6 +1064,160 @@ class Engine:
             raise InvalidInput("name", f"Memory name {name} exceeds limit of {v.NAME_LIMIT}.")
         return name
 
+    # === Accounts, jobs, export and import (added for the REST API, SDK and CLI) ==========
+
+    def add_user(self, actor: Principal, name: str, *, admin: bool = False) -> User:
+        """Create a user on behalf of an administrator."""
+        _require_admin(actor, "create users")
+        return self.create_user(name, admin=admin, actor=actor.user_id)
+
+    def list_users(self, actor: Principal) -> list[User]:
+        _require_admin(actor, "list users")
+        with self.store.read() as r:
+            return r.users()
+
+    def user_names(self, user_ids: Iterable[str]) -> dict[str, str]:
+        """Display names of users (memory owners), by id; unknown ids are left out."""
+        with self.store.read() as r:
+            found = [r.user(i) for i in set(user_ids)]
+        return {u.id: u.name for u in found if u is not None}
+
+    def list_api_keys(self, actor: Principal, user_id: str) -> list[ApiKey]:
+        """Keys of ``user_id`` (never the keys themselves: only their hashes are stored)."""
+        _require_self_or_admin(actor, user_id, "list keys")
+        with self.store.read() as r:
+            if r.user(user_id) is None:
+                raise NotFound(f"User '{user_id}' not found.")
+            rows = r.api_keys(user_id)
+        return [_api_key(user_id, row) for row in rows]
+
+    def revoke_api_key(self, actor: Principal, user_id: str, key_id: str) -> None:
+        _require_self_or_admin(actor, user_id, "revoke keys")
+        now = self.clock.now()
+        with self.store.write() as w:
+            if key_id not in {row[0] for row in w.api_keys(user_id)}:
+                raise NotFound(f"API key '{key_id}' not found.")
+            if w.revoke_api_key(key_id, now):
+                w.audit(
+                    at=now,
+                    actor=actor.user_id,
+                    action="key.revoke",
+                    memory_id=None,
+                    after={"key": key_id, "user": user_id},
+                )
+
+    def team_members(self, actor: Principal, tenant_id: str) -> list[str]:
+        """Members of the team of ``tenant_id``, for its owner, its members and admins."""
+        if tenant_id not in actor.tenant_ids and not actor.is_admin:
+            raise NotFound(f"Team '{tenant_id}' not found.")
+        with self.store.read() as r:
+            if r.user(tenant_id) is None:
+                raise NotFound(f"Team '{tenant_id}' not found.")
+            return r.members_of(tenant_id)
+
+    def leave_team(self, actor: Principal, tenant_id: str, user_id: str) -> None:
+        """Remove ``user_id`` from a team (its owner, an admin, or the member themselves)."""
+        if actor.scope is not None or actor.user_id not in (tenant_id, user_id):
+            _require_admin(actor, "remove team members")
+        now = self.clock.now()
+        with self.store.write() as w:
+            if user_id not in w.members_of(tenant_id):
+                raise NotFound(f"User '{user_id}' is not a member of team '{tenant_id}'.")
+            w.remove_member(tenant_id, user_id)
+            w.audit(
+                at=now,
+                actor=actor.user_id,
+                action="team.leave",
+                memory_id=None,
+                after={"tenant": tenant_id, "user": user_id},
+            )
+
+    def ensure_admin(
+        self, key: str | None = None, *, create_key: bool = True
+    ) -> tuple[User, str | None]:
+        """The first administrator, created on an empty store. ``key`` (for example from
+        ``MEMSTRATA_ADMIN_API_KEY``) is registered as its key; otherwise, when it has no live
+        key and ``create_key`` is set, a new key is made. Returns the admin and any new key."""
+        with self.store.read() as r:
+            admins = sorted((u for u in r.users() if u.is_admin), key=lambda u: u.created_at)
+        admin = admins[0] if admins else self.create_user("admin", admin=True)
+        if key:
+            self.register_api_key("system", admin.id, key, name="admin")
+            return admin, None
+        with self.store.read() as r:
+            live = [row for row in r.api_keys(admin.id) if row[4] is None]
+        if live or not create_key:
+            return admin, None
+        _, new = self.create_api_key(self.principal(admin.id), admin.id, name="admin")
+        return admin, new
+
+    def jobs(
+        self,
+        actor: Principal,
+        memory_id: object,
+        *,
+        state: object = None,
+        page: int = 1,
+        page_size: int = 30,
+    ) -> Page[Job]:
+        """Background jobs of a memory, newest first (RAGFlow shows them as tasks)."""
+        mid = v.memory_id(memory_id)
+        wanted = None if state is None else _job_state(state)
+        with self.store.read() as r:
+            self._authorised(r.memory(mid), actor, Action.READ)
+            found = r.jobs(frozenset({mid}), wanted)
+        newest = found[::-1]
+        start = (page - 1) * page_size
+        return Page(tuple(newest[start : start + page_size]), len(found))
+
+    def export_memory(self, actor: Principal, memory_id: object) -> list[dict[str, Any]]:
+        """A memory as JSONL records (:mod:`memstrata.transfer`): its configuration, then
+        every current entry, raw and extracted, with its times, type and source id."""
+        mid = v.memory_id(memory_id)
+        with self.store.read() as r:
+            memory = self._authorised(r.memory(mid), actor, Action.READ)
+            entries, _ = r.entries(
+                Scope(frozenset({mid})), EntryFilter(), limit=max(memory.entry_count, 1)
+            )
+        return transfer.export_records(memory, entries, self.clock.now())
+
+    def import_memory(
+        self, actor: Principal, memory_id: object | None, records: Iterable[object]
+    ) -> transfer.ImportReport:
+        """Write an export's raw turns into a memory (a new one, from the file's header, when
+        ``memory_id`` is None), keeping their conversation times and enable/forget state."""
+        plan = transfer.plan_import(records)
+        if memory_id is None:
+            if plan.memory is None:
+                raise InvalidInput("records", "a new memory needs the export's header record.")
+            memory = self.create_memory(actor, **transfer.memory_arguments(plan.memory))
+        else:
+            memory = self.get_memory(actor, memory_id)
+        if not plan.turns:
+            return transfer.ImportReport(memory.id, 0, skipped_extracted=plan.skipped_extracted)
+        turns = [
+            TurnInput(t.content, t.user_id, t.agent_id, t.session_id, t.valid_at)
+            for t in plan.turns
+        ]
+        written = self.add_messages(actor, [memory.id], turns)
+        for turn, entry in zip(plan.turns, written, strict=True):
+            if not turn.enabled:
+                self.set_status(actor, memory.id, entry.message_id, False)
+            if turn.forgotten:
+                self.forget(actor, memory.id, entry.message_id)
+        return transfer.ImportReport(
+            memory_id=memory.id,
+            imported=len(written),
+            id_map={
+                t.old_id: e.message_id
+                for t, e in zip(plan.turns, written, strict=True)
+                if t.old_id is not None
+            },
+            skipped_extracted=plan.skipped_extracted,
+            disabled=sum(not t.enabled for t in plan.turns),
+            forgotten=sum(t.forgotten for t in plan.turns),
+        )
+
 
 def _summary(value: object) -> object:
     """A small, content-free rendering of a field value for the audit log."""
@@ -1074,3 +1230,44 @@ def _summary(value: object) -> object:
     if isinstance(value, str) and len(value) > 64:
         return f"<{len(value)} characters>"
     return value
+
+
+# === Accounts and jobs: helpers of the section above ==========================================
+
+
+def _api_key(user_id: str, row: tuple[Any, ...]) -> ApiKey:
+    import json
+
+    from memstrata.clock import from_epoch
+
+    key_id, name, scope, created, revoked = row
+    created_at = from_epoch(created)
+    assert created_at is not None
+    return ApiKey(
+        id=key_id,
+        user_id=user_id,
+        name=name,
+        scope=None if scope is None else tuple(json.loads(scope)),
+        created_at=created_at,
+        revoked_at=from_epoch(revoked),
+    )
+
+
+def _require_admin(actor: Principal, what: str) -> None:
+    if not actor.is_admin or actor.scope is not None:
+        raise Forbidden(f"only an administrator (with an unscoped key) may {what}")
+
+
+def _require_self_or_admin(actor: Principal, user_id: str, what: str) -> None:
+    """Users manage their own keys, admins anyone's; a scoped key manages none."""
+    if actor.scope is not None or (actor.user_id != user_id and not actor.is_admin):
+        raise Forbidden(f"only the user or an administrator (with an unscoped key) may {what}")
+
+
+def _job_state(value: object) -> JobState:
+    try:
+        return JobState(str(value))
+    except ValueError:
+        raise InvalidInput(
+            "state", f"state must be one of {[s.value for s in JobState]}, got {value!r}."
+        ) from None

@@ -245,12 +245,25 @@ class Job:
 
 
 @dataclass(frozen=True)
+class ApiKey:
+    """An API key's record; the key itself is shown once, when it is created."""
+
+    id: str
+    user_id: str
+    name: str
+    scope: tuple[str, ...] | None
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
+@dataclass(frozen=True)
 class Page(Generic[T]):
     items: tuple[T, ...]
     total: int
 
 
 __all__ = [
+    "ApiKey",
     "AuditEvent",
     "Entry",
     "EntryType",

@@ -1,0 +1,129 @@
+"""Accounts and the audit log: users, API keys, teams, and who did what."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+import memstrata
+from memstrata import validation as v
+from memstrata import wire
+from memstrata.api import params
+from memstrata.api.bodies import NewKey, NewMember, NewUser
+from memstrata.api.deps import Actor, EngineDep
+from memstrata.errors import InvalidInput
+
+router = APIRouter(tags=["accounts and audit"])
+
+Text = Annotated[str | None, Query()]
+
+
+@router.get("/health", summary="Liveness (no key needed)", tags=["system"])
+def health() -> Any:
+    return wire.envelope({"status": "ok", "version": memstrata.__version__})
+
+
+@router.get("/users/me", summary="The caller: user, teams and key scope")
+def me(engine: EngineDep, actor: Actor) -> Any:
+    return wire.envelope(
+        {
+            "id": actor.user_id,
+            "name": actor.name,
+            "is_admin": actor.is_admin,
+            "tenant_ids": sorted(actor.tenant_ids),
+            "scope": None if actor.scope is None else sorted(actor.scope),
+        }
+    )
+
+
+@router.get("/users", summary="All users (admin)")
+def list_users(engine: EngineDep, actor: Actor) -> Any:
+    return wire.envelope([wire.user_dict(u) for u in engine.list_users(actor)])
+
+
+@router.post("/users", summary="Create a user (admin)")
+def create_user(engine: EngineDep, actor: Actor, body: NewUser | None = None) -> Any:
+    fields = body or NewUser()
+    fields.require("name")
+    admin = v.boolean(False if fields.is_admin is None else fields.is_admin, "is_admin")
+    user = engine.add_user(actor, fields.name, admin=admin)
+    return wire.envelope(wire.user_dict(user))
+
+
+@router.get("/users/{user_id}/keys", summary="A user's API keys (the user or an admin)")
+def list_keys(engine: EngineDep, actor: Actor, user_id: str) -> Any:
+    return wire.envelope([wire.key_dict(k) for k in engine.list_api_keys(actor, user_id)])
+
+
+@router.post("/users/{user_id}/keys", summary="A new API key, shown once (the user or an admin)")
+def create_key(engine: EngineDep, actor: Actor, user_id: str, body: NewKey | None = None) -> Any:
+    fields = body or NewKey()
+    name = v.optional_id_text(fields.name, "name")
+    key_id, key = engine.create_api_key(actor, user_id, name=name, scope=_scope(fields.scope))
+    found = next(k for k in engine.list_api_keys(actor, user_id) if k.id == key_id)
+    return wire.envelope({**wire.key_dict(found), "key": key})
+
+
+@router.delete("/users/{user_id}/keys/{key_id}", summary="Revoke an API key")
+def revoke_key(engine: EngineDep, actor: Actor, user_id: str, key_id: str) -> Any:
+    engine.revoke_api_key(actor, user_id, key_id)
+    return wire.envelope()
+
+
+@router.get("/teams/{tenant_id}/members", summary="Members of a user's team")
+def list_members(engine: EngineDep, actor: Actor, tenant_id: str) -> Any:
+    return wire.envelope({"tenant_id": tenant_id, "members": engine.team_members(actor, tenant_id)})
+
+
+@router.post("/teams/{tenant_id}/members", summary="Add a member (the team's owner or an admin)")
+def add_member(
+    engine: EngineDep, actor: Actor, tenant_id: str, body: NewMember | None = None
+) -> Any:
+    fields = body or NewMember()
+    fields.require("user_id")
+    engine.join_team(actor, tenant_id, v.text(fields.user_id, "user_id", limit=v.MAX_ID_TEXT))
+    return wire.envelope()
+
+
+@router.delete("/teams/{tenant_id}/members/{user_id}", summary="Remove a member")
+def remove_member(engine: EngineDep, actor: Actor, tenant_id: str, user_id: str) -> Any:
+    engine.leave_team(actor, tenant_id, user_id)
+    return wire.envelope()
+
+
+@router.get("/audit", summary="The audit log, newest first")
+def audit(
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: Text = None,
+    message_id: Text = None,
+    actor_id: Annotated[str | None, Query(alias="actor")] = None,
+    action: Text = None,
+    since: Text = None,
+    until: Text = None,
+    page: Text = None,
+    page_size: Text = None,
+) -> Any:
+    number, size = params.page(page), params.size(page_size, params.FALLBACK_SIZE)
+    found = engine.audit_log(
+        actor,
+        memory_id=None if not memory_id else params.path_memory_id(memory_id),
+        message_id=params.optional(message_id),
+        actor_id=params.optional(actor_id),
+        action=params.optional(action),
+        since=params.optional(since),
+        until=params.optional(until),
+        limit=size,
+        offset=(number - 1) * size,
+    )
+    events = [wire.audit_dict(a) for a in found.items]
+    return wire.envelope({"events": events, "total_count": found.total})
+
+
+def _scope(value: object) -> list[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise InvalidInput("scope", "scope must be a list of memory ids.")
+    return v.memory_ids(value, "scope")

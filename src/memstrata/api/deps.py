@@ -1,0 +1,32 @@
+"""What every route depends on: the engine and the authenticated caller."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from memstrata.engine import Engine
+from memstrata.errors import Unauthorized
+from memstrata.models import Principal
+
+bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer <key>`.")
+
+
+def _engine(request: Request) -> Engine:
+    engine: Engine = request.app.state.engine
+    return engine
+
+
+def _principal(
+    engine: Annotated[Engine, Depends(_engine)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> Principal:
+    if credentials is None or not credentials.credentials:
+        raise Unauthorized("Missing API key.")
+    return engine.authenticate(credentials.credentials)
+
+
+EngineDep = Annotated[Engine, Depends(_engine)]
+Actor = Annotated[Principal, Depends(_principal)]

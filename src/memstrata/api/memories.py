@@ -1,0 +1,202 @@
+"""Memory routes: RAGFlow's 1.1–1.6, then jobs, export and import."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query
+from fastapi.responses import Response
+
+from memstrata import transfer, wire
+from memstrata.api import params
+from memstrata.api.bodies import MemoryFields
+from memstrata.api.deps import Actor, EngineDep
+from memstrata.engine import Engine
+from memstrata.errors import InvalidInput
+from memstrata.models import Memory
+
+router = APIRouter(tags=["memories"])
+
+Ids = Annotated[list[str] | None, Query()]
+Text = Annotated[str | None, Query()]
+#: RAGFlow passes these through on update; memstrata resolves models by id and ignores them.
+IGNORED_ON_UPDATE = ("tenant_llm_id", "tenant_embd_id")
+REQUIRED_ON_CREATE = ("name", "memory_type", "embd_id", "llm_id")
+
+
+def _full(engine: Engine, memory: Memory) -> dict[str, Any]:
+    return wire.memory_dict(memory, engine.user_names([memory.tenant_id]).get(memory.tenant_id))
+
+
+@router.post("/memories", summary="Create a memory (RAGFlow 1.1)")
+def create_memory(engine: EngineDep, actor: Actor, body: MemoryFields | None = None) -> Any:
+    fields = body or MemoryFields()
+    fields.require(*REQUIRED_ON_CREATE)
+    sent = fields.sent()
+    options = {k: val for k, val in sent.items() if k not in REQUIRED_ON_CREATE}
+    for key in IGNORED_ON_UPDATE:
+        options.pop(key, None)
+    memory = engine.create_memory(
+        actor,
+        name=sent["name"],
+        memory_type=sent["memory_type"],
+        embd_id=sent["embd_id"],
+        llm_id=sent["llm_id"],
+        **options,
+    )
+    return wire.envelope(_full(engine, memory))
+
+
+@router.put("/memories/{memory_id}", summary="Update a memory's configuration (RAGFlow 1.2)")
+def update_memory(
+    engine: EngineDep, actor: Actor, memory_id: str, body: MemoryFields | None = None
+) -> Any:
+    changes = (body or MemoryFields()).sent()
+    for key in IGNORED_ON_UPDATE:
+        changes.pop(key, None)
+    memory = engine.update_memory(actor, params.path_memory_id(memory_id), changes)
+    return wire.envelope(_full(engine, memory))
+
+
+@router.delete("/memories/{memory_id}", summary="Delete a memory and its entries (RAGFlow 1.3)")
+def delete_memory(engine: EngineDep, actor: Actor, memory_id: str) -> Any:
+    engine.delete_memory(actor, params.path_memory_id(memory_id))
+    return wire.envelope()
+
+
+@router.get("/memories", summary="List memories the caller can see (RAGFlow 1.4)")
+def list_memories(
+    engine: EngineDep,
+    actor: Actor,
+    keywords: Text = None,
+    memory_type: Ids = None,
+    storage_type: Text = None,
+    tenant_id: Ids = None,
+    owner_ids: Ids = None,
+    ids: Ids = None,
+    page: Text = None,
+    page_size: Text = None,
+) -> Any:
+    owners = params.id_list([*(tenant_id or ()), *(owner_ids or ())], "owner_ids")
+    number = params.page(page)
+    found = engine.list_memories(
+        actor,
+        keywords=params.optional(keywords),
+        memory_types=params.id_list(memory_type, "memory_type") or None,
+        storage_type=params.optional(storage_type),
+        owner_ids=owners or None,
+        ids=params.id_list(ids, "ids") or None,
+        page=number,
+        page_size=params.size(page_size, params.FALLBACK_SIZE),
+    )
+    # RAGFlow pages by update time, then shows the page newest-created first.
+    items = sorted(found.items, key=_created, reverse=True)
+    names = engine.user_names(m.tenant_id for m in items)
+    listed = [wire.memory_item_dict(m, names.get(m.tenant_id)) for m in items]
+    return wire.envelope({"memory_list": listed, "total_count": found.total})
+
+
+def _created(m: Memory) -> float:
+    return m.created_at.timestamp() if m.created_at else 0.0
+
+
+@router.get("/memories/{memory_id}/config", summary="A memory's configuration (RAGFlow 1.5)")
+def get_config(engine: EngineDep, actor: Actor, memory_id: str) -> Any:
+    return wire.envelope(_full(engine, engine.get_memory(actor, params.path_memory_id(memory_id))))
+
+
+@router.get("/memories/{memory_id}", summary="Raw turns with extracts and tasks (RAGFlow 1.6)")
+def list_messages(
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: str,
+    agent_id: Ids = None,
+    keywords: Text = None,
+    page: Text = None,
+    page_size: Text = None,
+) -> Any:
+    found = engine.list_messages(
+        actor,
+        params.path_memory_id(memory_id),
+        agent_ids=params.id_list(agent_id, "agent_id") or None,
+        keywords=params.optional(keywords),
+        page=params.page(page),
+        page_size=params.size(page_size, 50),
+    )
+    rows = [
+        wire.message_row_dict(
+            e, found.extracted.get(e.message_id, ()), found.jobs.get(e.message_id)
+        )
+        for e in found.items
+    ]
+    listed = {"message_list": rows, "total_count": found.total}
+    return wire.envelope({"messages": listed, "storage_type": "table"})
+
+
+@router.get("/memories/{memory_id}/jobs", summary="Background jobs of a memory, newest first")
+def list_jobs(
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: str,
+    state: Text = None,
+    page: Text = None,
+    page_size: Text = None,
+) -> Any:
+    found = engine.jobs(
+        actor,
+        params.path_memory_id(memory_id),
+        state=params.optional(state),
+        page=params.page(page),
+        page_size=params.size(page_size, params.FALLBACK_SIZE),
+    )
+    jobs = [wire.job_dict(j) for j in found.items]
+    return wire.envelope({"jobs": jobs, "total_count": found.total})
+
+
+@router.get(
+    "/memories/{memory_id}/export",
+    summary="Export a memory as JSONL",
+    response_class=Response,
+    responses={200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}}},
+)
+def export_memory(engine: EngineDep, actor: Actor, memory_id: str) -> Response:
+    mid = params.path_memory_id(memory_id)
+    text = transfer.to_jsonl(engine.export_memory(actor, mid))
+    disposition = f'attachment; filename="memory-{mid}.jsonl"'
+    return Response(text, media_type=JSONL, headers={"Content-Disposition": disposition})
+
+
+JSONL = "application/x-ndjson"
+ImportBody = Annotated[
+    Any,
+    Body(
+        media_type=JSONL,
+        description="JSONL as written by export (or a JSON array of the same records).",
+    ),
+]
+
+
+@router.post("/memories/{memory_id}/import", summary="Import JSONL into a memory")
+def import_into(engine: EngineDep, actor: Actor, memory_id: str, body: ImportBody = None) -> Any:
+    report = engine.import_memory(actor, params.path_memory_id(memory_id), _records(body))
+    return wire.envelope(transfer.report_dict(report))
+
+
+@router.post("/memories/import", summary="Import JSONL as a new memory (from its header)")
+def import_new(engine: EngineDep, actor: Actor, body: ImportBody = None) -> Any:
+    report = engine.import_memory(actor, None, _records(body))
+    return wire.envelope(transfer.report_dict(report))
+
+
+def _records(body: object) -> Iterable[object]:
+    if isinstance(body, bytes):
+        try:
+            body = body.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput("records", "the import is not UTF-8 text.") from exc
+    if isinstance(body, str):
+        return transfer.parse_jsonl(body)
+    if isinstance(body, list):
+        return body
+    raise InvalidInput("records", "send JSONL text (application/x-ndjson) or a JSON array.")

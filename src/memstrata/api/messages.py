@@ -1,0 +1,257 @@
+"""Message routes: RAGFlow's 1.7–1.12, then context, correction, review, restore, erasure,
+history and evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+
+from memstrata import validation as v
+from memstrata import wire
+from memstrata.api import params
+from memstrata.api.bodies import AddMessage, ContextQuery, Correct, Reason, Review, SetStatus
+from memstrata.api.deps import Actor, EngineDep
+from memstrata.engine import SearchRequest
+from memstrata.errors import InvalidInput
+from memstrata.models import Fusion
+
+router = APIRouter(tags=["messages"])
+
+Ids = Annotated[list[str] | None, Query()]
+Text = Annotated[str | None, Query()]
+ENTRY = "/messages/{memory_id}:{message_id}"
+DEFAULT_TOP_N = 5
+DEFAULT_MAX_TOKENS = 2000
+
+
+@router.post("/messages", summary="Add a conversation turn to memories (RAGFlow 1.7)")
+def add_message(engine: EngineDep, actor: Actor, body: AddMessage | None = None) -> Any:
+    fields = body or AddMessage()
+    fields.require("memory_id", "agent_id", "session_id", "user_input", "agent_response")
+    written = engine.add_turn(
+        actor,
+        _ids(fields.memory_id, "memory_id"),
+        user_input=fields.user_input,
+        agent_response=fields.agent_response,
+        user_id=fields.user_id or actor.user_id,
+        agent_id=fields.agent_id,
+        session_id=fields.session_id,
+        conversation_time=fields.conversation_time,
+    )
+    return wire.envelope([wire.entry_dict(e) for e in written], wire.ADD_MESSAGE_OK)
+
+
+def search_parameters(
+    query: Text = None,
+    memory_id: Ids = None,
+    similarity_threshold: Text = None,
+    keywords_similarity_weight: Text = None,
+    top_n: Text = None,
+    agent_id: Text = None,
+    session_id: Text = None,
+    user_id: Text = None,
+    message_type: Ids = None,
+    as_of: Text = None,
+    valid_on: Text = None,
+    fusion: Text = None,
+) -> dict[str, Any]:
+    """Search parameters as query strings (RAGFlow's names; the last four are memstrata's)."""
+    return {
+        "query": query,
+        "memory_id": memory_id,
+        "similarity_threshold": similarity_threshold,
+        "keywords_similarity_weight": keywords_similarity_weight,
+        "top_n": top_n,
+        "agent_id": agent_id,
+        "session_id": session_id,
+        "user_id": user_id,
+        "message_type": message_type,
+        "as_of": as_of,
+        "valid_on": valid_on,
+        "fusion": fusion,
+    }
+
+
+SearchParameters = Annotated[dict[str, Any], Depends(search_parameters)]
+
+
+@router.get("/messages/search", summary="Hybrid keyword + vector search (RAGFlow 1.10)")
+def search(engine: EngineDep, actor: Actor, query: SearchParameters) -> Any:
+    hits = engine.search(actor, _search_request(query))
+    return wire.envelope([wire.hit_dict(h) for h in hits])
+
+
+@router.get("/messages", summary="Most recent messages (RAGFlow 1.11)")
+def recent(
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: Ids = None,
+    agent_id: Text = None,
+    session_id: Text = None,
+    limit: Text = None,
+) -> Any:
+    ids = params.id_list(memory_id, "memory_id")
+    if not ids:
+        raise InvalidInput("memory_id", "memory_ids is required.")
+    found = engine.recent(
+        actor,
+        ids,
+        agent_id=params.optional(agent_id),
+        session_id=params.optional(session_id),
+        limit=params.size(limit, 10, "limit"),
+    )
+    return wire.envelope([wire.entry_dict(e) for e in found])
+
+
+@router.get("/messages/context", summary="A prompt-ready, token-bounded block of memories")
+def context_get(
+    engine: EngineDep, actor: Actor, query: SearchParameters, max_tokens: Text = None
+) -> Any:
+    found = engine.context(actor, _search_request(query), _max_tokens(max_tokens))
+    return wire.envelope(wire.context_dict(found))
+
+
+@router.post("/messages/context", summary="The same, with a JSON body")
+def context_post(engine: EngineDep, actor: Actor, body: ContextQuery | None = None) -> Any:
+    sent = (body or ContextQuery()).sent()
+    budget = _max_tokens(sent.get("max_tokens"))
+    found = engine.context(actor, _search_request(sent), budget)
+    return wire.envelope(wire.context_dict(found))
+
+
+@router.delete(ENTRY, summary="Forget a message (soft; RAGFlow 1.8)")
+def forget(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
+    changed = engine.forget(actor, params.path_memory_id(memory_id), message_id)
+    return wire.envelope({"changed": changed})
+
+
+@router.put(ENTRY, summary="Enable or disable a message (RAGFlow 1.9)")
+def set_status(
+    engine: EngineDep, actor: Actor, memory_id: str, message_id: str, body: SetStatus | None = None
+) -> Any:
+    fields = body or SetStatus()
+    fields.require("status")
+    mid = params.path_memory_id(memory_id)
+    changed = engine.set_status(actor, mid, message_id, fields.status)
+    return wire.envelope({"changed": changed})
+
+
+@router.get(ENTRY + "/content", summary="A message with its vector (RAGFlow 1.12)")
+def content(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
+    entry, vector = engine.get_entry(actor, params.path_memory_id(memory_id), message_id)
+    embed = None if vector is None else [float(x) for x in vector]
+    return wire.envelope(wire.content_dict(entry, embed))
+
+
+@router.post(ENTRY + "/correct", summary="Write a corrected version; the old one is retired")
+def correct(
+    engine: EngineDep, actor: Actor, memory_id: str, message_id: str, body: Correct | None = None
+) -> Any:
+    fields = body or Correct()
+    fields.require("content")
+    entry = engine.correct(
+        actor,
+        params.path_memory_id(memory_id),
+        message_id,
+        fields.content,
+        reason=_reason(fields.reason),
+        valid_at=fields.valid_at,
+    )
+    return wire.envelope(wire.entry_dict(entry))
+
+
+@router.post(ENTRY + "/review", summary="Confirm or reject a message")
+def review(
+    engine: EngineDep, actor: Actor, memory_id: str, message_id: str, body: Review | None = None
+) -> Any:
+    fields = body or Review()
+    fields.require("verdict")
+    mid = params.path_memory_id(memory_id)
+    entry = engine.review(actor, mid, message_id, fields.verdict, _reason(fields.reason))
+    return wire.envelope(wire.entry_dict(entry))
+
+
+@router.post(ENTRY + "/restore", summary="Undo forget")
+def restore(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
+    changed = engine.restore(actor, params.path_memory_id(memory_id), message_id)
+    return wire.envelope({"changed": changed})
+
+
+@router.post(ENTRY + "/erase", summary="Hard-delete a message, its versions and its extracts")
+def erase(
+    engine: EngineDep, actor: Actor, memory_id: str, message_id: str, body: Reason | None = None
+) -> Any:
+    reason = _reason((body or Reason()).reason)
+    receipt = engine.erase(actor, params.path_memory_id(memory_id), message_id, reason=reason)
+    return wire.envelope(wire.receipt_dict(receipt))
+
+
+@router.get(ENTRY + "/history", summary="Every version of a message, oldest first")
+def history(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
+    versions = engine.history(actor, params.path_memory_id(memory_id), message_id)
+    return wire.envelope([wire.entry_dict(e) for e in versions])
+
+
+@router.get(ENTRY + "/evidence", summary="Raw turns that support a message")
+def evidence(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
+    sources = engine.evidence(actor, params.path_memory_id(memory_id), message_id)
+    return wire.envelope({"message_id": v.message_id(message_id), "source_ids": sources})
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _ids(value: object, field: str) -> list[str]:
+    """Ids (or names) from a query (a list of strings, each maybe comma-separated) or a
+    body (a string or a list of strings)."""
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+        raise InvalidInput(field, f"{field} must be a list of strings.")
+    return params.id_list(items, field)
+
+
+def _optional_text(value: object, field: str) -> str | None:
+    return None if value in (None, "") else v.text(value, field, limit=v.MAX_ID_TEXT)
+
+
+def _reason(value: object) -> str:
+    return "" if value is None else v.text(value, "reason", limit=v.MAX_ID_TEXT * 4)
+
+
+def _max_tokens(value: object) -> int:
+    if value is None:
+        return DEFAULT_MAX_TOKENS
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise InvalidInput("max_tokens", "max_tokens must be a positive integer.")
+
+
+def _search_request(raw: Mapping[str, Any]) -> SearchRequest:
+    """One search request from query parameters or a JSON body (same names, RAGFlow defaults)."""
+    types = raw.get("message_type")
+    top_n = raw.get("top_n")
+    return SearchRequest(
+        query=v.text(raw.get("query"), "query", limit=v.MAX_QUERY_BYTES, empty=False),
+        memory_ids=tuple(_ids(raw.get("memory_id"), "memory_id")),
+        top_n=params.size(None if top_n is None else str(top_n), DEFAULT_TOP_N, "top_n"),
+        similarity_threshold=_unit(raw, "similarity_threshold", 0.2),
+        keywords_similarity_weight=_unit(raw, "keywords_similarity_weight", 0.7),
+        user_id=_optional_text(raw.get("user_id"), "user_id"),
+        agent_id=_optional_text(raw.get("agent_id"), "agent_id"),
+        session_id=_optional_text(raw.get("session_id"), "session_id"),
+        types=v.entry_types(_ids(types, "message_type") if isinstance(types, list) else types),
+        valid_on=v.optional_timestamp(raw.get("valid_on"), "valid_on"),
+        as_of=v.optional_timestamp(raw.get("as_of"), "as_of"),
+        fusion=v.fusion(raw.get("fusion") or Fusion.WEIGHTED.value),
+    )
+
+
+def _unit(raw: Mapping[str, Any], field: str, default: float) -> float:
+    value = raw.get(field)
+    return default if value is None else v.unit_float(value, field)

@@ -1,0 +1,308 @@
+"""The ``memstrata`` command: serve the API (with the background worker), manage users, keys
+and teams, and move memories in and out as JSONL. Everything goes through the engine.
+
+Commands other than ``serve`` work on the data directory directly, as its administrator
+(the first admin user, created on an empty directory): whoever can run them can read the
+files anyway.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from memstrata import transfer
+from memstrata.engine import Engine
+from memstrata.errors import MemstrataError, NotFound
+from memstrata.models import Principal, User
+from memstrata.settings import Settings
+
+#: The worker's entry point: ``run_worker(engine, stop)`` runs jobs until ``stop`` is set.
+WORKER_MODULE, WORKER_FUNCTION = "memstrata.jobs", "run_worker"
+WORKER_STOP_TIMEOUT_S = 30.0
+
+data_dir_option = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the embedded database lives (env MEMSTRATA_DATA_DIR, default ./data).",
+)
+
+
+def _settings(data_dir: Path | None, **overrides: object) -> Settings:
+    return Settings.from_env(None, data_dir=data_dir, **overrides)
+
+
+@contextmanager
+def _engine(data_dir: Path | None) -> Iterator[tuple[Engine, Principal]]:
+    """An engine on the data directory and its administrator, acting for the command."""
+    with Engine.open(settings=_settings(data_dir)) as engine:
+        admin, _ = engine.ensure_admin(None, create_key=False)
+        yield engine, engine.principal(admin.id)
+
+
+def _fail_cleanly(command: Callable[..., None]) -> Callable[..., None]:
+    """memstrata errors end the command with their message and exit status 1."""
+
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        except MemstrataError as exc:
+            raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
+
+    run.__name__ = command.__name__
+    run.__doc__ = command.__doc__
+    return run
+
+
+@click.group()
+@click.version_option(package_name="memstrata")
+def main() -> None:
+    """memstrata: a memory service for AI agents."""
+
+
+# --- serve ----------------------------------------------------------------------------------
+
+
+@main.command()
+@data_dir_option
+@click.option("--host", default=None, help="Interface to listen on (default 127.0.0.1).")
+@click.option("--port", type=int, default=None, help="Port to listen on (default 9380).")
+@click.option("--worker/--no-worker", default=True, help="Run background jobs in this process.")
+@click.option("--log-level", default="info", show_default=True)
+def serve(
+    data_dir: Path | None, host: str | None, port: int | None, worker: bool, log_level: str
+) -> None:
+    """Serve the REST API (and the background worker) on the embedded store."""
+    import uvicorn
+
+    from memstrata.api import create_app
+
+    settings = _settings(data_dir, host=host, port=port)
+    with Engine.open(settings=settings) as engine:
+        admin, new_key = engine.ensure_admin(settings.admin_api_key)
+        app = create_app(engine, settings)
+        stop = threading.Event()
+        thread = _start_worker(engine, stop) if worker else None
+        _announce(settings, admin, new_key)
+        config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=log_level)
+        try:
+            uvicorn.Server(config).run()
+        finally:
+            stop.set()
+            if thread is not None:
+                thread.join(WORKER_STOP_TIMEOUT_S)
+
+
+def _announce(settings: Settings, admin: User, new_key: str | None) -> None:
+    url = f"http://{settings.host}:{settings.port}"
+    lines = [
+        f"memstrata is serving {settings.data_dir.resolve()}",
+        f"  API:  {url}/api/v1",
+        f"  docs: {url}/docs",
+    ]
+    if new_key:
+        lines.append(f"  admin API key for '{admin.name}' (shown once, keep it): {new_key}")
+    elif settings.admin_api_key:
+        lines.append(f"  admin '{admin.name}' uses the key in MEMSTRATA_ADMIN_API_KEY")
+    click.echo("\n".join(lines))
+    sys.stdout.flush()
+
+
+def _worker_entry() -> Callable[[Engine, threading.Event], None] | None:
+    """The worker's ``run_worker``, when the worker module is installed."""
+    try:
+        module = importlib.import_module(WORKER_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name != WORKER_MODULE:
+            raise
+        return None
+    entry: Callable[[Engine, threading.Event], None] | None = getattr(module, WORKER_FUNCTION, None)
+    return entry
+
+
+def _start_worker(engine: Engine, stop: threading.Event) -> threading.Thread | None:
+    entry = _worker_entry()
+    if entry is None:
+        click.echo(
+            f"note: no background worker ({WORKER_MODULE}.{WORKER_FUNCTION} is not available); "
+            "extraction jobs stay queued",
+            err=True,
+        )
+        return None
+    thread = threading.Thread(target=entry, args=(engine, stop), name="memstrata-worker")
+    thread.daemon = True
+    thread.start()
+    return thread
+
+
+@main.command()
+@data_dir_option
+@_fail_cleanly
+def worker(data_dir: Path | None) -> None:
+    """Run background jobs only (for a separate worker process)."""
+    entry = _worker_entry()
+    if entry is None:
+        raise click.ClickException(f"{WORKER_MODULE}.{WORKER_FUNCTION} is not available")
+    with Engine.open(settings=_settings(data_dir)) as engine:
+        stop = threading.Event()
+        try:
+            entry(engine, stop)
+        except KeyboardInterrupt:
+            stop.set()
+
+
+# --- users, keys, teams ---------------------------------------------------------------------
+
+
+def _find_user(engine: Engine, admin: Principal, name_or_id: str) -> User:
+    for user in engine.list_users(admin):
+        if name_or_id in (user.name, user.id):
+            return user
+    raise NotFound(f"User '{name_or_id}' not found.")
+
+
+@main.group()
+def user() -> None:
+    """Users."""
+
+
+@user.command("create")
+@click.argument("name")
+@click.option("--admin", is_flag=True, help="Make the user an administrator.")
+@data_dir_option
+@_fail_cleanly
+def user_create(name: str, admin: bool, data_dir: Path | None) -> None:
+    """Create a user and print its id."""
+    with _engine(data_dir) as (engine, root):
+        created = engine.add_user(root, name, admin=admin)
+        click.echo(_user_line(created))
+
+
+@user.command("list")
+@data_dir_option
+@_fail_cleanly
+def user_list(data_dir: Path | None) -> None:
+    """List users: id, name, admin."""
+    with _engine(data_dir) as (engine, root):
+        for u in engine.list_users(root):
+            click.echo(_user_line(u))
+
+
+def _user_line(u: User) -> str:
+    return "\t".join([u.id, u.name, *(["admin"] if u.is_admin else [])])
+
+
+@main.group()
+def key() -> None:
+    """API keys."""
+
+
+@key.command("create")
+@click.option("--user", "user_name", required=True, help="User name or id.")
+@click.option("--name", default="", help="A label for the key.")
+@click.option("--scope", multiple=True, help="Limit the key to this memory id (repeatable).")
+@data_dir_option
+@_fail_cleanly
+def key_create(user_name: str, name: str, scope: tuple[str, ...], data_dir: Path | None) -> None:
+    """Create a key and print it (it is shown only this once)."""
+    with _engine(data_dir) as (engine, root):
+        owner = _find_user(engine, root, user_name)
+        key_id, secret = engine.create_api_key(root, owner.id, name=name, scope=scope or None)
+        click.echo(f"key id: {key_id}\nkey:    {secret}")
+
+
+@key.command("list")
+@click.option("--user", "user_name", required=True, help="User name or id.")
+@data_dir_option
+@_fail_cleanly
+def key_list(user_name: str, data_dir: Path | None) -> None:
+    """List a user's keys: id, name, scope, state."""
+    with _engine(data_dir) as (engine, root):
+        owner = _find_user(engine, root, user_name)
+        for k in engine.list_api_keys(root, owner.id):
+            scope = ",".join(k.scope) if k.scope is not None else "*"
+            state = "revoked" if k.revoked_at else "live"
+            click.echo(f"{k.id}\t{k.name}\t{scope}\t{state}")
+
+
+@key.command("revoke")
+@click.argument("key_id")
+@click.option("--user", "user_name", required=True, help="The key's user (name or id).")
+@data_dir_option
+@_fail_cleanly
+def key_revoke(key_id: str, user_name: str, data_dir: Path | None) -> None:
+    """Revoke a key."""
+    with _engine(data_dir) as (engine, root):
+        engine.revoke_api_key(root, _find_user(engine, root, user_name).id, key_id)
+        click.echo(f"revoked {key_id}")
+
+
+@main.group()
+def team() -> None:
+    """Teams: every user owns one; members see the owner's memories shared with the team."""
+
+
+@team.command("add")
+@click.option("--owner", required=True, help="The team's owner (name or id).")
+@click.option("--member", required=True, help="The user who joins (name or id).")
+@data_dir_option
+@_fail_cleanly
+def team_add(owner: str, member: str, data_dir: Path | None) -> None:
+    """Add a member to a user's team."""
+    with _engine(data_dir) as (engine, root):
+        tenant = _find_user(engine, root, owner)
+        joining = _find_user(engine, root, member)
+        engine.join_team(root, tenant.id, joining.id)
+        click.echo(f"{joining.name} joined {tenant.name}'s team")
+
+
+# --- import and export ----------------------------------------------------------------------
+
+
+@main.command("export")
+@click.argument("memory_id")
+@click.option("-o", "--output", type=click.File("w", encoding="utf-8"), default="-")
+@click.option("--user", "user_name", default=None, help="Act as this user (default: admin).")
+@data_dir_option
+@_fail_cleanly
+def export_command(
+    memory_id: str, output: Any, user_name: str | None, data_dir: Path | None
+) -> None:
+    """Write a memory as JSONL (configuration, then every current entry)."""
+    with _engine(data_dir) as (engine, root):
+        actor = _acting(engine, root, user_name)
+        output.write(transfer.to_jsonl(engine.export_memory(actor, memory_id)))
+
+
+@main.command("import")
+@click.argument("source", type=click.File("r", encoding="utf-8"))
+@click.option("--memory-id", default=None, help="Import into this memory (default: a new one).")
+@click.option("--user", "user_name", default=None, help="Act as this user (default: admin).")
+@data_dir_option
+@_fail_cleanly
+def import_command(
+    source: Any, memory_id: str | None, user_name: str | None, data_dir: Path | None
+) -> None:
+    """Read JSONL written by export; raw turns keep their conversation times."""
+    records = transfer.parse_jsonl(source.read())
+    with _engine(data_dir) as (engine, root):
+        actor = _acting(engine, root, user_name)
+        report = engine.import_memory(actor, memory_id, records)
+        click.echo(json.dumps(transfer.report_dict(report), indent=2))
+
+
+def _acting(engine: Engine, root: Principal, user_name: str | None) -> Principal:
+    return root if user_name is None else engine.principal(_find_user(engine, root, user_name).id)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
