@@ -69,6 +69,18 @@ class ModelError(MemstrataError, RuntimeError):
     code = "model_error"
 
 
+class ChatError(ModelError):
+    """A chat model call failed. ``transient`` errors (timeouts, connection failures, 408, 429,
+    5xx) are worth retrying; the others (bad key, unknown model, a rejected request) are not."""
+
+    code = "chat_error"
+
+    def __init__(self, message: str, *, transient: bool, status: int | None = None) -> None:
+        super().__init__(message)
+        self.transient = transient
+        self.status = status
+
+
 class StoreError(MemstrataError, RuntimeError):
     """The storage backend failed in a way the caller cannot fix by changing the request."""
 
@@ -77,6 +89,7 @@ class StoreError(MemstrataError, RuntimeError):
 
 __all__ = [
     "CapacityExceeded",
+    "ChatError",
     "Conflict",
     "Forbidden",
     "InvalidInput",

@@ -28,6 +28,9 @@ class Settings:
     providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
     max_items_per_type: int = 5
     embed_threads: int | None = None
+    chat_timeout_s: float = 120.0
+    job_max_attempts: int = 3
+    job_lease_s: float = 600.0
 
     @property
     def sqlite_path(self) -> Path:
@@ -52,6 +55,13 @@ class Settings:
             values["max_items_per_type"] = int(env["MEMSTRATA_MAX_ITEMS_PER_TYPE"])
         if "MEMSTRATA_EMBED_THREADS" in env:
             values["embed_threads"] = int(env["MEMSTRATA_EMBED_THREADS"])
+        for name, kind in (
+            ("chat_timeout_s", float),
+            ("job_max_attempts", int),
+            ("job_lease_s", float),
+        ):
+            if f"{PREFIX}{name.upper()}" in env:
+                values[name] = kind(env[f"{PREFIX}{name.upper()}"])
         values["providers"] = providers_from_env(env)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

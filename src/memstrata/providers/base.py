@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,3 +28,47 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Embed a batch: returns an array of shape (len(texts), dimension), rows L2-normalised."""
         ...
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str
+    """``system``, ``user`` or ``assistant``."""
+    content: str
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One structured call: the messages, the sampling temperature and the reply's JSON schema.
+
+    ``schema`` is a JSON schema for the reply object (sent as ``response_format`` with
+    ``json_schema`` and ``strict``); ``None`` asks for plain text.
+    """
+
+    messages: tuple[ChatMessage, ...]
+    temperature: float = 0.5
+    schema: Mapping[str, Any] | None = None
+    schema_name: str = "reply"
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """The model's text with what it cost: HTTP calls made, tokens and wall-clock latency."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    calls: int = 1
+    finish_reason: str = ""
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A chat model answering one request at a time. Failures raise
+    :class:`memstrata.errors.ChatError`, whose ``transient`` flag says whether to retry."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    def complete(self, request: ChatRequest) -> ChatReply: ...

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from memstrata.errors import InvalidInput
-from memstrata.providers.base import Embedder
+from memstrata.providers.base import ChatModel, Embedder
 from memstrata.settings import ProviderConfig, normalise_provider
 
 BUILTIN = "builtin"
@@ -40,11 +40,15 @@ class ModelRegistry:
         *,
         builtin: Callable[[], Embedder] | None = None,
         remote: Callable[[str, ProviderConfig], Embedder] | None = None,
+        chat: Callable[[str, ProviderConfig], ChatModel] | None = None,
+        chat_timeout: float | None = None,
     ) -> None:
         self.providers = dict(providers or {})
         self._builtin_factory = builtin or _local_default
         self._remote_factory = remote or _openai_embedder
+        self._chat_factory = chat or _openai_chat(chat_timeout)
         self._cache: dict[ModelId, Embedder] = {}
+        self._chats: dict[ModelId, ChatModel] = {}
         self._lock = threading.Lock()
 
     def check_embedder(self, embd_id: str) -> ModelId:
@@ -64,6 +68,19 @@ class ModelRegistry:
 
     def chat_provider(self, llm_id: str) -> ProviderConfig | None:
         return self.providers.get(ModelId.parse(llm_id, "llm_id").provider)
+
+    def chat_model(self, llm_id: str) -> ChatModel | None:
+        """The chat model for ``llm_id``, built once; ``None`` when its provider has no
+        endpoint configured (extraction then reports the job as skipped)."""
+        model = ModelId.parse(llm_id, "llm_id")
+        config = self.providers.get(model.provider)
+        if config is None:
+            return None
+        with self._lock:
+            found = self._chats.get(model)
+            if found is None:
+                found = self._chats[model] = self._chat_factory(model.name, config)
+            return found
 
     def embedder(self, embd_id: str) -> Embedder:
         model = self.check_embedder(embd_id)
@@ -90,3 +107,12 @@ def _openai_embedder(name: str, config: ProviderConfig) -> Embedder:
     from memstrata.providers.openai_compat import OpenAIEmbedder
 
     return OpenAIEmbedder(name, config)
+
+
+def _openai_chat(timeout: float | None) -> Callable[[str, ProviderConfig], ChatModel]:
+    def build(name: str, config: ProviderConfig) -> ChatModel:
+        from memstrata.providers.chat import DEFAULT_TIMEOUT_S, OpenAIChatModel
+
+        return OpenAIChatModel(name, config, timeout=timeout or DEFAULT_TIMEOUT_S)
+
+    return build
