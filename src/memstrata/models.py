@@ -224,6 +224,23 @@ class JobState(enum.StrEnum):
     PARKED = "parked"
 
 
+class Outcome(enum.StrEnum):
+    """How a finished job ended (``Job.outcome``). Only ``done`` and ``empty`` are successes.
+
+    ``unparseable``: the model's reply is not JSON. ``invalid``: JSON of the wrong shape (a type
+    that is unknown or not enabled, too many items, wrong fields). ``failed``: the call failed
+    after its retries, or for good (HTTP 401, a full memory). ``skipped``: no chat model is
+    configured for the memory's ``llm_id``, or the turn was forgotten before its turn came.
+    """
+
+    DONE = "done"
+    EMPTY = "empty"
+    UNPARSEABLE = "unparseable"
+    INVALID = "invalid"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
 @dataclass(frozen=True)
 class Job:
     id: int
@@ -276,6 +293,7 @@ __all__ = [
     "Memory",
     "NewEntry",
     "Origin",
+    "Outcome",
     "Page",
     "Permission",
     "Principal",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memstrata.clock import to_epoch
-from memstrata.models import EntryType, Scope
+from memstrata.models import EntryType, Scope, Trust
 
 Adder = Callable[..., None]
 
@@ -32,6 +32,7 @@ class EntryFilter:
     enabled_only: bool = False
     hide_forgotten: bool = False
     hide_rejected: bool = False
+    trust: frozenset[Trust] | None = None
     current_only: bool = True
     valid_on: datetime | None = None
     as_of: datetime | None = None
@@ -113,6 +114,8 @@ def _state_terms(add: Adder, p: str, f: EntryFilter) -> None:
         add(f"{p}status = 1")
     if f.hide_rejected:
         add(f"{p}trust <> 'rejected'")
+    if f.trust is not None:
+        _in(add, f"{p}trust", (t.value for t in f.trust))
     if f.as_of is None:
         if f.current_only:
             add(f"{p}retired_at IS NULL")
