@@ -20,6 +20,7 @@ from memstrata import validation as v
 from memstrata.access import Action, decide
 from memstrata.clock import Clock, SystemClock
 from memstrata.errors import Conflict, Forbidden, InvalidInput, NotFound
+from memstrata.extraction.costs import ExtractionCosts, summarise
 from memstrata.extraction.prompts import default_system_prompt, is_default_prompt
 from memstrata.models import (
     ApiKey,
@@ -44,8 +45,9 @@ from memstrata.models import (
     User,
 )
 from memstrata.policies.capacity import entry_size, plan_eviction
-from memstrata.providers.base import Embedder
+from memstrata.providers.base import ChatModel, Embedder
 from memstrata.providers.registry import ModelRegistry
+from memstrata.retrieval.candidates import hybrid_candidates
 from memstrata.retrieval.context import Context, assemble
 from memstrata.retrieval.fusion import fuse
 from memstrata.retrieval.usage import UsageRecorder
@@ -130,7 +132,9 @@ class Engine:
     ) -> None:
         self.store = store
         self.settings = settings or Settings()
-        self.models = models or ModelRegistry(self.settings.providers)
+        self.models = models or ModelRegistry(
+            self.settings.providers, chat_timeout=self.settings.chat_timeout_s
+        )
         self.clock = clock or SystemClock()
         self.usage = UsageRecorder(store)
 
@@ -808,11 +812,7 @@ class Engine:
         )
         pool = max(POOL_FACTOR * req.top_n, MIN_POOL)
         with self.store.read() as r:
-            keyword = r.keyword_candidates(scope, req.query, f, pool)
-            vector = dict(r.vector_candidates(scope, query_vector, f, pool))
-            missing = [i for i, _ in keyword if i not in vector]
-            for i, vec in r.vectors(missing).items():
-                vector[i] = float(vec @ query_vector) if vec.shape == query_vector.shape else 0.0
+            keyword, vector = hybrid_candidates(r, scope, req.query, query_vector, f, pool)
             ranked = fuse(
                 keyword,
                 vector,
@@ -880,6 +880,30 @@ class Engine:
         with self.store.read() as r:
             events, total = r.audit_events(query)
         return Page(tuple(events), total)
+
+    def extraction_costs(self, actor: Principal, memory_id: object) -> ExtractionCosts:
+        """Model calls, tokens and latency of a memory's extraction jobs, and their outcomes."""
+        mid = v.memory_id(memory_id)
+        with self.store.read() as r:
+            self._authorised(r.memory(mid), actor, Action.READ)
+            found = r.jobs(frozenset({mid}))
+        return summarise(mid, [j for j in found if j.kind == EXTRACTION_JOB])
+
+    def chat_model(self, memory: Memory) -> ChatModel | None:
+        """The chat model of ``memory.llm_id``; None when its provider is not configured."""
+        return self.models.chat_model(memory.llm_id)
+
+    def make_room(
+        self,
+        w: Writer,
+        memory: Memory,
+        incoming: int,
+        now: datetime,
+        protected: frozenset[int] = frozenset(),
+    ) -> None:
+        """Evict by the memory's policy inside the caller's write transaction so ``incoming``
+        bytes fit (extraction writes use it); raises CapacityExceeded when they cannot."""
+        self._make_room(w, memory, incoming, now, protected)
 
     # --- helpers --------------------------------------------------------------------------
 

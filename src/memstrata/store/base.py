@@ -731,6 +731,25 @@ class Writer(Reader):
         )
         return int(rows[0][0])
 
+    def claim_job(self, now: datetime, lease_seconds: float, owner: str) -> Job | None:
+        """Lease the next job to ``owner``: the oldest queued job due by ``now``, or a running
+        one whose lease has expired (its worker died). Returns it with ``attempts`` counted."""
+        t = to_epoch(now)
+        rows = self.conn.execute(
+            "SELECT id FROM jobs WHERE (state = ? AND (run_after IS NULL OR run_after <= ?)) "
+            f"OR (state = ? AND lease_until <= ?) ORDER BY id LIMIT 1{self.store.claim_suffix}",
+            [JobState.QUEUED.value, t, JobState.RUNNING.value, t],
+        )
+        if not rows:
+            return None
+        job_id = int(rows[0][0])
+        self.conn.execute(
+            "UPDATE jobs SET state = ?, lease_owner = ?, lease_until = ?, "
+            "attempts = attempts + 1, updated_at = ? WHERE id = ?",
+            [JobState.RUNNING.value, owner, t + lease_seconds, t, job_id],
+        )
+        return self.job(job_id)
+
     def cancel_jobs(self, message_ids: Sequence[int]) -> None:
         """Drop jobs of entries that no longer exist (erased or evicted turns)."""
         for chunk in _chunks(list(message_ids), 500):
@@ -820,6 +839,9 @@ class Store(ABC):
 
     #: Human name of the backend, used in reports.
     name = "abstract"
+    #: Appended to the job claim's SELECT: row locking where the backend has it (PostgreSQL:
+    #: `` FOR UPDATE SKIP LOCKED``). SQLite needs none: its write transaction is exclusive.
+    claim_suffix = ""
 
     @abstractmethod
     def migrate(self) -> None:

@@ -1,0 +1,221 @@
+"""The extraction job: one raw turn in, typed entries out, consolidated and audited.
+
+Steps (with RAGFlow's progress values): build the prompt (0.15) → call the chat model with the
+reply's JSON schema (0.35) → validate (0.5) → embed the candidates in one batch (0.65, 0.85) →
+look up each candidate's near neighbours and rejected look-alikes and decide with
+:func:`~memstrata.extraction.reconcile.plan`, asking the model where it takes judgement → apply
+everything in the transaction that finishes the job (0.95, 1.0). No model call happens inside
+a write transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memstrata.extraction import prompts, prompts_reconcile
+from memstrata.extraction.apply import Planned, apply
+from memstrata.extraction.extractor import Candidate, Parsed, parse_reply
+from memstrata.extraction.reconcile import (
+    DEFAULT_THRESHOLDS,
+    Action,
+    Decision,
+    Neighbour,
+    Thresholds,
+    plan,
+    resolve,
+)
+from memstrata.jobs import Commit, JobContext, JobResult
+from memstrata.models import Entry, Memory, Outcome, Scope, Trust
+from memstrata.providers.base import ChatModel
+from memstrata.retrieval.candidates import hybrid_candidates
+from memstrata.store.base import Reader
+from memstrata.store.filters import EntryFilter
+
+if TYPE_CHECKING:
+    from memstrata.engine import Engine
+
+#: Neighbours drawn from each search leg per candidate.
+NEIGHBOURS = 10
+
+
+@dataclass(frozen=True)
+class _Turn:
+    memory: Memory
+    raw: Entry
+
+
+class Extraction:
+    """The handler of ``extraction`` jobs."""
+
+    def __init__(self, engine: Engine, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> None:
+        self.engine = engine
+        self.thresholds = thresholds
+
+    def __call__(self, ctx: JobContext) -> JobResult | Commit:
+        turn = self._load(ctx)
+        if isinstance(turn, JobResult):
+            return turn
+        chat = self._chat(turn.memory)
+        if chat is None:
+            return _skipped_no_model(turn.memory)
+        parsed = self._extract(ctx, turn, chat)
+        if parsed.outcome is not None:
+            return _rejected(parsed)
+        candidates = parsed.candidates
+        ctx.progress(0.5, f"Extracted {len(candidates)} messages from raw dialogue.")
+        embedder = self.engine.embedder(turn.memory)
+        ctx.progress(0.65, "Embedding model prepared.")
+        vectors = embedder.embed([c.content for c in candidates])
+        ctx.progress(0.85, "Extracted content embedded.")
+        planned = self._consolidate(ctx, turn.memory, chat, candidates, vectors)
+        base = {"prompt_version": prompts.PROMPT_VERSION, "model": turn.memory.llm_id}
+        if any(p.judged for p in planned):
+            base["reconcile_version"] = prompts_reconcile.PROMPT_VERSION
+        raw_id = turn.raw.message_id
+        return lambda w: apply(w, self.engine, ctx, turn.memory.id, raw_id, planned, base)
+
+    def _load(self, ctx: JobContext) -> _Turn | JobResult:
+        job = ctx.job
+        with self.engine.store.read() as r:
+            memory = r.memory(job.memory_id)
+            raw = (
+                None
+                if job.message_id is None
+                else r.entry(Scope(frozenset({job.memory_id})), job.message_id)
+            )
+        if memory is None or raw is None:
+            return JobResult(Outcome.FAILED, "The memory or the turn no longer exists.")
+        if raw.forget_at is not None:
+            return JobResult(Outcome.SKIPPED, "Skipped: the turn was forgotten before extraction.")
+        if not memory.extracted_types:
+            return JobResult(Outcome.EMPTY, f"Memory '{memory.id}' don't need to extract.")
+        return _Turn(memory, raw)
+
+    def _chat(self, memory: Memory) -> ChatModel | None:
+        return self.engine.chat_model(memory)
+
+    def _extract(self, ctx: JobContext, turn: _Turn, chat: ChatModel) -> Parsed:
+        settings = self.engine.settings
+        request = prompts.build_request(
+            turn.memory, turn.raw, self.engine.clock.now(), settings.max_items_per_type
+        )
+        ctx.progress(
+            0.15, f"Prompts and LLM prepared ({prompts.PROMPT_VERSION}, {turn.memory.llm_id})."
+        )
+        reply = ctx.call(chat, request)
+        ctx.progress(
+            0.35,
+            f"LLM result received: {reply.prompt_tokens}+{reply.completion_tokens} tokens, "
+            f"{reply.latency_s:.2f}s, {reply.calls} call(s)"
+            + (
+                f", finish reason {reply.finish_reason}"
+                if reply.finish_reason not in ("", "stop")
+                else ""
+            )
+            + ".",
+        )
+        parsed = parse_reply(
+            reply.text,
+            turn.memory.extracted_types,
+            max_items=settings.max_items_per_type,
+            conversation_time=turn.raw.valid_at,
+        )
+        for note in parsed.notes:
+            ctx.log(note)
+        return parsed
+
+    def _consolidate(
+        self,
+        ctx: JobContext,
+        memory: Memory,
+        chat: ChatModel,
+        candidates: Sequence[Candidate],
+        vectors: NDArray[np.float32],
+    ) -> list[Planned]:
+        planned: list[Planned] = []
+        for i, candidate in enumerate(candidates):
+            if self._repeats_earlier(candidate, vectors, i, candidates):
+                ctx.log(f"{candidate.type.value}: item {i + 1} repeats an earlier item; dropped")
+                continue
+            with self.engine.store.read() as r:
+                current, rejected = near(r, memory.id, candidate, vectors[i])
+            decision = plan(candidate, current, rejected, self.thresholds)
+            judged = decision.action is Action.JUDGE
+            if judged:
+                decision = self._judge(ctx, chat, candidate, decision)
+            ctx.log(
+                f"{candidate.type.value} item {i + 1}: {decision.action.value} ({decision.reason})"
+            )
+            planned.append(Planned(candidate, vectors[i], decision, judged))
+        return planned
+
+    def _repeats_earlier(
+        self, candidate: Candidate, vectors: NDArray[np.float32], i: int, all: Sequence[Candidate]
+    ) -> bool:
+        same = self.thresholds.same
+        return any(
+            all[j].type is candidate.type and float(vectors[j] @ vectors[i]) >= same
+            for j in range(i)
+        )
+
+    def _judge(
+        self, ctx: JobContext, chat: ChatModel, candidate: Candidate, decision: Decision
+    ) -> Decision:
+        reply = ctx.call(chat, prompts_reconcile.build_request(candidate, decision.options))
+        return resolve(reply.text, decision.options)
+
+
+def near(
+    r: Reader, memory_id: str, candidate: Candidate, vector: NDArray[np.float32]
+) -> tuple[list[Neighbour], list[Neighbour]]:
+    """Current entries of the candidate's type near it (forgotten and rejected ones left out),
+    and rejected entries of that type near it (retired versions included), in one memory."""
+    scope = Scope(frozenset({memory_id}))
+    types = frozenset({candidate.type})
+    current = EntryFilter(types=types, hide_forgotten=True, hide_rejected=True)
+    rejected = EntryFilter(types=types, trust=frozenset({Trust.REJECTED}), current_only=False)
+    return (
+        _near(r, scope, candidate.content, vector, current),
+        _near(r, scope, candidate.content, vector, rejected),
+    )
+
+
+def _near(
+    r: Reader, scope: Scope, text: str, vector: NDArray[np.float32], f: EntryFilter
+) -> list[Neighbour]:
+    _, cosine = hybrid_candidates(r, scope, text, vector, f, NEIGHBOURS)
+    found = r.get_entries(scope, cosine)
+    return [
+        Neighbour(e.message_id, e.content, cosine[e.message_id], e.valid_at, e.invalid_at)
+        for e in found.values()
+    ]
+
+
+def _skipped_no_model(memory: Memory) -> JobResult:
+    provider = memory.llm_id.rpartition("@")[2]
+    env = "MEMSTRATA_PROVIDER_" + provider.upper().replace("-", "_") + "_BASE_URL"
+    return JobResult(
+        Outcome.SKIPPED,
+        f"Skipped: no chat model: provider '{provider}' of '{memory.llm_id}' has no endpoint "
+        f"configured (set {env}).",
+    )
+
+
+def _rejected(parsed: Parsed) -> JobResult:
+    assert parsed.outcome is not None
+    if parsed.outcome is Outcome.EMPTY:
+        return JobResult(Outcome.EMPTY, "No memory extracted from raw message.")
+    problems = list(parsed.problems)
+    return JobResult(
+        parsed.outcome,
+        f"Extraction {parsed.outcome.value}: " + "; ".join(problems[:10]),
+        {"problems": problems, "prompt_version": prompts.PROMPT_VERSION},
+    )
+
+
+__all__ = ["Extraction", "near"]
