@@ -1,0 +1,93 @@
+"""Helpers shared by the extraction tests (fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memstrata import Engine, Entry, Job, Memory, Principal
+from memstrata.jobs import WorkerConfig
+from memstrata.models import EntryType, Scope
+from memstrata.providers.chat import OpenAIChatModel
+from memstrata.providers.registry import ModelRegistry
+from memstrata.store.base import Store
+from memstrata.store.filters import EntryFilter
+from memstrata.testing import DeterministicEmbedder, FakeLLM, FrozenClock
+
+ALL_TYPES = ("raw", "semantic", "episodic", "procedural")
+LLM_ID = "fake-model@fake"
+CONFIG = WorkerConfig(lease_s=60, max_attempts=3, backoff_s=10, backoff_max_s=300)
+
+
+def build_engine(
+    store: Store,
+    embedder: DeterministicEmbedder,
+    clock: FrozenClock,
+    llm: FakeLLM,
+    timeout: float = 5.0,
+) -> Engine:
+    """An engine whose ``@fake`` provider is the fake server, with a client ``timeout``."""
+    models = ModelRegistry(
+        {"fake": llm.provider()},
+        builtin=lambda: embedder,
+        chat=lambda name, cfg: OpenAIChatModel(name, cfg, timeout=timeout),
+    )
+    return Engine(store, models=models, clock=clock)
+
+
+def make_memory(
+    engine: Engine,
+    actor: Principal,
+    types: Sequence[str] = ALL_TYPES,
+    llm_id: str = LLM_ID,
+    **options: object,
+) -> Memory:
+    return engine.create_memory(
+        actor,
+        name="agent memory",
+        memory_type=list(types),
+        embd_id="minilm@Builtin",
+        llm_id=llm_id,
+        **options,
+    )
+
+
+def say(engine: Engine, actor: Principal, memory: Memory, text: str, **kw: object) -> Entry:
+    """Write one turn (the user says ``text``) and return its raw entry."""
+    (raw,) = engine.add_turn(actor, [memory.id], user_input=text, agent_response="Noted.", **kw)
+    return raw
+
+
+def job_of(engine: Engine, raw: Entry) -> Job:
+    with engine.store.read() as r:
+        return r.jobs_for_messages([raw.message_id])[raw.message_id]
+
+
+def extracted(engine: Engine, memory: Memory, *, current_only: bool = True) -> list[Entry]:
+    """Extracted entries of ``memory`` (every type but raw), oldest first."""
+    with engine.store.read() as r:
+        found, _ = r.entries(
+            Scope(frozenset({memory.id})),
+            EntryFilter(types=frozenset(EntryType.extracted()), current_only=current_only),
+            limit=1000,
+        )
+    return sorted(found, key=lambda e: e.message_id)
+
+
+def facts(
+    semantic: Sequence[str] = (), episodic: Sequence[str] = (), procedural: Sequence[str] = ()
+) -> dict[str, object]:
+    """An extraction reply whose items hold at the conversation time (valid_at null)."""
+
+    def items(texts: Sequence[str]) -> list[dict[str, object]]:
+        return [{"content": t, "valid_at": None, "invalid_at": None} for t in texts]
+
+    return {
+        "semantic": items(semantic),
+        "episodic": items(episodic),
+        "procedural": items(procedural),
+    }
+
+
+def judgement(action: str, entry: int | None = None) -> dict[str, object]:
+    """A consolidation reply."""
+    return {"action": action, "entry": entry}
