@@ -298,7 +298,8 @@ class Engine:
 
     def get_memory(self, actor: Principal, memory_id: object) -> Memory:
         with self.store.read() as r:
-            return self._authorised(r.memory(v.memory_id(memory_id)), actor, Action.READ)
+            mid = v.memory_id(memory_id)
+            return self._authorised(r.memory(mid), actor, Action.READ, mid)
 
     def list_memories(
         self,
@@ -339,7 +340,7 @@ class Engine:
         mid = v.memory_id(memory_id)
         now = self.clock.now()
         with self.store.write() as w:
-            memory = self._authorised(w.lock_memory(mid), actor, Action.CONFIGURE)
+            memory = self._authorised(w.lock_memory(mid), actor, Action.CONFIGURE, mid)
             wanted = self._memory_changes(w, memory, changes)
             if "permissions" in wanted and not decide(actor, Action.SHARE, memory):
                 raise Forbidden("only the owner may change permissions")
@@ -365,7 +366,7 @@ class Engine:
         mid = v.memory_id(memory_id)
         now = self.clock.now()
         with self.store.write() as w:
-            memory = self._authorised(w.lock_memory(mid), actor, Action.DELETE)
+            memory = self._authorised(w.lock_memory(mid), actor, Action.DELETE, mid)
             removed = w.delete_memory(mid)
             w.audit(
                 at=now,
@@ -551,7 +552,7 @@ class Engine:
         current entries extracted from it and its extraction job."""
         mid = v.memory_id(memory_id)
         with self.store.read() as r:
-            memory = self._authorised(r.memory(mid), actor, Action.READ)
+            memory = self._authorised(r.memory(mid), actor, Action.READ, mid)
             scope = Scope(frozenset({memory.id}))
             raw, total = r.entries(
                 scope,
@@ -601,7 +602,7 @@ class Engine:
     ) -> tuple[Entry, NDArray[np.float32] | None]:
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         with self.store.read() as r:
-            memory = self._authorised(r.memory(mid), actor, Action.READ)
+            memory = self._authorised(r.memory(mid), actor, Action.READ, mid)
             entry = self._entry(r.entry(Scope(frozenset({memory.id})), eid), memory, eid)
             vector = r.vectors([eid]).get(eid)
         return entry, vector
@@ -610,7 +611,7 @@ class Engine:
         """Every version of an entry, oldest first (corrections and supersessions)."""
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         with self.store.read() as r:
-            memory = self._authorised(r.memory(mid), actor, Action.READ)
+            memory = self._authorised(r.memory(mid), actor, Action.READ, mid)
             scope = Scope(frozenset({memory.id}))
             return self._chain(r, scope, self._entry(r.entry(scope, eid), memory, eid))
 
@@ -673,7 +674,7 @@ class Engine:
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         now = self.clock.now()
         with self.store.write() as w:
-            memory = self._authorised(w.lock_memory(mid), actor, Action.REVIEW)
+            memory = self._authorised(w.lock_memory(mid), actor, Action.REVIEW, mid)
             entry = self._entry(w.entry(Scope(frozenset({mid})), eid), memory, eid)
             if entry.trust is not trust:
                 w.update_entries([eid], {"trust": trust})
@@ -704,11 +705,11 @@ class Engine:
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         new_valid = v.optional_timestamp(valid_at, "valid_at")
         with self.store.read() as r:
-            memory = self._authorised(r.memory(mid), actor, Action.WRITE)
+            memory = self._authorised(r.memory(mid), actor, Action.WRITE, mid)
         vector = self.embedder(memory).embed([text])
         now = self.clock.now()
         with self.store.write() as w:
-            locked = self._authorised(w.lock_memory(mid), actor, Action.WRITE)
+            locked = self._authorised(w.lock_memory(mid), actor, Action.WRITE, mid)
             scope = Scope(frozenset({mid}))
             old = self._entry(w.entry(scope, eid), locked, eid)
             if old.retired_at is not None:
@@ -764,7 +765,7 @@ class Engine:
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         now = self.clock.now()
         with self.store.write() as w:
-            memory = self._authorised(w.lock_memory(mid), actor, Action.ERASE)
+            memory = self._authorised(w.lock_memory(mid), actor, Action.ERASE, mid)
             scope = Scope(frozenset({mid}))
             start = self._entry(w.entry(scope, eid), memory, eid)
             doomed = self._erasure_set(w, scope, start)
@@ -885,7 +886,7 @@ class Engine:
         """Model calls, tokens and latency of a memory's extraction jobs, and their outcomes."""
         mid = v.memory_id(memory_id)
         with self.store.read() as r:
-            self._authorised(r.memory(mid), actor, Action.READ)
+            self._authorised(r.memory(mid), actor, Action.READ, mid)
             found = r.jobs(frozenset({mid}))
         return summarise(mid, [j for j in found if j.kind == EXTRACTION_JOB])
 
@@ -923,9 +924,11 @@ class Engine:
             out[memory.embd_id] = by_embedder[id(embedder)]
         return out
 
-    def _authorised(self, memory: Memory | None, actor: Principal, action: Action) -> Memory:
+    def _authorised(
+        self, memory: Memory | None, actor: Principal, action: Action, memory_id: str = "?"
+    ) -> Memory:
         if memory is None or not decide(actor, Action.READ, memory):
-            raise NotFound(f"Memory '{memory.id if memory else '?'}' not found.")
+            raise NotFound(f"Memory '{memory.id if memory else memory_id}' not found.")
         decision = decide(actor, action, memory)
         if not decision:
             raise Forbidden(decision.reason)
@@ -983,7 +986,7 @@ class Engine:
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         now = self.clock.now()
         with self.store.write() as w:
-            memory = self._authorised(w.lock_memory(mid), actor, action)
+            memory = self._authorised(w.lock_memory(mid), actor, action, mid)
             scope = Scope(frozenset({mid}))
             entry = self._entry(w.entry(scope, eid), memory, eid)
             targets = [entry]
@@ -1188,7 +1191,7 @@ class Engine:
         mid = v.memory_id(memory_id)
         wanted = None if state is None else _job_state(state)
         with self.store.read() as r:
-            self._authorised(r.memory(mid), actor, Action.READ)
+            self._authorised(r.memory(mid), actor, Action.READ, mid)
             found = r.jobs(frozenset({mid}), wanted)
         newest = found[::-1]
         start = (page - 1) * page_size
@@ -1199,7 +1202,7 @@ class Engine:
         every current entry, raw and extracted, with its times, type and source id."""
         mid = v.memory_id(memory_id)
         with self.store.read() as r:
-            memory = self._authorised(r.memory(mid), actor, Action.READ)
+            memory = self._authorised(r.memory(mid), actor, Action.READ, mid)
             entries, _ = r.entries(
                 Scope(frozenset({mid})), EntryFilter(), limit=max(memory.entry_count, 1)
             )

@@ -1,0 +1,88 @@
+"""Helpers for the API tests: accounts, an in-process transport for the SDK, envelopes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.from_thread
+import httpx
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from memstrata import Principal, User
+
+EMBD = "BAAI/bge-small-en-v1.5@Builtin"
+LLM = "glm-4-flash@ZHIPU-AI"
+API = "/api/v1"
+
+
+@dataclass(frozen=True)
+class Account:
+    user: User
+    key: str
+    principal: Principal
+
+    @property
+    def id(self) -> str:
+        return self.user.id
+
+
+class PortalTransport(httpx.BaseTransport):
+    """Sends the sync SDK's requests to the ASGI app on one event loop (as TestClient does)."""
+
+    def __init__(self, app: FastAPI, portal: anyio.from_thread.BlockingPortal) -> None:
+        self.asgi = httpx.ASGITransport(app=app)
+        self.portal = portal
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self.portal.call(self._send, request)
+
+    async def _send(self, request: httpx.Request) -> httpx.Response:
+        request.read()
+        response = await self.asgi.handle_async_request(request)
+        content = await response.aread()
+        return httpx.Response(
+            response.status_code, headers=response.headers, content=content, request=request
+        )
+
+
+def create_memory(api: TestClient, name: str = "notes", **fields: Any) -> dict[str, Any]:
+    body = {"name": name, "memory_type": ["raw"], "embd_id": EMBD, "llm_id": LLM, **fields}
+    response = api.post(f"{API}/memories", json=body)
+    assert response.status_code == 200, response.text
+    data: dict[str, Any] = response.json()["data"]
+    return data
+
+
+def add_turn(
+    api: TestClient, memory_ids: list[str], text: str, **fields: Any
+) -> list[dict[str, Any]]:
+    body = {
+        "memory_id": memory_ids,
+        "agent_id": "agent-1",
+        "session_id": "session-1",
+        "user_input": text,
+        "agent_response": "ok",
+        **fields,
+    }
+    response = api.post(f"{API}/messages", json=body)
+    assert response.status_code == 200, response.text
+    written: list[dict[str, Any]] = response.json()["data"]
+    return written
+
+
+def ok(response: httpx.Response) -> Any:
+    """The data of a successful envelope (the test fails with the body otherwise)."""
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["code"] == 0, body
+    return body["data"]
+
+
+def error(response: httpx.Response, status: int, code: int) -> str:
+    """The message of an error envelope with this HTTP status and body code."""
+    body = response.json()
+    assert (response.status_code, body["code"]) == (status, code), body
+    message: str = body["message"]
+    return message
