@@ -10,6 +10,7 @@ from memstrata.extraction.reconcile import (
     Neighbour,
     Thresholds,
     closing_time,
+    key_terms,
     plan,
     resolve,
 )
@@ -38,6 +39,25 @@ def test_a_very_similar_entry_is_a_duplicate() -> None:
     d = plan(BERLIN, [n(3, "User lives in Berlin now", 0.95), n(4, "x", 0.93)], [])
     assert (d.action, d.target) == (Action.DUPLICATE, 3)
     assert "entry 3" in d.reason
+
+
+def test_very_similar_statements_with_other_numbers_or_names_need_judgement() -> None:
+    age = Candidate(EntryType.SEMANTIC, "The user is 39 years old", T1)
+    d = plan(age, [n(5, "The user is 29 years old", 0.94)], [])
+    assert (d.action, [o.message_id for o in d.options]) == (Action.JUDGE, [5])
+    porto = plan(BERLIN, [n(6, "The user lives in Porto", 0.95)], [])
+    assert porto.action is Action.JUDGE
+    assert plan(age, [], [n(9, "The user is 29 years old", 0.94)]).action is Action.ADD
+
+
+def test_key_terms_are_numbers_and_names() -> None:
+    assert key_terms("The user is 39 years old") == {"39"}
+    assert key_terms("Ana met the user in São Paulo on 2026-03-01") == {
+        "são",
+        "paulo",
+        "2026-03-01",
+    }
+    assert key_terms("User lives in Berlin now") == key_terms("The user lives in Berlin")
 
 
 def test_a_match_with_a_rejected_entry_suppresses_before_anything_else() -> None:

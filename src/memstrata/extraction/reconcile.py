@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from memstrata.extraction.extractor import Candidate, fold, strip_fence
+
+_WORD = re.compile(r"[\w'-]+")
 
 
 class Action(enum.StrEnum):
@@ -50,7 +53,8 @@ class Decision:
 @dataclass(frozen=True)
 class Thresholds:
     same: float = 0.92
-    """Cosine at or above which two statements are the same (duplicate, or suppressed)."""
+    """Cosine at or above which two statements with the same numbers and names are the same
+    (duplicate, or suppressed); below it, or with other specifics, they need judgement."""
     related: float = 0.5
     """Cosine at or above which a current entry is shown to the model for judgement."""
     max_options: int = 5
@@ -69,19 +73,16 @@ def plan(
     memory's ``rejected`` entries of its type."""
     text = fold(candidate.content)
     for r in _by_similarity(rejected):
-        if fold(r.content) == text or r.similarity >= thresholds.same:
+        if fold(r.content) == text or _same(candidate, r, thresholds):
             return Decision(Action.SUPPRESS, r.message_id, f"matches rejected entry {r.message_id}")
     ranked = _by_similarity(neighbours)
     for n in ranked:
         if fold(n.content) == text:
             return Decision(Action.DUPLICATE, n.message_id, f"same text as entry {n.message_id}")
-    if ranked and ranked[0].similarity >= thresholds.same:
-        best = ranked[0]
-        return Decision(
-            Action.DUPLICATE,
-            best.message_id,
-            f"cosine {best.similarity:.3f} with entry {best.message_id}",
-        )
+    for n in ranked:
+        if _same(candidate, n, thresholds):
+            reason = f"cosine {n.similarity:.3f} with entry {n.message_id}"
+            return Decision(Action.DUPLICATE, n.message_id, reason)
     close = tuple(n for n in ranked if n.similarity >= thresholds.related)
     if close:
         ids = ", ".join(str(n.message_id) for n in close[: thresholds.max_options])
@@ -123,6 +124,22 @@ def closing_time(
     one began, and never later than an end it already had."""
     end = max(new_valid, old_valid)
     return end if old_invalid is None else min(old_invalid, end)
+
+
+def key_terms(text: str) -> frozenset[str]:
+    """Words that carry a statement's specifics: numbers and capitalised names (the first
+    word aside). Embeddings barely tell "is 29" from "is 39" or "Lisbon" from "Porto"."""
+    words = _WORD.findall(text)
+    return frozenset(
+        w.casefold()
+        for i, w in enumerate(words)
+        if any(c.isdigit() for c in w) or (i and w[0].isupper())
+    )
+
+
+def _same(candidate: Candidate, n: Neighbour, thresholds: Thresholds) -> bool:
+    """Clearly the same statement: very similar, and the same numbers and names."""
+    return n.similarity >= thresholds.same and key_terms(candidate.content) == key_terms(n.content)
 
 
 def _by_similarity(entries: Sequence[Neighbour]) -> list[Neighbour]:
