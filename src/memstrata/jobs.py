@@ -302,6 +302,8 @@ class Worker:
             self._failed(ctx, f"{type(exc).__name__}: {exc}", transient=True)
         except MemstrataError as exc:
             self._failed(ctx, f"{type(exc).__name__}: {exc}", transient=False)
+        except LeaseLost:
+            raise
         except Exception as exc:  # a bug: park the job with its cause, keep the worker alive
             log.exception("job %s crashed", job.id)
             self._failed(ctx, f"internal error {type(exc).__name__}: {exc}", transient=False)

@@ -11,7 +11,16 @@ import pytest
 from extraction_support import CONFIG, extracted, facts, job_of, say
 
 from memstrata import Engine, JobState, Memory, Principal, SearchRequest
-from memstrata.jobs import JobQueue, LeaseLost, Worker, append_log, next_progress, start_worker
+from memstrata.jobs import (
+    JobContext,
+    JobQueue,
+    JobResult,
+    LeaseLost,
+    Worker,
+    append_log,
+    next_progress,
+    start_worker,
+)
 from memstrata.models import Outcome
 from memstrata.testing import FakeLLM, FrozenClock, Reply
 
@@ -223,3 +232,27 @@ def test_a_worker_thread_runs_jobs_until_stopped(
         thread.join(timeout=5)
     assert not thread.is_alive()
     assert job_of(engine, raw).outcome == "done"
+
+
+def test_a_crashing_handler_parks_its_job_with_the_cause(engine: Engine, mem: Memory) -> None:
+    with engine.store.write() as w:
+        job_id = w.enqueue_job(
+            kind="buggy",
+            tenant_id=mem.tenant_id,
+            memory_id=mem.id,
+            message_id=None,
+            at=engine.clock.now(),
+        )
+
+    def buggy(ctx: JobContext) -> JobResult:
+        ctx.progress(0.15, "about to fail")
+        raise KeyError("missing-field")
+
+    worker = Worker(engine, config=CONFIG, handlers={"buggy": buggy})
+    assert worker.run_once()
+    with engine.store.read() as r:
+        job = r.job(job_id)
+    assert job is not None
+    assert (job.state, job.outcome, job.progress) == (JobState.PARKED, "failed", -1.0)
+    assert "internal error KeyError: 'missing-field'" in job.progress_msg
+    assert not worker.run_once()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata.errors import InvalidInput
 from memstrata.extraction import prompts, prompts_reconcile
 from memstrata.extraction.apply import Planned, apply
 from memstrata.extraction.extractor import Candidate, Parsed, parse_reply
@@ -31,7 +32,7 @@ from memstrata.extraction.reconcile import (
 )
 from memstrata.jobs import Commit, JobContext, JobResult
 from memstrata.models import Entry, Memory, Outcome, Scope, Trust
-from memstrata.providers.base import ChatModel
+from memstrata.providers.base import ChatModel, ChatReply
 from memstrata.retrieval.candidates import hybrid_candidates
 from memstrata.store.base import Reader
 from memstrata.store.filters import EntryFilter
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
 
 #: Neighbours drawn from each search leg per candidate.
 NEIGHBOURS = 10
+#: Characters of a rejected reply kept in the job result, for diagnosis.
+REPLY_EXCERPT = 500
 
 
 @dataclass(frozen=True)
@@ -61,11 +64,11 @@ class Extraction:
         if isinstance(turn, JobResult):
             return turn
         chat = self._chat(turn.memory)
-        if chat is None:
-            return _skipped_no_model(turn.memory)
-        parsed = self._extract(ctx, turn, chat)
+        if isinstance(chat, JobResult):
+            return chat
+        parsed, text = self._extract(ctx, turn, chat)
         if parsed.outcome is not None:
-            return _rejected(parsed)
+            return _rejected(parsed, text)
         candidates = parsed.candidates
         ctx.progress(0.5, f"Extracted {len(candidates)} messages from raw dialogue.")
         embedder = self.engine.embedder(turn.memory)
@@ -96,10 +99,16 @@ class Extraction:
             return JobResult(Outcome.EMPTY, f"Memory '{memory.id}' don't need to extract.")
         return _Turn(memory, raw)
 
-    def _chat(self, memory: Memory) -> ChatModel | None:
-        return self.engine.chat_model(memory)
+    def _chat(self, memory: Memory) -> ChatModel | JobResult:
+        """The memory's chat model, or the reason there is none (outcome ``skipped``)."""
+        try:
+            chat = self.engine.chat_model(memory)
+        except InvalidInput as exc:
+            return JobResult(Outcome.SKIPPED, f"Skipped: no chat model: {exc}")
+        return chat or _skipped_no_model(memory)
 
-    def _extract(self, ctx: JobContext, turn: _Turn, chat: ChatModel) -> Parsed:
+    def _extract(self, ctx: JobContext, turn: _Turn, chat: ChatModel) -> tuple[Parsed, str]:
+        """The model's reply to the extraction prompt, validated; and its text."""
         settings = self.engine.settings
         request = prompts.build_request(
             turn.memory, turn.raw, self.engine.clock.now(), settings.max_items_per_type
@@ -108,17 +117,7 @@ class Extraction:
             0.15, f"Prompts and LLM prepared ({prompts.PROMPT_VERSION}, {turn.memory.llm_id})."
         )
         reply = ctx.call(chat, request)
-        ctx.progress(
-            0.35,
-            f"LLM result received: {reply.prompt_tokens}+{reply.completion_tokens} tokens, "
-            f"{reply.latency_s:.2f}s, {reply.calls} call(s)"
-            + (
-                f", finish reason {reply.finish_reason}"
-                if reply.finish_reason not in ("", "stop")
-                else ""
-            )
-            + ".",
-        )
+        ctx.progress(0.35, _received(reply))
         parsed = parse_reply(
             reply.text,
             turn.memory.extracted_types,
@@ -127,7 +126,7 @@ class Extraction:
         )
         for note in parsed.notes:
             ctx.log(note)
-        return parsed
+        return parsed, reply.text
 
     def _consolidate(
         self,
@@ -206,7 +205,18 @@ def _skipped_no_model(memory: Memory) -> JobResult:
     )
 
 
-def _rejected(parsed: Parsed) -> JobResult:
+def _received(reply: ChatReply) -> str:
+    cut = reply.finish_reason not in ("", "stop")
+    return (
+        f"LLM result received: {reply.prompt_tokens}+{reply.completion_tokens} tokens, "
+        f"{reply.latency_s:.2f}s, {reply.calls} call(s)"
+        + (f", finish reason {reply.finish_reason}." if cut else ".")
+    )
+
+
+def _rejected(parsed: Parsed, text: str) -> JobResult:
+    """The job result of a reply that yields nothing: empty, unparseable or invalid. The
+    reply's beginning is kept (it derives from this turn only, and goes with its job)."""
     assert parsed.outcome is not None
     if parsed.outcome is Outcome.EMPTY:
         return JobResult(Outcome.EMPTY, "No memory extracted from raw message.")
@@ -214,7 +224,11 @@ def _rejected(parsed: Parsed) -> JobResult:
     return JobResult(
         parsed.outcome,
         f"Extraction {parsed.outcome.value}: " + "; ".join(problems[:10]),
-        {"problems": problems, "prompt_version": prompts.PROMPT_VERSION},
+        {
+            "problems": problems,
+            "reply_excerpt": text[:REPLY_EXCERPT],
+            "prompt_version": prompts.PROMPT_VERSION,
+        },
     )
 
 
