@@ -205,6 +205,7 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
 def _handler_for(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # one answer, no 40 ms delayed-ACK stall per request
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
