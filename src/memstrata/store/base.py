@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -888,6 +889,11 @@ class Store(ABC):
 
     def scrub(self) -> None:
         """After an erasure: make deleted content unrecoverable from the files. Default: nothing."""
+
+    def files(self) -> list[Path]:
+        """Local files holding this store's data, for checks that scan them after an erasure.
+        Empty when the data lives in a server this process cannot read (PostgreSQL)."""
+        return []
 
     @contextmanager
     def read(self) -> Iterator[Reader]:

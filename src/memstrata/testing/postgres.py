@@ -494,6 +494,22 @@ def _execute(dsn: str, query: Query) -> None:
         conn.execute(query)
 
 
+def truncate_all(dsn: str) -> None:
+    """Empty every table of the current schema except ``schema_migrations`` (a fast reset
+    between tests; sequences keep counting, as ids are never reused)."""
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
+        rows = conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
+            "AND tablename <> 'schema_migrations' ORDER BY tablename"
+        ).fetchall()
+        if rows:
+            names = sql.SQL(", ").join(sql.Identifier(r[0]) for r in rows)
+            conn.execute(sql.SQL("TRUNCATE {}").format(names))
+
+
 # -- command line -------------------------------------------------------------------------------
 
 

@@ -26,6 +26,7 @@ from memstrata.store.sqlite.vectors import VectorCache
 from memstrata.store.text import keyword_terms
 
 BUSY_TIMEOUT_MS = 30_000
+SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 class _Conn:
@@ -201,6 +202,11 @@ class SQLiteStore(Store):
 
     def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
         self._vectors.drop(ids)
+
+    def files(self) -> list[Path]:
+        """The database file and its WAL and shared-memory files, where they exist."""
+        candidates = [self.path, *(self.path.with_name(self.path.name + s) for s in SIDE_FILES)]
+        return [p for p in candidates if p.exists()]
 
     def scrub(self) -> None:
         """Merge the keyword index (dropping deleted postings) and truncate the WAL."""

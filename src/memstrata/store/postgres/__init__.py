@@ -1,0 +1,209 @@
+"""The scale-out store: PostgreSQL with pgvector (HNSW) and full-text search with BM25.
+
+Several API servers and workers share one database: capacity is exact because writers lock
+the memory row (``SELECT ... FOR UPDATE``), jobs are claimed with ``FOR UPDATE SKIP LOCKED``,
+and migrations run under an advisory lock so processes may start together. Reads run in a
+``REPEATABLE READ, READ ONLY`` transaction (one snapshot per block), writes in ``READ
+COMMITTED`` transactions that commit when the block ends.
+
+Needs the ``postgres`` extra (psycopg 3, psycopg-pool, pgvector) and a database where the
+``vector`` extension exists or may be created.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import psycopg
+from numpy.typing import NDArray
+from pgvector import Vector
+from pgvector.psycopg import register_vector
+from psycopg import IsolationLevel
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from memstrata.errors import StoreError
+from memstrata.models import Scope
+from memstrata.store.base import Conn, Row, Store
+from memstrata.store.filters import EntryFilter
+from memstrata.store.postgres import search
+from memstrata.store.postgres.conn import PgConn
+from memstrata.store.postgres.migrations import MIGRATIONS
+
+#: ``pg_advisory_lock`` key that serialises migrations across processes ("memstrat").
+MIGRATION_LOCK = 0x6D656D7374726174
+DEFAULT_POOL_SIZE = 10
+CONNECT_TIMEOUT_S = 30.0
+#: Tables that hold entry text or terms derived from it: vacuumed after an erasure.
+SCRUBBED_TABLES = ("entries", "fts_terms", "fts_docs", "evidence")
+_HNSW_INDEX = "entries_hnsw_"
+
+
+class PostgresStore(Store):
+    name = "postgres"
+    claim_suffix = " FOR UPDATE SKIP LOCKED"
+
+    def __init__(self, dsn: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> None:
+        self.dsn = dsn
+        self._local = threading.local()
+        self.migrate()
+        self._pool: ConnectionPool[psycopg.Connection[Row]] = ConnectionPool(
+            dsn,
+            min_size=1,
+            max_size=max(pool_size, 1),
+            configure=_configure,
+            timeout=CONNECT_TIMEOUT_S,
+            name="memstrata",
+            open=False,
+        )
+        try:
+            self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+        except PoolTimeout as exc:
+            raise StoreError(f"postgres: no connection to {_redacted(dsn)}: {exc}") from exc
+        self.indexed_dims = self._indexed_dimensions()
+
+    # --- connections ----------------------------------------------------------------------
+
+    @contextmanager
+    def _read_conn(self) -> Iterator[Conn]:
+        current: PgConn | None = getattr(self._local, "read", None)
+        if current is not None:  # nested read in the same thread: same snapshot
+            yield current
+            return
+        with self._transaction(IsolationLevel.REPEATABLE_READ, read_only=True) as conn:
+            self._local.read = conn
+            try:
+                yield conn
+            finally:
+                self._local.read = None
+
+    @contextmanager
+    def _write_conn(self) -> Iterator[Conn]:
+        current: PgConn | None = getattr(self._local, "write", None)
+        if current is not None:  # nested write in the same thread joins the transaction
+            yield current
+            return
+        with self._transaction(IsolationLevel.READ_COMMITTED, read_only=False) as conn:
+            self._local.write = conn
+            try:
+                yield conn
+            finally:
+                self._local.write = None
+
+    @contextmanager
+    def _transaction(self, isolation: IsolationLevel, *, read_only: bool) -> Iterator[PgConn]:
+        try:
+            with self._pool.connection() as raw:
+                raw.isolation_level = isolation
+                raw.read_only = read_only
+                with raw.transaction():
+                    yield PgConn(raw)
+        except psycopg.Error as exc:  # connecting, committing, pool timeouts
+            raise StoreError(f"postgres: {exc}") from exc
+
+    def close(self) -> None:
+        self._pool.close()
+
+    # --- migrations -----------------------------------------------------------------------
+
+    def migrate(self) -> None:
+        """Apply migrations not yet recorded, one process at a time (advisory lock)."""
+        try:
+            with psycopg.connect(self.dsn, autocommit=True) as raw:
+                raw.execute("SELECT pg_advisory_lock(%s)", [MIGRATION_LOCK])
+                try:
+                    _apply_migrations(raw)
+                finally:
+                    raw.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])
+        except psycopg.Error as exc:
+            raise StoreError(f"postgres: migration failed: {exc}") from exc
+
+    def schema_version(self) -> int:
+        with self._read_conn() as conn:
+            return int(conn.execute("SELECT max(version) FROM schema_migrations")[0][0] or 0)
+
+    def _indexed_dimensions(self) -> frozenset[int]:
+        """Dimensions with an ``entries_hnsw_<dim>`` index (the migrations' and any added)."""
+        with self._read_conn() as conn:
+            rows = conn.execute(
+                "SELECT indexname FROM pg_indexes WHERE tablename = 'entries' "
+                "AND schemaname = current_schema() AND indexname LIKE ?",
+                [_HNSW_INDEX + "%"],
+            )
+        suffixes = (str(r[0])[len(_HNSW_INDEX) :] for r in rows)
+        return frozenset(int(s) for s in suffixes if s.isdigit())
+
+    # --- primitives -----------------------------------------------------------------------
+
+    def lock_memory(self, conn: Conn, memory_id: str) -> None:
+        """Row lock on the memory until commit: writers of one memory queue up, from any
+        process, so capacity checks and eviction see every committed write."""
+        conn.execute("SELECT 1 FROM memories WHERE id = ? FOR UPDATE", [memory_id])
+
+    def encode_vector(self, vector: NDArray[np.float32]) -> object:
+        return np.ascontiguousarray(vector, dtype=np.float32)
+
+    def decode_vector(self, value: Any) -> NDArray[np.float32]:
+        if isinstance(value, Vector):
+            value = value.to_numpy()
+        return np.array(value, dtype=np.float32)
+
+    def keyword_search(
+        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        return search.keyword_search(conn, scope, text, f, limit)
+
+    def vector_search(
+        self, conn: Conn, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        return search.vector_search(conn, scope, vector, f, limit, self.indexed_dims)
+
+    def scrub(self) -> None:
+        """VACUUM the tables that held the erased text, so its dead rows are pruned and the
+        space is reused. See docs/deployment.md for what this does and cannot guarantee."""
+        try:
+            with self._pool.connection() as raw:
+                raw.autocommit = True
+                try:
+                    for table in SCRUBBED_TABLES:
+                        raw.execute(f"VACUUM {table}")
+                finally:
+                    raw.autocommit = False
+        except psycopg.Error as exc:
+            raise StoreError(f"postgres: {exc}") from exc
+
+
+def _configure(raw: psycopg.Connection[Row]) -> None:
+    """Each new pooled connection: pgvector's numpy adapter and iterative HNSW scans."""
+    register_vector(raw)
+    raw.execute("SET hnsw.iterative_scan = relaxed_order")
+    raw.commit()
+
+
+def _apply_migrations(raw: psycopg.Connection[Row]) -> None:
+    raw.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, "
+        "name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+    )
+    done = {int(r[0]) for r in raw.execute("SELECT version FROM schema_migrations")}
+    for version, name, script in MIGRATIONS:
+        if version in done:
+            continue
+        with raw.transaction():
+            raw.execute(script)
+            raw.execute(
+                "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", [version, name]
+            )
+
+
+def _redacted(dsn: str) -> str:
+    """The DSN without its password, for error messages."""
+    info = psycopg.conninfo.conninfo_to_dict(dsn)
+    info.pop("password", None)
+    return psycopg.conninfo.make_conninfo(**{k: str(v) for k, v in info.items() if v is not None})
+
+
+__all__ = ["PostgresStore"]

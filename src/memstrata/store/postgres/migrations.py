@@ -1,0 +1,313 @@
+"""Numbered, append-only migrations of the PostgreSQL store. Never edit one that has shipped.
+
+Every table carries ``tenant_id`` and every primary key leads with it, so the schema can be
+distributed by tenant (Citus, see docs/deployment.md). The base's queries name entries by
+``message_id`` and memories by ``id`` alone, so those keep a unique index of their own too.
+Times are epoch seconds (``double precision``) and flags are integers, as in SQLite, so the
+portable SQL in :mod:`memstrata.store.base` runs unchanged.
+
+Keyword search: ``entries.fts`` is a stored ``tsvector`` tokenised like SQLite's FTS5
+``porter unicode61 remove_diacritics 2`` (non-alphanumerics split words, accents are removed,
+the original Porter stemmer, no stop words), and ``fts_docs`` / ``fts_terms`` hold the
+per-memory document counts, token totals and document frequencies BM25 needs. Triggers keep
+them exact; a term whose last document goes is deleted with it (erasure leaves no term row).
+"""
+
+from __future__ import annotations
+
+#: Dimensions that get an HNSW index in the migrations (the default embedder's 384).
+#: Other dimensions are searched exactly; see docs/deployment.md to index another one.
+HNSW_DIMENSIONS = (384,)
+
+_EXTENSIONS_AND_TEXT_SEARCH = """
+CREATE EXTENSION IF NOT EXISTS vector;
+CREATE EXTENSION IF NOT EXISTS unaccent;
+CREATE TEXT SEARCH DICTIONARY memstrata_porter (TEMPLATE = snowball, Language = porter);
+CREATE TEXT SEARCH CONFIGURATION memstrata_fts (COPY = simple);
+ALTER TEXT SEARCH CONFIGURATION memstrata_fts
+    ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part,
+        numword, numhword, hword_numpart, uint, int, float, sfloat, version, email, url,
+        host, url_path, file
+    WITH unaccent, memstrata_porter;
+
+-- FTS5's unicode61 splits on every character that is not a letter or digit: do the same
+-- before PostgreSQL's parser, which would otherwise keep e-mails, URLs and hyphenated words.
+CREATE FUNCTION memstrata_fts_doc(body text) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN to_tsvector('memstrata_fts'::regconfig, regexp_replace(body, '[^[:alnum:]]+', ' ', 'g'));
+
+-- Tokens in a document (BM25's |D|): every occurrence, stop words included, as FTS5 counts.
+CREATE FUNCTION memstrata_fts_len(doc tsvector) RETURNS integer
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN (SELECT coalesce(sum(cardinality(u.positions)), 0)::integer FROM unnest(doc) u);
+"""
+
+_TABLES = """
+CREATE TABLE users (
+    id text PRIMARY KEY,
+    name text NOT NULL UNIQUE,
+    is_admin integer NOT NULL DEFAULT 0,
+    created_at double precision NOT NULL
+);
+CREATE TABLE memberships (
+    tenant_id text NOT NULL,
+    user_id text NOT NULL,
+    PRIMARY KEY (tenant_id, user_id)
+);
+CREATE INDEX memberships_user ON memberships (user_id);
+CREATE TABLE api_keys (
+    id text PRIMARY KEY,
+    user_id text NOT NULL,
+    key_hash text NOT NULL UNIQUE,
+    name text NOT NULL DEFAULT '',
+    scope text,
+    created_at double precision NOT NULL,
+    revoked_at double precision
+);
+CREATE INDEX api_keys_user ON api_keys (user_id);
+CREATE TABLE memories (
+    tenant_id text NOT NULL,
+    id text NOT NULL,
+    name text NOT NULL,
+    memory_types integer NOT NULL,
+    embd_id text NOT NULL,
+    llm_id text NOT NULL,
+    permissions text NOT NULL,
+    memory_size bigint NOT NULL,
+    forgetting_policy text NOT NULL,
+    temperature double precision NOT NULL,
+    system_prompt text,
+    user_prompt text,
+    avatar text,
+    description text,
+    storage_type text NOT NULL,
+    created_at double precision NOT NULL,
+    updated_at double precision NOT NULL,
+    used_bytes bigint NOT NULL DEFAULT 0,
+    entry_count bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (tenant_id, id),
+    UNIQUE (tenant_id, name)
+);
+CREATE UNIQUE INDEX memories_id ON memories (id);
+CREATE INDEX memories_tenant_updated ON memories (tenant_id, updated_at);
+
+CREATE SEQUENCE entries_message_id_seq AS bigint;
+CREATE TABLE entries (
+    tenant_id text NOT NULL,
+    message_id bigint NOT NULL DEFAULT nextval('entries_message_id_seq'),
+    memory_id text NOT NULL,
+    message_type text NOT NULL,
+    content text NOT NULL,
+    embedding vector,
+    valid_at double precision NOT NULL,
+    recorded_at double precision NOT NULL,
+    user_id text NOT NULL DEFAULT '',
+    agent_id text NOT NULL DEFAULT '',
+    session_id text NOT NULL DEFAULT '',
+    source_id bigint,
+    invalid_at double precision,
+    retired_at double precision,
+    supersedes bigint,
+    superseded_by bigint,
+    status integer NOT NULL DEFAULT 1,
+    trust text NOT NULL DEFAULT 'unreviewed',
+    origin text NOT NULL,
+    forget_at double precision,
+    last_used_at double precision,
+    use_count integer NOT NULL DEFAULT 0,
+    size_bytes integer NOT NULL,
+    fts tsvector GENERATED ALWAYS AS (memstrata_fts_doc(content)) STORED,
+    PRIMARY KEY (tenant_id, message_id)
+);
+ALTER SEQUENCE entries_message_id_seq OWNED BY entries.message_id;
+CREATE UNIQUE INDEX entries_message_id ON entries (message_id);
+CREATE INDEX entries_memory_id ON entries (memory_id, message_id);
+CREATE INDEX entries_memory_recorded ON entries (memory_id, recorded_at);
+CREATE INDEX entries_memory_valid ON entries (memory_id, valid_at);
+CREATE INDEX entries_memory_forget ON entries (memory_id, forget_at);
+CREATE INDEX entries_source ON entries (source_id);
+CREATE INDEX entries_supersedes ON entries (supersedes);
+CREATE INDEX entries_fts ON entries USING gin (fts) WITH (fastupdate = off);
+CREATE INDEX entries_hnsw_384 ON entries
+    USING hnsw ((embedding::vector(384)) vector_cosine_ops)
+    WHERE vector_dims(embedding) = 384;
+
+CREATE TABLE evidence (
+    tenant_id text NOT NULL,
+    message_id bigint NOT NULL,
+    source_id bigint NOT NULL,
+    at double precision NOT NULL,
+    PRIMARY KEY (tenant_id, message_id, source_id)
+);
+CREATE UNIQUE INDEX evidence_message_source ON evidence (message_id, source_id);
+CREATE TABLE tombstones (
+    tenant_id text NOT NULL,
+    message_id bigint NOT NULL,
+    memory_id text NOT NULL,
+    message_type text NOT NULL,
+    valid_at double precision NOT NULL,
+    recorded_at double precision NOT NULL,
+    erased_at double precision NOT NULL,
+    actor text NOT NULL,
+    reason text NOT NULL,
+    PRIMARY KEY (tenant_id, message_id)
+);
+CREATE UNIQUE INDEX tombstones_message_id ON tombstones (message_id);
+CREATE INDEX tombstones_memory ON tombstones (memory_id, message_id);
+CREATE SEQUENCE audit_id_seq AS bigint;
+CREATE TABLE audit (
+    tenant_id text NOT NULL,
+    id bigint NOT NULL DEFAULT nextval('audit_id_seq'),
+    at double precision NOT NULL,
+    actor text NOT NULL,
+    action text NOT NULL,
+    memory_id text,
+    message_id bigint,
+    reason text NOT NULL DEFAULT '',
+    before text NOT NULL DEFAULT '{}',
+    after text NOT NULL DEFAULT '{}',
+    PRIMARY KEY (tenant_id, id)
+);
+ALTER SEQUENCE audit_id_seq OWNED BY audit.id;
+CREATE UNIQUE INDEX audit_id ON audit (id);
+CREATE INDEX audit_memory ON audit (memory_id, id);
+CREATE INDEX audit_message ON audit (message_id);
+CREATE SEQUENCE jobs_id_seq AS bigint;
+CREATE TABLE jobs (
+    tenant_id text NOT NULL,
+    id bigint NOT NULL DEFAULT nextval('jobs_id_seq'),
+    kind text NOT NULL,
+    memory_id text NOT NULL,
+    message_id bigint,
+    state text NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    progress double precision NOT NULL DEFAULT 0,
+    progress_msg text NOT NULL DEFAULT '',
+    outcome text,
+    result text,
+    run_after double precision,
+    lease_until double precision,
+    lease_owner text,
+    created_at double precision NOT NULL,
+    updated_at double precision NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+);
+ALTER SEQUENCE jobs_id_seq OWNED BY jobs.id;
+CREATE UNIQUE INDEX jobs_id ON jobs (id);
+CREATE INDEX jobs_queued ON jobs (state, run_after);
+CREATE INDEX jobs_leased ON jobs (state, lease_until);
+CREATE INDEX jobs_message ON jobs (message_id);
+CREATE INDEX jobs_memory ON jobs (memory_id);
+"""
+
+_TENANT_FILL = """
+-- evidence and audit rows are written by the portable base without a tenant: take it from
+-- the entry / memory they name ('' for events that belong to no memory, such as user admin).
+CREATE FUNCTION memstrata_evidence_tenant() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.tenant_id IS NULL THEN
+        NEW.tenant_id := coalesce(
+            (SELECT e.tenant_id FROM entries e WHERE e.message_id = NEW.message_id), '');
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER evidence_tenant BEFORE INSERT ON evidence
+    FOR EACH ROW EXECUTE FUNCTION memstrata_evidence_tenant();
+CREATE FUNCTION memstrata_audit_tenant() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.tenant_id IS NULL THEN
+        NEW.tenant_id := coalesce(
+            (SELECT m.tenant_id FROM memories m WHERE m.id = NEW.memory_id), '');
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER audit_tenant BEFORE INSERT ON audit
+    FOR EACH ROW EXECUTE FUNCTION memstrata_audit_tenant();
+"""
+
+_TERM_STATISTICS = """
+CREATE TABLE fts_docs (
+    tenant_id text NOT NULL,
+    memory_id text NOT NULL,
+    docs bigint NOT NULL,
+    tokens bigint NOT NULL,
+    PRIMARY KEY (tenant_id, memory_id)
+);
+CREATE UNIQUE INDEX fts_docs_memory ON fts_docs (memory_id);
+CREATE TABLE fts_terms (
+    tenant_id text NOT NULL,
+    memory_id text NOT NULL,
+    term text NOT NULL,
+    df bigint NOT NULL,
+    PRIMARY KEY (tenant_id, memory_id, term)
+);
+CREATE UNIQUE INDEX fts_terms_memory_term ON fts_terms (memory_id, term);
+
+-- Statement-level triggers with transition tables: one upsert per statement, so COPY and
+-- multi-row deletes update the statistics in bulk. Rows are touched in key order.
+CREATE FUNCTION memstrata_fts_added() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO fts_terms AS t (tenant_id, memory_id, term, df)
+        SELECT n.tenant_id, n.memory_id, u.lexeme, count(*)
+        FROM added n CROSS JOIN LATERAL unnest(n.fts) u
+        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (tenant_id, memory_id, term) DO UPDATE SET df = t.df + excluded.df;
+    INSERT INTO fts_docs AS d (tenant_id, memory_id, docs, tokens)
+        SELECT n.tenant_id, n.memory_id, count(*), sum(memstrata_fts_len(n.fts))
+        FROM added n GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (tenant_id, memory_id) DO UPDATE
+        SET docs = d.docs + excluded.docs, tokens = d.tokens + excluded.tokens;
+    RETURN NULL;
+END $$;
+CREATE FUNCTION memstrata_fts_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM fts_terms t
+        USING (SELECT o.tenant_id, o.memory_id, u.lexeme AS term, count(*) AS n
+               FROM removed o CROSS JOIN LATERAL unnest(o.fts) u GROUP BY 1, 2, 3) g
+        WHERE t.tenant_id = g.tenant_id AND t.memory_id = g.memory_id AND t.term = g.term
+        AND t.df <= g.n;
+    UPDATE fts_terms t SET df = t.df - g.n
+        FROM (SELECT o.tenant_id, o.memory_id, u.lexeme AS term, count(*) AS n
+              FROM removed o CROSS JOIN LATERAL unnest(o.fts) u GROUP BY 1, 2, 3) g
+        WHERE t.tenant_id = g.tenant_id AND t.memory_id = g.memory_id AND t.term = g.term;
+    DELETE FROM fts_docs d
+        USING (SELECT o.tenant_id, o.memory_id, count(*) AS docs FROM removed o GROUP BY 1, 2) g
+        WHERE d.tenant_id = g.tenant_id AND d.memory_id = g.memory_id AND d.docs <= g.docs;
+    UPDATE fts_docs d SET docs = d.docs - g.docs, tokens = d.tokens - g.tokens
+        FROM (SELECT o.tenant_id, o.memory_id, count(*) AS docs,
+                     sum(memstrata_fts_len(o.fts)) AS tokens
+              FROM removed o GROUP BY 1, 2) g
+        WHERE d.tenant_id = g.tenant_id AND d.memory_id = g.memory_id;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries
+    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION memstrata_fts_added();
+CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries
+    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION memstrata_fts_removed();
+-- A content change (rare: corrections write new rows) is a removal plus an addition.
+CREATE FUNCTION memstrata_fts_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM fts_terms t USING unnest(OLD.fts) u
+        WHERE t.tenant_id = OLD.tenant_id AND t.memory_id = OLD.memory_id
+        AND t.term = u.lexeme AND t.df <= 1;
+    UPDATE fts_terms t SET df = t.df - 1 FROM unnest(OLD.fts) u
+        WHERE t.tenant_id = OLD.tenant_id AND t.memory_id = OLD.memory_id AND t.term = u.lexeme;
+    INSERT INTO fts_terms AS t (tenant_id, memory_id, term, df)
+        SELECT NEW.tenant_id, NEW.memory_id, u.lexeme, 1 FROM unnest(NEW.fts) u ORDER BY 3
+    ON CONFLICT (tenant_id, memory_id, term) DO UPDATE SET df = t.df + 1;
+    UPDATE fts_docs d
+        SET tokens = d.tokens - memstrata_fts_len(OLD.fts) + memstrata_fts_len(NEW.fts)
+        WHERE d.tenant_id = NEW.tenant_id AND d.memory_id = NEW.memory_id;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER entries_fts_update AFTER UPDATE OF content ON entries
+    FOR EACH ROW WHEN (OLD.fts IS DISTINCT FROM NEW.fts)
+    EXECUTE FUNCTION memstrata_fts_changed();
+"""
+
+MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+    (1, "extensions and text search", _EXTENSIONS_AND_TEXT_SEARCH),
+    (2, "initial schema", _TABLES),
+    (3, "tenant of evidence and audit rows", _TENANT_FILL),
+    (4, "BM25 term statistics", _TERM_STATISTICS),
+)

@@ -1,0 +1,124 @@
+"""Keyword (BM25) and vector candidate queries of the PostgreSQL store.
+
+BM25 here is FTS5's: ``idf = ln((N - n + 0.5) / (n + 0.5))`` (at least 1e-6), term frequency
+saturated with k1 = 1.2 and length-normalised with b = 0.75 against the average document
+length, summed over the query's terms (a term twice in the query counts twice, as FTS5 does).
+One difference on purpose: N, n and the average length are those of the memories searched,
+not of the whole database, so one tenant's data never shifts another's ranking.
+
+Vectors: entries of the query's dimension are ordered by cosine distance. Dimensions with an
+HNSW index (``entries_hnsw_<dim>``, partial on ``vector_dims``) let the planner choose the index,
+with pgvector's iterative scan so filtered queries still fill ``limit``; when the index gives
+fewer rows than asked, the exact query runs instead, so a selective filter never loses rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memstrata.models import Scope
+from memstrata.store.base import Conn
+from memstrata.store.filters import EntryFilter, where_clause
+from memstrata.store.text import keyword_terms
+
+K1 = 1.2
+B = 0.75
+#: The HNSW candidate list: at least this, and at least the number of rows asked for.
+EF_SEARCH_MIN = 40
+EF_SEARCH_MAX = 1000
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+_BM25 = f"""
+WITH q AS (
+    SELECT t.ord, l.lexeme
+    FROM unnest(?::text[]) WITH ORDINALITY AS t(word, ord)
+    CROSS JOIN LATERAL unnest(memstrata_fts_doc(t.word)) AS l
+), s AS (
+    SELECT coalesce(sum(d.docs), 0)::float8 AS n,
+           coalesce(sum(d.tokens), 0)::float8 / greatest(coalesce(sum(d.docs), 0), 1) AS avgdl
+    FROM fts_docs d WHERE d.memory_id IN ({{scope}})
+), w AS (
+    SELECT q.ord, q.lexeme,
+           greatest(ln((s.n - coalesce(sum(t.df), 0) + 0.5) / (coalesce(sum(t.df), 0) + 0.5)),
+                    1e-6) AS idf
+    FROM q CROSS JOIN s
+    LEFT JOIN fts_terms t ON t.term = q.lexeme AND t.memory_id IN ({{scope}})
+    GROUP BY q.ord, q.lexeme, s.n
+), c AS (
+    SELECT e.message_id, e.fts FROM entries e
+    WHERE e.fts @@ (
+        SELECT string_agg(
+            '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '\\''') || '''', ' | ')::tsquery
+        FROM q)
+      AND {{where}}
+)
+SELECT c.message_id,
+       sum(w.idf * d.tf * {K1 + 1} / (d.tf + {K1} * ({1 - B} + {B} * d.len / s.avgdl))) AS score
+FROM c
+CROSS JOIN LATERAL (
+    SELECT u.lexeme, cardinality(u.positions) AS tf,
+           sum(cardinality(u.positions)) OVER () AS len
+    FROM unnest(c.fts) u
+) d
+JOIN w ON w.lexeme = d.lexeme
+CROSS JOIN s
+GROUP BY c.message_id
+ORDER BY score DESC, c.message_id
+LIMIT ?
+"""
+
+
+def keyword_search(
+    conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int
+) -> list[tuple[int, float]]:
+    """Best BM25 matches of ``text`` as (message_id, score), higher is better."""
+    terms = keyword_terms(text)
+    if not terms:
+        return []
+    memories = sorted(scope.memory_ids)
+    where, params = where_clause(scope, f)
+    sql = _BM25.format(scope=_marks(len(memories)), where=where)
+    rows = conn.execute(sql, [terms, *memories, *memories, *params, limit])
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def _vector_sql(where: str, dim: int, indexed: bool) -> str:
+    # The cast to vector(dim) is what the partial expression index is built on; without it
+    # the planner cannot use the index and the ordering is exact.
+    column = f"e.embedding::vector({dim})" if indexed else "e.embedding"
+    return (
+        f"SELECT e.message_id, {column} <=> ? AS distance FROM entries e "
+        f"WHERE {where} AND vector_dims(e.embedding) = {dim} ORDER BY distance LIMIT ?"
+    )
+
+
+def vector_search(
+    conn: Conn,
+    scope: Scope,
+    vector: NDArray[np.float32],
+    f: EntryFilter,
+    limit: int,
+    indexed_dims: frozenset[int],
+) -> list[tuple[int, float]]:
+    """Nearest entries as (message_id, cosine similarity), best first."""
+    dim = int(vector.shape[0])
+    where, params = where_clause(scope, f)
+    query = np.ascontiguousarray(vector, dtype=np.float32)
+    rows: list[tuple[int, float]] = []
+    if dim in indexed_dims:
+        ef = min(max(EF_SEARCH_MIN, limit), EF_SEARCH_MAX)
+        conn.execute("SELECT set_config('hnsw.ef_search', ?, true)", [str(ef)])
+        rows = _distances(conn, _vector_sql(where, dim, True), [query, *params, limit])
+    if len(rows) < limit:
+        rows = _distances(conn, _vector_sql(where, dim, False), [query, *params, limit])
+    rows.sort(key=lambda r: (r[1], r[0]))  # iterative scans may return rows slightly unordered
+    return [(i, 1.0 - d) for i, d in rows]
+
+
+def _distances(conn: Conn, sql: str, params: list[object]) -> list[tuple[int, float]]:
+    return [(int(r[0]), float(r[1])) for r in conn.execute(sql, params)]
