@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import anyio.from_thread
 import httpx
+import numpy as np
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from memstrata import Principal, User
+from memstrata import Engine, Principal, User
+from memstrata.models import EntryType, NewEntry
 
 EMBD = "BAAI/bge-small-en-v1.5@Builtin"
 LLM = "glm-4-flash@ZHIPU-AI"
@@ -86,3 +89,23 @@ def error(response: httpx.Response, status: int, code: int) -> str:
     assert (response.status_code, body["code"]) == (status, code), body
     message: str = body["message"]
     return message
+
+
+def seed_extract(engine: Engine, raw: dict[str, object], content: str) -> int:
+    """An extracted entry under a raw turn, as extraction would write it."""
+    entry = NewEntry(
+        memory_id=str(raw["memory_id"]),
+        tenant_id=str(raw["tenant_id"]),
+        message_type=EntryType.SEMANTIC,
+        content=content,
+        valid_at=datetime.fromisoformat(str(raw["recorded_at"])),
+        size_bytes=100,
+        agent_id=str(raw["agent_id"]),
+        session_id=str(raw["session_id"]),
+        source_id=int(str(raw["message_id"])),
+    )
+    vector = np.zeros((1, 64), dtype=np.float32)
+    vector[0, 0] = 1.0
+    with engine.store.write() as w:
+        (new_id,) = w.insert_entries([entry], vector, engine.clock.now())
+    return new_id

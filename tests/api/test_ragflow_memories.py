@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 
-import numpy as np
 import pytest
-from api_support import API, EMBD, LLM, Account, add_turn, create_memory, error, ok
+from api_support import API, EMBD, LLM, Account, add_turn, create_memory, error, ok, seed_extract
 from fastapi.testclient import TestClient
 
 from memstrata import Engine
-from memstrata.models import EntryType, NewEntry
 from memstrata.testing import FrozenClock
 
 MEMORY_FIELDS = {
@@ -56,7 +53,9 @@ LIST_ITEM_FIELDS = {
 
 def audit_actions(engine: Engine, memory_id: str) -> list[str]:
     with engine.store.read() as r:
-        rows = r.conn.execute("SELECT action FROM audit WHERE memory_id = ? ORDER BY id", [memory_id])
+        rows = r.conn.execute(
+            "SELECT action FROM audit WHERE memory_id = ? ORDER BY id", [memory_id]
+        )
     return [str(row[0]) for row in rows]
 
 
@@ -73,7 +72,12 @@ def test_create_answers_the_memory_object_and_stores_it(
 ) -> None:
     response = as_alice.post(
         f"{API}/memories",
-        json={"name": "  Trip ", "memory_type": ["raw", "semantic"], "embd_id": EMBD, "llm_id": LLM},
+        json={
+            "name": "  Trip ",
+            "memory_type": ["raw", "semantic"],
+            "embd_id": EMBD,
+            "llm_id": LLM,
+        },
     )
     body = response.json()
     assert (response.status_code, body["code"], body["message"]) == (200, 0, True)
@@ -102,7 +106,11 @@ def test_create_answers_the_memory_object_and_stores_it(
 @pytest.mark.parametrize(
     ("body", "field", "message"),
     [
-        ({"name": "x"}, "memory_type", "required argument are missing: memory_type,embd_id,llm_id; "),
+        (
+            {"name": "x"},
+            "memory_type",
+            "required argument are missing: memory_type,embd_id,llm_id; ",
+        ),
         (
             {"name": " ", "memory_type": ["raw"], "embd_id": EMBD, "llm_id": LLM},
             "name",
@@ -291,7 +299,9 @@ def test_list_pages_and_sizes_follow_ragflow(as_alice: TestClient, clock: Frozen
         create_memory(as_alice, f"m{i}")
 
     def page(**params: object) -> list[str]:
-        return [m["name"] for m in ok(as_alice.get(f"{API}/memories", params=params))["memory_list"]]
+        return [
+            m["name"] for m in ok(as_alice.get(f"{API}/memories", params=params))["memory_list"]
+        ]
 
     assert page(page=1, page_size=2) == ["m2", "m1"]
     assert page(page=2, page_size=2) == ["m0"]
@@ -317,26 +327,6 @@ def test_config_returns_the_full_object(as_alice: TestClient) -> None:
 # --- 1.6 message list ----------------------------------------------------------------------
 
 
-def seed_extract(engine: Engine, raw: dict[str, object], content: str) -> int:
-    """An extracted entry under a raw turn, as extraction would write it."""
-    entry = NewEntry(
-        memory_id=str(raw["memory_id"]),
-        tenant_id=str(raw["tenant_id"]),
-        message_type=EntryType.SEMANTIC,
-        content=content,
-        valid_at=datetime.fromisoformat(str(raw["recorded_at"])),
-        size_bytes=100,
-        agent_id=str(raw["agent_id"]),
-        session_id=str(raw["session_id"]),
-        source_id=int(str(raw["message_id"])),
-    )
-    vector = np.zeros((1, 64), dtype=np.float32)
-    vector[0, 0] = 1.0
-    with engine.store.write() as w:
-        (new_id,) = w.insert_entries([entry], vector, engine.clock.now())
-    return new_id
-
-
 def test_message_list_pages_raw_turns_with_extracts_and_tasks(
     as_alice: TestClient, engine: Engine, clock: FrozenClock
 ) -> None:
@@ -355,8 +345,14 @@ def test_message_list_pages_raw_turns_with_extracts_and_tasks(
     assert rows[1]["extract"][0]["source_id"] == first["message_id"]
     assert rows[0]["extract"] == []
     task = rows[1]["task"]
-    assert {"id", "doc_id", "from_page", "progress", "progress_msg", "digest", "chunk_ids"} <= set(task)
-    assert (task["doc_id"], task["digest"], task["progress"]) == (m["id"], str(first["message_id"]), 0)
+    assert {"id", "doc_id", "from_page", "progress", "progress_msg", "digest", "chunk_ids"} <= set(
+        task
+    )
+    assert (task["doc_id"], task["digest"], task["progress"]) == (
+        m["id"],
+        str(first["message_id"]),
+        0,
+    )
     assert task["create_time"] == int(engine.clock.now().timestamp() * 1000) - 60_000
     assert "Task has been received." in task["progress_msg"]
     assert rows[0]["agent_name"] == "agent-1"
