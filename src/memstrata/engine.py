@@ -47,7 +47,7 @@ from memstrata.models import (
 from memstrata.policies.capacity import entry_size, plan_eviction
 from memstrata.providers.base import ChatModel, Embedder
 from memstrata.providers.registry import ModelRegistry
-from memstrata.retrieval.candidates import hybrid_candidates
+from memstrata.retrieval.candidates import hybrid_candidates, with_neighbours
 from memstrata.retrieval.context import Context, assemble
 from memstrata.retrieval.fusion import fuse
 from memstrata.retrieval.usage import UsageRecorder
@@ -97,6 +97,10 @@ class SearchRequest:
     valid_on: datetime | None = None
     as_of: datetime | None = None
     fusion: Fusion = Fusion.WEIGHTED
+    neighbour_weight: float | None = None
+    """How much a raw turn borrows from its conversation neighbours' scores (None: settings)."""
+    neighbour_span: int | None = None
+    """How many turns on each side count as neighbours (None: settings; 0 turns it off)."""
 
 
 MEMORY_UPDATABLE = (
@@ -140,11 +144,11 @@ class Engine:
 
     @classmethod
     def open(cls, data_dir: str | Path = "data", **kwargs: Any) -> Engine:
-        """An engine on the embedded SQLite store in ``data_dir``."""
-        from memstrata.store.sqlite import SQLiteStore
+        """An engine on the store ``settings`` name (SQLite in ``data_dir`` by default)."""
+        from memstrata.store import open_store
 
         settings: Settings = kwargs.pop("settings", None) or Settings(data_dir=Path(data_dir))
-        return cls(SQLiteStore(settings.sqlite_path), settings=settings, **kwargs)
+        return cls(open_store(settings), settings=settings, **kwargs)
 
     def close(self) -> None:
         self.usage.close()
@@ -812,14 +816,21 @@ class Engine:
             session_id=req.session_id,
         )
         pool = max(POOL_FACTOR * req.top_n, MIN_POOL)
+        span, weight = req.neighbour_span or 0, req.neighbour_weight or 0.0
         with self.store.read() as r:
             keyword, vector = hybrid_candidates(r, scope, req.query, query_vector, f, pool)
+            neighbours = {}
+            if span and weight:
+                candidates = {i for i, _ in keyword} | vector.keys()
+                neighbours = with_neighbours(r, scope, f, candidates, span, vector, query_vector)
             ranked = fuse(
                 keyword,
                 vector,
                 keyword_weight=req.keywords_similarity_weight,
                 method=req.fusion,
                 threshold=req.similarity_threshold,
+                neighbours=neighbours,
+                neighbour_weight=weight,
             )[: req.top_n]
             entries = r.get_entries(scope, [s.message_id for s in ranked])
         hits = [Hit(entries[s.message_id], s.score, s.keyword, s.vector) for s in ranked]
@@ -843,6 +854,15 @@ class Engine:
                 req.keywords_similarity_weight, "keywords_similarity_weight"
             ),
             fusion=v.fusion(req.fusion),
+            neighbour_weight=v.unit_float(
+                self.settings.neighbour_weight
+                if req.neighbour_weight is None
+                else req.neighbour_weight,
+                "neighbour_weight",
+            ),
+            neighbour_span=v.span(
+                self.settings.neighbour_span if req.neighbour_span is None else req.neighbour_span
+            ),
         )
 
     # --- audit and jobs -------------------------------------------------------------------

@@ -22,11 +22,17 @@ class ProviderConfig:
 class Settings:
     data_dir: Path = Path("data")
     database_url: str | None = None
+    #: Connections each process keeps to PostgreSQL (``database_url`` ``postgresql://...``).
+    database_pool_size: int = 10
     host: str = "127.0.0.1"
     port: int = 9380
     admin_api_key: str | None = None
     providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
     max_items_per_type: int = 5
+    #: Search: how much a raw turn borrows from its conversation neighbours' scores.
+    neighbour_weight: float = 0.5
+    #: Search: turns on each side that count as neighbours (0 turns neighbour context off).
+    neighbour_span: int = 2
     embed_threads: int | None = None
     chat_timeout_s: float = 120.0
     job_max_attempts: int = 3
@@ -59,6 +65,7 @@ class Settings:
             ("chat_timeout_s", float),
             ("job_max_attempts", int),
             ("job_lease_s", float),
+            ("database_pool_size", int),
         ):
             if f"{PREFIX}{name.upper()}" in env:
                 values[name] = kind(env[f"{PREFIX}{name.upper()}"])

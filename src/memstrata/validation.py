@@ -118,6 +118,15 @@ def top_n(value: object, field: str = "top_n") -> int:
     return value
 
 
+MAX_SPAN = 5
+
+
+def span(value: object, field: str = "neighbour_span") -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SPAN:
+        raise InvalidInput(field, f"{field} must be an integer between 0 and {MAX_SPAN}.")
+    return value
+
+
 def text(value: object, field: str, *, limit: int = MAX_CONTENT_BYTES, empty: bool = True) -> str:
     if not isinstance(value, str):
         raise InvalidInput(field, f"{field} must be a string.")

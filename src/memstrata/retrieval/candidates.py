@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -17,7 +19,34 @@ def hybrid_candidates(
     candidate of either leg, keyword-only ones included (a vector of another dimension: 0)."""
     keyword = r.keyword_candidates(scope, text, f, pool)
     cosine = dict(r.vector_candidates(scope, vector, f, pool))
-    missing = [i for i, _ in keyword if i not in cosine]
+    add_cosines(r, cosine, [i for i, _ in keyword], vector)
+    return keyword, cosine
+
+
+def add_cosines(
+    r: Reader, cosine: dict[int, float], ids: Iterable[int], vector: NDArray[np.float32]
+) -> None:
+    """Fill in the cosine similarity of ``ids`` not yet in ``cosine`` (another dimension: 0)."""
+    missing = [i for i in ids if i not in cosine]
     for i, stored in r.vectors(missing).items():
         cosine[i] = float(stored @ vector) if stored.shape == vector.shape else 0.0
-    return keyword, cosine
+
+
+def with_neighbours(
+    r: Reader,
+    scope: Scope,
+    f: EntryFilter,
+    candidates: Iterable[int],
+    span: int,
+    cosine: dict[int, float],
+    vector: NDArray[np.float32],
+) -> dict[int, tuple[tuple[int, ...], ...]]:
+    """Conversation neighbours of the candidates and of the neighbours themselves; every
+    neighbour joins the pool with its cosine similarity (its keyword score stays 0 unless it
+    was a keyword candidate)."""
+    neighbours = r.neighbours(scope, candidates, f, span)
+    joined = {n for rings in neighbours.values() for ring in rings for n in ring}
+    neighbours.update(r.neighbours(scope, joined - neighbours.keys(), f, span))
+    everyone = {n for rings in neighbours.values() for ring in rings for n in ring}
+    add_cosines(r, cosine, everyone | neighbours.keys(), vector)
+    return neighbours

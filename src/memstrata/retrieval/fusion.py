@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memstrata.models import Fusion
 
@@ -26,6 +26,8 @@ def fuse(
     keyword_weight: float,
     method: Fusion = Fusion.WEIGHTED,
     threshold: float = 0.0,
+    neighbours: Mapping[int, Sequence[Sequence[int]]] | None = None,
+    neighbour_weight: float = 0.0,
 ) -> list[Scored]:
     """Fuse candidates, drop those under ``threshold``, best first (ties: newer id first).
 
@@ -34,6 +36,12 @@ def fuse(
     its name says. Weighted fusion scales BM25 by the best keyword score of the pool, so both
     sides lie in [0, 1], and the threshold applies to the fused score; with reciprocal-rank
     fusion the threshold applies to the better of the two normalised side scores.
+
+    ``neighbours`` maps a candidate to its conversation neighbours by distance (1, 2, ...);
+    each distance adds ``neighbour_weight`` times the best fused score found there, so a turn
+    that answers in context ("yes, last week!") rises with the turn that names the subject.
+    Neighbours must be candidates themselves (their own scores are what is borrowed). The
+    threshold looks at an entry's own score: context reorders, it never admits an entry.
     """
     best = max((s for _, s in keyword), default=0.0)
     kw_norm = {i: (s / best if best > 0 else 0.0) for i, s in keyword}
@@ -52,8 +60,27 @@ def fuse(
             for i in ids
         ]
     kept = [s for s in scored if _passes(s, method, threshold)]
+    if neighbours and neighbour_weight > 0:
+        kept = _with_context(kept, scored, neighbours, neighbour_weight)
     kept.sort(key=lambda s: (-s.score, -s.message_id))
     return kept
+
+
+def _with_context(
+    kept: list[Scored],
+    scored: list[Scored],
+    neighbours: Mapping[int, Sequence[Sequence[int]]],
+    weight: float,
+) -> list[Scored]:
+    own = {s.message_id: s.score for s in scored}
+    out = []
+    for s in kept:
+        bonus = sum(
+            max((own.get(n, 0.0) for n in ring), default=0.0)
+            for ring in neighbours.get(s.message_id, ())
+        )
+        out.append(replace(s, score=s.score + weight * bonus))
+    return out
 
 
 def _passes(s: Scored, method: Fusion, threshold: float) -> bool:

@@ -11,7 +11,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -339,6 +339,40 @@ class Reader:
 
     def entry(self, scope: Scope, message_id: int) -> Entry | None:
         return self.get_entries(scope, [message_id]).get(message_id)
+
+    def neighbours(
+        self, scope: Scope, ids: Iterable[int], f: EntryFilter, span: int
+    ) -> dict[int, tuple[tuple[int, ...], ...]]:
+        """For each raw entry among ``ids``: the ids of the visible raw turns at distance
+        1..``span`` before and after it in its conversation (same memory, user, agent and
+        session; ordered by valid time, then id). Other entries have none."""
+        wanted = sorted(set(ids))
+        if not scope or not wanted or span < 1:
+            return {}
+        where, params = where_clause(scope, replace(f, types=frozenset({EntryType.RAW})))
+        rows = self.conn.execute(
+            "SELECT message_id, memory_id, user_id, agent_id, session_id, valid_at FROM entries "
+            f"WHERE message_type = 'raw' AND message_id IN ({_marks(len(wanted))})",
+            wanted,
+        )
+        out: dict[int, tuple[tuple[int, ...], ...]] = {}
+        for mid, memory_id, user, agent, session, valid in rows:
+            key = [memory_id, user, agent, session]
+            same = "e.memory_id = ? AND e.user_id = ? AND e.agent_id = ? AND e.session_id = ?"
+            around = []
+            for op, order in (("<", "DESC"), (">", "ASC")):
+                found = self.conn.execute(
+                    f"SELECT e.message_id FROM entries e WHERE {same} AND {where} "
+                    f"AND (e.valid_at {op} ? OR (e.valid_at = ? AND e.message_id {op} ?)) "
+                    f"ORDER BY e.valid_at {order}, e.message_id {order} LIMIT ?",
+                    [*key, *params, valid, valid, mid, span],
+                )
+                around.append([int(r[0]) for r in found])
+            before, after = around
+            out[int(mid)] = tuple(
+                tuple(x[d] for x in (before, after) if d < len(x)) for d in range(span)
+            )
+        return out
 
     def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
         if not ids:

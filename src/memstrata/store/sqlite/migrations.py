@@ -152,4 +152,12 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         CREATE INDEX jobs_memory ON jobs (memory_id);
         """,
     ),
+    (
+        2,
+        "conversation order index for neighbour lookups",
+        """
+        CREATE INDEX entries_conversation ON entries
+            (memory_id, session_id, user_id, agent_id, valid_at, message_id);
+        """,
+    ),
 )
