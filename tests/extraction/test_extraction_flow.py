@@ -3,7 +3,9 @@ and what ends up in the store, the job and the audit log."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from extraction_support import (
     CONFIG,
@@ -22,6 +24,7 @@ from memstrata.models import Origin
 from memstrata.policies.capacity import entry_size
 from memstrata.store.base import Store
 from memstrata.testing import DeterministicEmbedder, FakeLLM, FrozenClock, Reply
+from memstrata.testing.fake_llm import Responder
 
 S, E, P = EntryType.SEMANTIC, EntryType.EPISODIC, EntryType.PROCEDURAL
 
@@ -481,3 +484,79 @@ def test_costs_are_recorded_per_job_and_summed_per_memory(
     assert costs.prompt_tokens == sum(j.result["llm"]["prompt_tokens"] for j in jobs)
     assert costs.completion_tokens == sum(j.result["llm"]["completion_tokens"] for j in jobs)
     assert dict(costs.outcomes) == {"done": 2, "unparseable": 1}
+
+
+# --- decisions made outside the write are checked again inside it ---------------------------
+
+
+def scripted(
+    replies: dict[str, dict[str, object]], during_judgement: Callable[[], None]
+) -> Responder:
+    """Extraction replies by the turn's text; the first judgement call runs
+    ``during_judgement`` first (another worker or a reviewer acting meanwhile), then says add."""
+    calls: list[str] = []
+
+    def respond(body: dict[str, Any]) -> Reply:
+        schema = body["response_format"]["json_schema"]["name"]
+        user = body["messages"][-1]["content"]
+        if schema == "reconcile_decision":
+            calls.append(user)
+            if len(calls) == 1:
+                during_judgement()
+            return Reply.json(judgement("add"))
+        said = next(text for text in replies if text in user)
+        return Reply.json(replies[said])
+
+    return respond
+
+
+def test_a_fact_another_job_wrote_meanwhile_is_a_duplicate(
+    engine: Engine, alice: Principal, mem: Memory, llm: FakeLLM, worker: Worker
+) -> None:
+    say(engine, alice, mem, "I like jazz.")
+    first = say(engine, alice, mem, "I live in Berlin and I like rock.")
+    second = say(engine, alice, mem, "Berlin is home.")
+    other = Worker(engine, config=CONFIG, owner="other")
+    replies = {
+        "I like jazz.": facts(semantic=["The user likes jazz"]),
+        "I live in Berlin and": facts(semantic=["The user lives in Berlin", "The user likes rock"]),
+        "Berlin is home.": facts(semantic=["The user lives in Berlin"]),
+    }
+    llm.respond_with(scripted(replies, lambda: other.run_once()))  # runs the third turn's job
+    assert worker.run_until_idle() == 2
+    contents = [e.content for e in extracted(engine, mem)]
+    assert sorted(contents) == [
+        "The user likes jazz",
+        "The user likes rock",
+        "The user lives in Berlin",
+    ]
+    job = job_of(engine, first)
+    assert job.result["counts"] == {"added": 1, "deduped": 1, "superseded": 0, "suppressed": 0}
+    assert "found at write time" in job.progress_msg
+    (berlin,) = [e for e in extracted(engine, mem) if "Berlin" in e.content]
+    assert berlin.source_id == second.message_id
+    assert engine.evidence(alice, mem.id, berlin.message_id) == [
+        second.message_id,
+        first.message_id,
+    ]
+
+
+def test_a_duplicate_of_an_entry_rejected_meanwhile_is_suppressed(
+    engine: Engine, alice: Principal, mem: Memory, llm: FakeLLM, worker: Worker
+) -> None:
+    say(engine, alice, mem, "I love durian and jazz.")
+    llm.push(facts(semantic=["The user loves durian", "The user likes jazz"]))
+    worker.run_once()
+    durian = next(e for e in extracted(engine, mem) if "durian" in e.content)
+    again = say(engine, alice, mem, "Durian! And rock.")
+    replies = {"Durian!": facts(semantic=["The user loves durian", "The user likes rock"])}
+    reject = lambda: engine.review(alice, mem.id, durian.message_id, "rejected")  # noqa: E731
+    llm.respond_with(scripted(replies, reject))
+    worker.run_once()
+    job = job_of(engine, again)
+    assert job.result["counts"] == {"added": 1, "deduped": 0, "superseded": 0, "suppressed": 1}
+    assert f"suppress (entry {durian.message_id} rejected meanwhile)" in job.progress_msg
+    assert engine.evidence(alice, mem.id, durian.message_id) == [durian.source_id]
+    assert "The user loves durian" not in [
+        e.content for e in extracted(engine, mem) if e.trust is not Trust.REJECTED
+    ]

@@ -1,14 +1,16 @@
 """The write of an extraction: entries, supersessions, evidence, eviction and audit events, all in
 the transaction that finishes the job.
 
-Decisions were made outside the transaction, so each is checked again here: a target that was
-retired, rejected or removed in the meantime turns a duplicate or supersession into an add.
+Decisions were made outside the transaction (model calls never hold it), so each is checked
+again here: an add whose fact another job has written since becomes a duplicate, one a
+reviewer has rejected since is suppressed, and a target that was retired, rejected or removed
+in the meantime turns a duplicate or supersession into an add.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.extraction.extractor import Candidate
-from memstrata.extraction.reconcile import Action, Decision, closing_time
+from memstrata.extraction.neighbours import near
+from memstrata.extraction.reconcile import Action, Decision, Thresholds, closing_time, plan
 from memstrata.jobs import JobContext, JobResult
 from memstrata.models import Entry, Memory, NewEntry, Origin, Outcome, Scope, Trust
 from memstrata.policies.capacity import entry_size
@@ -36,6 +39,11 @@ class Planned:
     vector: NDArray[np.float32]
     decision: Decision
     judged: bool = False
+    label: str = ""
+    """How the job log names the item (``semantic item 2``)."""
+
+    def log_line(self) -> str:
+        return f"{self.label}: {self.decision.action.value} ({self.decision.reason})"
 
 
 @dataclass
@@ -62,6 +70,7 @@ def apply(
     raw_id: int,
     planned: Sequence[Planned],
     base: Mapping[str, Any],
+    thresholds: Thresholds,
 ) -> JobResult:
     now = engine.clock.now()
     scope = Scope(frozenset({memory_id}))
@@ -69,8 +78,12 @@ def apply(
     raw = w.entry(scope, raw_id)
     if memory is None or raw is None:
         return JobResult(Outcome.FAILED, "The memory or the turn no longer exists.")
-    targets = w.get_entries(scope, [p.decision.target for p in planned if p.decision.target])
-    final = _recheck(planned, targets)
+    settled = [_settle(w, memory_id, p, thresholds) for p in planned]
+    targets = w.get_entries(scope, [p.decision.target for p in settled if p.decision.target])
+    final = _recheck(settled, targets)
+    for before, after in zip(planned, final, strict=True):
+        if after.decision != before.decision:
+            ctx.queue.progress(ctx.job.id, ctx.owner, None, after.log_line(), w)
     tally = _Tally([], [], [], sum(p.decision.action is Action.SUPPRESS for p in final))
     _insert(w, engine, memory, raw, final, targets, now, tally, ctx.job.id)
     for p in final:
@@ -87,22 +100,46 @@ def apply(
     )
 
 
+def _settle(w: Writer, memory_id: str, p: Planned, thresholds: Thresholds) -> Planned:
+    """An add or supersession, unless a clear duplicate or a rejected look-alike appeared
+    since it was decided (another job wrote the same fact, a reviewer rejected it)."""
+    if p.decision.action not in (Action.ADD, Action.SUPERSEDE):
+        return p
+    current, rejected = near(w, memory_id, p.candidate, p.vector)
+    fresh = plan(p.candidate, current, rejected, thresholds)
+    if fresh.action not in (Action.DUPLICATE, Action.SUPPRESS):
+        return p
+    return replace(p, decision=replace(fresh, reason=f"{fresh.reason}, found at write time"))
+
+
 def _recheck(planned: Sequence[Planned], targets: Mapping[int, Entry]) -> list[Planned]:
-    """Decisions whose target is still a current, unrejected entry; the rest become adds.
-    An entry is superseded at most once per job."""
+    """Each decision against its target as it is now (see :func:`_checked`); an entry is
+    superseded at most once per job."""
     out: list[Planned] = []
     claimed: set[int] = set()
     for p in planned:
-        d = p.decision
-        if d.action in (Action.DUPLICATE, Action.SUPERSEDE):
-            t = targets.get(d.target) if d.target is not None else None
-            gone = t is None or t.retired_at is not None or t.trust is Trust.REJECTED
-            if gone or (d.action is Action.SUPERSEDE and d.target in claimed):
-                d = Decision(Action.ADD, reason=f"entry {d.target} changed meanwhile; added")
-            elif d.action is Action.SUPERSEDE and d.target is not None:
-                claimed.add(d.target)
-        out.append(Planned(p.candidate, p.vector, d, p.judged))
+        d = _checked(p.decision, targets, claimed)
+        if d.action is Action.SUPERSEDE and d.target is not None:
+            claimed.add(d.target)
+        out.append(replace(p, decision=d))
     return out
+
+
+def _checked(d: Decision, targets: Mapping[int, Entry], claimed: set[int]) -> Decision:
+    """A duplicate of an entry rejected since is suppressed, of one removed since is added
+    (one retired since keeps the evidence: re-adding it would bring an old fact back). A
+    supersession of an entry that is no longer current, or already superseded here, adds."""
+    if d.action not in (Action.DUPLICATE, Action.SUPERSEDE) or d.target is None:
+        return d
+    t = targets.get(d.target)
+    if t is not None and t.trust is Trust.REJECTED and d.action is Action.DUPLICATE:
+        return Decision(Action.SUPPRESS, t.message_id, f"entry {t.message_id} rejected meanwhile")
+    if d.action is Action.DUPLICATE and t is not None:
+        return d
+    stale = t is None or t.retired_at is not None or t.trust is Trust.REJECTED
+    if stale or d.target in claimed:
+        return Decision(Action.ADD, reason=f"entry {d.target} changed meanwhile; added")
+    return d
 
 
 def _insert(

@@ -21,27 +21,22 @@ from memstrata.errors import InvalidInput
 from memstrata.extraction import prompts, prompts_reconcile
 from memstrata.extraction.apply import Planned, apply
 from memstrata.extraction.extractor import Candidate, Parsed, parse_reply
+from memstrata.extraction.neighbours import near
 from memstrata.extraction.reconcile import (
     DEFAULT_THRESHOLDS,
     Action,
     Decision,
-    Neighbour,
     Thresholds,
     plan,
     resolve,
 )
 from memstrata.jobs import Commit, JobContext, JobResult
-from memstrata.models import Entry, Memory, Outcome, Scope, Trust
+from memstrata.models import Entry, Memory, Outcome, Scope
 from memstrata.providers.base import ChatModel, ChatReply
-from memstrata.retrieval.candidates import hybrid_candidates
-from memstrata.store.base import Reader
-from memstrata.store.filters import EntryFilter
 
 if TYPE_CHECKING:
     from memstrata.engine import Engine
 
-#: Neighbours drawn from each search leg per candidate.
-NEIGHBOURS = 10
 #: Characters of a rejected reply kept in the job result, for diagnosis.
 REPLY_EXCERPT = 500
 
@@ -80,7 +75,8 @@ class Extraction:
         if any(p.judged for p in planned):
             base["reconcile_version"] = prompts_reconcile.PROMPT_VERSION
         raw_id = turn.raw.message_id
-        return lambda w: apply(w, self.engine, ctx, turn.memory.id, raw_id, planned, base)
+        memory_id, thresholds = turn.memory.id, self.thresholds
+        return lambda w: apply(w, self.engine, ctx, memory_id, raw_id, planned, base, thresholds)
 
     def _load(self, ctx: JobContext) -> _Turn | JobResult:
         job = ctx.job
@@ -147,10 +143,11 @@ class Extraction:
             judged = decision.action is Action.JUDGE
             if judged:
                 decision = self._judge(ctx, chat, candidate, decision)
-            ctx.log(
-                f"{candidate.type.value} item {i + 1}: {decision.action.value} ({decision.reason})"
+            item = Planned(
+                candidate, vectors[i], decision, judged, f"{candidate.type.value} item {i + 1}"
             )
-            planned.append(Planned(candidate, vectors[i], decision, judged))
+            ctx.log(item.log_line())
+            planned.append(item)
         return planned
 
     def _repeats_earlier(
@@ -167,32 +164,6 @@ class Extraction:
     ) -> Decision:
         reply = ctx.call(chat, prompts_reconcile.build_request(candidate, decision.options))
         return resolve(reply.text, decision.options)
-
-
-def near(
-    r: Reader, memory_id: str, candidate: Candidate, vector: NDArray[np.float32]
-) -> tuple[list[Neighbour], list[Neighbour]]:
-    """Current entries of the candidate's type near it (forgotten and rejected ones left out),
-    and rejected entries of that type near it (retired versions included), in one memory."""
-    scope = Scope(frozenset({memory_id}))
-    types = frozenset({candidate.type})
-    current = EntryFilter(types=types, hide_forgotten=True, hide_rejected=True)
-    rejected = EntryFilter(types=types, trust=frozenset({Trust.REJECTED}), current_only=False)
-    return (
-        _near(r, scope, candidate.content, vector, current),
-        _near(r, scope, candidate.content, vector, rejected),
-    )
-
-
-def _near(
-    r: Reader, scope: Scope, text: str, vector: NDArray[np.float32], f: EntryFilter
-) -> list[Neighbour]:
-    _, cosine = hybrid_candidates(r, scope, text, vector, f, NEIGHBOURS)
-    found = r.get_entries(scope, cosine)
-    return [
-        Neighbour(e.message_id, e.content, cosine[e.message_id], e.valid_at, e.invalid_at)
-        for e in found.values()
-    ]
 
 
 def _skipped_no_model(memory: Memory) -> JobResult:
@@ -232,4 +203,4 @@ def _rejected(parsed: Parsed, text: str) -> JobResult:
     )
 
 
-__all__ = ["Extraction", "near"]
+__all__ = ["Extraction"]
