@@ -405,3 +405,47 @@ def test_get_entry_returns_the_vector(engine: Engine, alice: Principal, memory: 
     np.testing.assert_allclose(np.linalg.norm(vector), 1.0, rtol=1e-5)
     with engine.store.read() as r:
         assert r.entry(Scope(frozenset({memory.id})), a.message_id) == a
+
+
+# --- neighbour context ------------------------------------------------------------------------
+
+
+def test_a_turn_that_answers_in_context_rises_with_its_question(
+    engine: Engine, alice: Principal, memory: Memory, clock: FrozenClock
+) -> None:
+    def say(text: str, session: str) -> int:
+        clock.advance(seconds=1)
+        (e,) = engine.add_messages(alice, [memory.id], [TurnInput(text, session_id=session)])
+        return e.message_id
+
+    say("Did you ever go hiking in the Alps?", "a")
+    answer = say("Yes, we went last July and it rained.", "a")
+    unrelated = say("Yes, the rain was heavy on the drive home.", "b")
+    say("Anything else?", "b")
+    base = SearchRequest(
+        "hiking in the Alps rain",
+        (memory.id,),
+        top_n=10,
+        similarity_threshold=0.0,
+        neighbour_span=0,
+    )
+    with_context = SearchRequest(
+        "hiking in the Alps rain", (memory.id,), top_n=10, similarity_threshold=0.0
+    )
+
+    def rank(request: SearchRequest) -> list[int]:
+        return [h.entry.message_id for h in engine.search(alice, request)]
+
+    assert rank(base).index(answer) > rank(base).index(unrelated)
+    assert rank(with_context).index(answer) < rank(with_context).index(unrelated)
+
+
+def test_context_never_admits_an_entry_below_the_threshold(
+    engine: Engine, alice: Principal, memory: Memory
+) -> None:
+    hit = turn(engine, alice, memory, "green tea every morning")
+    turn(engine, alice, memory, "bicycle repair on sunday")
+    found_ids = found(engine, alice, memory, "green tea")
+    request = SearchRequest("green tea", (memory.id,), similarity_threshold=0.3)
+    assert [h.entry.message_id for h in engine.search(alice, request)] == [hit.message_id]
+    assert hit.message_id in found_ids

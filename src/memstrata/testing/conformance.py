@@ -299,6 +299,28 @@ class StoreConformance:
             found, _ = r.entries(Scope(frozenset({memory.id})), EntryFilter(session_contains="_%4"))
         assert [e.message_id for e in found] == [a]
 
+    def test_neighbours_follow_the_conversation(self, store: Store) -> None:
+        memory = make_memory()
+        later = T0 + timedelta(minutes=1)
+        rows: list[tuple[str, Any, dict[str, Any]]] = [
+            ("s1 first", unit(1), {"session_id": "s1"}),
+            ("s2 only", unit(1), {"session_id": "s2"}),
+            ("s1 third, written early", unit(1), {"session_id": "s1", "valid_at": later}),
+            ("s1 second", unit(1), {"session_id": "s1"}),
+            ("s1 other user", unit(1), {"session_id": "s1", "user_id": "u2"}),
+            ("s1 hidden", unit(1), {"session_id": "s1", "status": False}),
+            ("s1 fact", unit(1), {"session_id": "s1", "message_type": EntryType.SEMANTIC}),
+        ]
+        first, only, third, second, other, _hidden, fact = self.seed(store, memory, rows)
+        f = EntryFilter(enabled_only=True)
+        with store.read() as r:
+            got = r.neighbours(Scope(frozenset({memory.id})), [first, second, only, fact], f, 2)
+            none = r.neighbours(Scope(frozenset()), [first], f, 2)
+        assert got[first] == ((second,), (third,))
+        assert got[second] == ((first, third), ())
+        assert got[only] == ((), ())
+        assert fact not in got and other not in got[first][0] and none == {}
+
     # --- ranking --------------------------------------------------------------------------
 
     def test_keyword_search_ranks_and_stems(self, store: Store) -> None:
