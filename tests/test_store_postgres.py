@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import psycopg
 import pytest
 
-from memstrata.store.postgres import PostgresStore
+from memstrata.errors import InvalidInput
+from memstrata.models import Scope
+from memstrata.settings import Settings
+from memstrata.store import open_store
+from memstrata.store.filters import EntryFilter, where_clause
+from memstrata.store.postgres import PostgresStore, search
 from memstrata.store.postgres.conn import translate
-from memstrata.testing.conformance import StoreConformance
+from memstrata.store.postgres.migrations import MIGRATIONS
+from memstrata.store.sqlite import SQLiteStore
+from memstrata.testing.conformance import T0, StoreConformance, make_memory, unit
+
+if TYPE_CHECKING:
+    from memstrata.testing.postgres import EmbeddedPostgres
 
 pytestmark = pytest.mark.postgres
 
@@ -32,3 +51,210 @@ class TestPostgresConformance(StoreConformance):
 )
 def test_placeholders_translate_only_outside_literals(sql: str, expected: str) -> None:
     assert translate(sql) == expected
+
+
+def test_a_postgres_url_selects_the_postgres_store(postgres_dsn: str, tmp_path: Path) -> None:
+    store = open_store(Settings(data_dir=tmp_path, database_url=postgres_dsn))
+    try:
+        assert isinstance(store, PostgresStore)
+    finally:
+        store.close()
+    assert not list(tmp_path.iterdir())
+    default = open_store(Settings(data_dir=tmp_path))
+    try:
+        assert isinstance(default, SQLiteStore)
+    finally:
+        default.close()
+    with pytest.raises(InvalidInput, match="postgresql://"):
+        open_store(Settings(data_dir=tmp_path, database_url="mysql://x"))
+
+
+# --- BM25 against SQLite's FTS5 ----------------------------------------------------------------
+
+WORDS = """
+    tea coffee hiking hiked hikes mountain mountains river rivers cooking cooked painting garden
+    gardening sister brother birthday party travelling travel Paris Berlin school teacher teaching
+    dog dogs running runner marathon piano guitar concert novel reading the a of and to in is was
+    we they it on at with for
+""".split()  # noqa: SIM905
+
+
+def corpus(n: int, seed: int = 7) -> list[str]:
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, len(WORDS) + 1)
+    weights = weights / weights.sum()
+    order = rng.permutation(len(WORDS))
+    return [
+        " ".join(WORDS[order[i]] for i in rng.choice(len(WORDS), rng.integers(3, 30), p=weights))
+        for _ in range(n)
+    ]
+
+
+def test_bm25_ranks_and_scores_as_sqlite_fts5_does(
+    postgres_store: PostgresStore, sqlite_store: SQLiteStore
+) -> None:
+    memory = make_memory()
+    rows = [(t, unit(1), {}) for t in corpus(300)]
+    stores = (postgres_store, sqlite_store)
+    positions = [
+        {i: n for n, i in enumerate(StoreConformance().seed(s, memory, rows))} for s in stores
+    ]
+    scope = Scope(frozenset({memory.id}))
+    for query in ("hiking", "Paris marathon", "teachers teaching piano", "rivers river", "dog"):
+        ranked = []
+        for store, position in zip(stores, positions, strict=True):
+            with store.read() as r:
+                hits = r.keyword_candidates(scope, query, EntryFilter(), 300)
+            ranked.append([(position[i], score) for i, score in hits])
+        pg, lite = ranked
+        assert len(pg) == len(lite) > 5, query
+        assert [s for _, s in pg] == pytest.approx([s for _, s in lite], rel=1e-9), query
+        # the same entry gets the same score (ties may come in either order)
+        assert sorted((p, round(s, 9)) for p, s in pg) == sorted((p, round(s, 9)) for p, s in lite)
+
+
+# --- several processes on one database ---------------------------------------------------------
+
+
+def test_processes_starting_together_apply_each_migration_once(
+    postgres_server: EmbeddedPostgres,
+) -> None:
+    dsn = postgres_server.create_database(f"migrate_{uuid.uuid4().hex[:8]}")
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            PostgresStore(dsn, pool_size=1).close()
+        except BaseException as exc:  # collected and re-raised in the test thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    with psycopg.connect(dsn) as conn:
+        versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY 1")]
+    assert versions == [version for version, _, _ in MIGRATIONS]
+
+
+def test_a_claim_skips_jobs_another_worker_holds(postgres_store: PostgresStore) -> None:
+    with postgres_store.write() as w:
+        first, second = (
+            w.enqueue_job(kind="extraction", tenant_id="t", memory_id="m", message_id=i, at=T0)
+            for i in (1, 2)
+        )
+    held, release = threading.Event(), threading.Event()
+    claimed: list[int] = []
+
+    def hold() -> None:
+        with postgres_store.write() as w:
+            job = w.claim_job(T0, 60, "worker-a")
+            claimed.append(job.id if job else -1)
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert held.wait(10)
+    started = time.monotonic()
+    try:
+        with postgres_store.write() as w:
+            job = w.claim_job(T0, 60, "worker-b")
+    finally:
+        release.set()
+        holder.join()
+    assert claimed == [first] and job is not None and job.id == second
+    assert time.monotonic() - started < 2, "the claim waited for the other worker's lock"
+
+
+# --- search paths only PostgreSQL has ----------------------------------------------------------
+
+
+@pytest.fixture
+def hnsw_store(postgres_server: EmbeddedPostgres) -> Iterator[PostgresStore]:
+    """A store whose planner must take the HNSW index (it prefers exact scans on tiny tables)."""
+    name = f"hnsw_{uuid.uuid4().hex[:8]}"
+    dsn = postgres_server.create_database(name)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
+            conn.execute(f"ALTER DATABASE {name} SET {setting} = off")
+    store = PostgresStore(dsn, pool_size=2)
+    yield store
+    store.close()
+
+
+def test_filtered_search_on_the_hnsw_index_fills_the_limit(hnsw_store: PostgresStore) -> None:
+    assert 384 in hnsw_store.indexed_dims
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(600, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    users = ["u1" if n % 10 == 0 else "u2" for n in range(600)]
+    memory, other = make_memory(), make_memory()
+    rows = [("x", v, {"user_id": u, "size_bytes": 1}) for v, u in zip(vectors, users, strict=True)]
+    ids = StoreConformance().seed(hnsw_store, memory, rows)
+    StoreConformance().seed(hnsw_store, other, rows)
+    query = vectors[0] + 0.1 * vectors[1]
+    query /= np.linalg.norm(query)
+    scope, f = Scope(frozenset({memory.id})), EntryFilter(user_id="u1")
+    where, params = where_clause(scope, f)
+    indexed = search._vector_sql(where, 384, indexed=True)
+    with hnsw_store.read() as r:
+        plan = r.conn.execute("EXPLAIN " + indexed, [query, *params, 10])
+        from_index = r.conn.execute(indexed, [query, *params, 10])
+        hits = r.vector_candidates(scope, query, f, 10)
+    assert "entries_hnsw_384" in " ".join(str(p[0]) for p in plan)
+    # ef_search is 40, so only the iterative scan finds 10 rows when 9 in 10 are filtered out
+    assert len(from_index) == 10
+    wanted = [n for n in range(600) if users[n] == "u1"]
+    exact = sorted(wanted, key=lambda n: -float(vectors[n] @ query))[:10]
+    found = [ids.index(i) for i, _ in hits]
+    assert len(found) == 10 and set(found) <= set(wanted)  # 90% filtered out, still 10 rows
+    assert len(set(found) & set(exact)) >= 9
+    sims = [s for _, s in hits]
+    assert sims == sorted(sims, reverse=True)
+    assert sims[0] == pytest.approx(float(vectors[found[0]] @ query), abs=1e-5)
+
+
+# --- erasure -----------------------------------------------------------------------------------
+
+
+def _tuples_holding(dsn: str, table: str, needle: bytes) -> int:
+    """Heap tuples (live or dead, not yet pruned) of ``table`` whose bytes contain ``needle``."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pageinspect")
+        row = conn.execute(
+            "SELECT count(*) FROM generate_series(0, "
+            "  (pg_relation_size(%s::regclass) / current_setting('block_size')::int) - 1) p, "
+            "  heap_page_items(get_raw_page(%s, p::int)) h "
+            "WHERE h.t_data IS NOT NULL AND position(%s::bytea IN h.t_data) > 0",
+            [table, table, needle],
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_erasure_drops_term_statistics_and_scrub_prunes_the_rows(
+    postgres_store: PostgresStore, postgres_dsn: str
+) -> None:
+    memory = make_memory()
+    secret, kept = StoreConformance().seed(
+        postgres_store,
+        memory,
+        [("Zanzibar secret seventy", unit(1), {}), ("tea with milk", unit(1), {})],
+    )
+    with postgres_store.write() as w:
+        w.delete_entries(memory.id, [secret])
+    with psycopg.connect(postgres_dsn) as conn:
+        terms = {r[0] for r in conn.execute("SELECT term FROM fts_terms")}
+        docs = conn.execute("SELECT docs, tokens FROM fts_docs").fetchall()
+    assert terms == {"tea", "with", "milk"} and docs == [(1, 3)]
+    assert _tuples_holding(postgres_dsn, "entries", b"Zanzibar") == 1  # dead, not yet pruned
+    postgres_store.scrub()
+    for table, needle in (("entries", b"Zanzibar"), ("fts_terms", b"zanzibar")):
+        assert _tuples_holding(postgres_dsn, table, needle) == 0, table
+    scope = Scope(frozenset({memory.id}))
+    with postgres_store.read() as r:
+        assert [i for i, _ in r.keyword_candidates(scope, "zanzibar tea", EntryFilter(), 5)] == [
+            kept
+        ]

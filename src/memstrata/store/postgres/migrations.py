@@ -310,4 +310,10 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (2, "initial schema", _TABLES),
     (3, "tenant of evidence and audit rows", _TENANT_FILL),
     (4, "BM25 term statistics", _TERM_STATISTICS),
+    (
+        5,
+        "conversation order index for neighbour lookups",
+        "CREATE INDEX entries_conversation ON entries "
+        "(memory_id, session_id, user_id, agent_id, valid_at, message_id);",
+    ),
 )
