@@ -25,8 +25,8 @@ from memstrata.errors import MemstrataError, NotFound
 from memstrata.models import Principal, User
 from memstrata.settings import Settings
 
-#: The worker's entry point: ``run_worker(engine, stop)`` runs jobs until ``stop`` is set.
-WORKER_MODULE, WORKER_FUNCTION = "memstrata.jobs", "run_worker"
+#: Background jobs: ``start_worker(engine, stop)`` runs them in a thread until ``stop`` is set.
+WORKER_MODULE = "memstrata.jobs"
 WORKER_STOP_TIMEOUT_S = 30.0
 
 data_dir_option = click.option(
@@ -117,30 +117,22 @@ def _announce(settings: Settings, admin: User, new_key: str | None) -> None:
     sys.stdout.flush()
 
 
-def _worker_entry() -> Callable[[Engine, threading.Event], None] | None:
-    """The worker's ``run_worker``, when the worker module is installed."""
+def _jobs() -> Any:
+    """The worker module (:mod:`memstrata.jobs`), or None where it is not installed."""
     try:
-        module = importlib.import_module(WORKER_MODULE)
+        return importlib.import_module(WORKER_MODULE)
     except ModuleNotFoundError as exc:
         if exc.name != WORKER_MODULE:
             raise
         return None
-    entry: Callable[[Engine, threading.Event], None] | None = getattr(module, WORKER_FUNCTION, None)
-    return entry
 
 
 def _start_worker(engine: Engine, stop: threading.Event) -> threading.Thread | None:
-    entry = _worker_entry()
-    if entry is None:
-        click.echo(
-            f"note: no background worker ({WORKER_MODULE}.{WORKER_FUNCTION} is not available); "
-            "extraction jobs stay queued",
-            err=True,
-        )
+    jobs = _jobs()
+    if jobs is None:
+        click.echo(f"note: no background worker ({WORKER_MODULE} is missing)", err=True)
         return None
-    thread = threading.Thread(target=entry, args=(engine, stop), name="memstrata-worker")
-    thread.daemon = True
-    thread.start()
+    thread: threading.Thread = jobs.start_worker(engine, stop)
     return thread
 
 
@@ -149,13 +141,13 @@ def _start_worker(engine: Engine, stop: threading.Event) -> threading.Thread | N
 @_fail_cleanly
 def worker(data_dir: Path | None) -> None:
     """Run background jobs only (for a separate worker process)."""
-    entry = _worker_entry()
-    if entry is None:
-        raise click.ClickException(f"{WORKER_MODULE}.{WORKER_FUNCTION} is not available")
+    jobs = _jobs()
+    if jobs is None:
+        raise click.ClickException(f"{WORKER_MODULE} is missing")
     with Engine.open(settings=_settings(data_dir)) as engine:
         stop = threading.Event()
         try:
-            entry(engine, stop)
+            jobs.Worker(engine).run_forever(stop)
         except KeyboardInterrupt:
             stop.set()
 

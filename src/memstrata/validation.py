@@ -63,9 +63,10 @@ def memory_types(value: object) -> tuple[EntryType, ...]:
     if not isinstance(value, (list, tuple)):
         raise InvalidInput("memory_type", "Memory type must be a list.")
     known = {t.value for t in EntryType}
-    bad = {v for v in value if not isinstance(v, str) or v.lower() not in known}
-    if bad:
-        raise InvalidInput("memory_type", f"Memory type '{bad}' is not supported.")
+    bad = [v for v in value if not isinstance(v, str) or v.lower() not in known]
+    if bad:  # shown as RAGFlow prints them, a Python set (values may be unhashable here)
+        shown = "{" + ", ".join(dict.fromkeys(repr(v) for v in bad)) + "}"
+        raise InvalidInput("memory_type", f"Memory type '{shown}' is not supported.")
     chosen = {v.lower() for v in value}
     return tuple(t for t in EntryType if t.value in chosen)
 
