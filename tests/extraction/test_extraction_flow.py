@@ -206,6 +206,10 @@ def test_http_500_is_retried_then_failed(
         3,
     )
     assert job.progress_msg.count("HTTP 500") == 3
+    assert job.progress_msg.splitlines()[-1].endswith(
+        f"Attempt 3 failed: chat call to {llm.url} failed with HTTP 500: internal server error"
+    )
+    assert worker.run_until_idle() == 0  # parked jobs stay parked
     assert_failed_and_nothing_lost(engine, alice, mem, raw.message_id)
 
 
