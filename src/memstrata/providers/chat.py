@@ -70,8 +70,7 @@ class OpenAIChatModel:
         )
 
     def _create(self, request: ChatRequest, mode: str) -> Any:
-        import openai
-
+        openai = _openai_package()
         kwargs: dict[str, Any] = {
             "model": self._model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
@@ -92,8 +91,7 @@ class OpenAIChatModel:
             raise _status_error(exc, mode, self._config.base_url) from exc
 
     def _openai(self) -> openai.OpenAI:
-        import openai
-
+        openai = _openai_package()
         with self._lock:
             if self._client is None:
                 self._client = openai.OpenAI(
@@ -103,6 +101,18 @@ class OpenAIChatModel:
                     max_retries=0,
                 )
             return self._client
+
+
+def _openai_package() -> Any:
+    """The ``openai`` package (the ``server`` extra), imported on first use."""
+    try:
+        import openai
+    except ImportError as exc:
+        raise ChatError(
+            "chat models need the openai package: pip install 'memstrata[server]'",
+            transient=False,
+        ) from exc
+    return openai
 
 
 class _FormatRejected(Exception):
