@@ -13,6 +13,7 @@ from memstrata.extraction.reconcile import (
     key_terms,
     plan,
     resolve,
+    same_statement,
 )
 from memstrata.models import EntryType
 
@@ -48,6 +49,13 @@ def test_very_similar_statements_with_other_numbers_or_names_need_judgement() ->
     porto = plan(BERLIN, [n(6, "The user lives in Porto", 0.95)], [])
     assert porto.action is Action.JUDGE
     assert plan(age, [], [n(9, "The user is 29 years old", 0.94)]).action is Action.ADD
+
+
+def test_same_statement() -> None:
+    assert same_statement("The user lives in Berlin.", "the user lives in berlin", 0.1)
+    assert same_statement("User lives in Berlin now", "The user lives in Berlin", 0.95)
+    assert not same_statement("The user is 29 years old", "The user is 39 years old", 0.94)
+    assert not same_statement("User lives in Berlin now", "The user lives in Berlin", 0.91)
 
 
 def test_key_terms_are_numbers_and_names() -> None:

@@ -31,6 +31,12 @@ class Usage:
             latency_ms=int(llm.get("latency_ms", 0)),
         )
 
+    def merge(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.latency_ms += other.latency_ms
+
     def add(self, reply: ChatReply) -> None:
         self.calls += reply.calls
         self.prompt_tokens += reply.prompt_tokens
@@ -69,11 +75,7 @@ def summarise(memory_id: str, jobs: Iterable[Job]) -> ExtractionCosts:
     count = 0
     for job in jobs:
         count += 1
-        used = Usage.from_result(job.result)
-        total.calls += used.calls
-        total.prompt_tokens += used.prompt_tokens
-        total.completion_tokens += used.completion_tokens
-        total.latency_ms += used.latency_ms
+        total.merge(Usage.from_result(job.result))
         outcomes[job.outcome or "pending"] += 1
     return ExtractionCosts(
         memory_id=memory_id,

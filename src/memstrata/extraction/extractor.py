@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from memstrata.clock import ensure_utc
@@ -38,7 +38,7 @@ class Parsed:
     candidates: tuple[Candidate, ...] = ()
     outcome: Outcome | None = None
     problems: tuple[str, ...] = ()
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
     """What was repaired (dropped empty items, times that fell back); logged on the job."""
 
 

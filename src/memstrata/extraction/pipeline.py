@@ -29,6 +29,7 @@ from memstrata.extraction.reconcile import (
     Thresholds,
     plan,
     resolve,
+    same_statement,
 )
 from memstrata.jobs import Commit, JobContext, JobResult
 from memstrata.models import Entry, Memory, Outcome, Scope
@@ -134,7 +135,7 @@ class Extraction:
     ) -> list[Planned]:
         planned: list[Planned] = []
         for i, candidate in enumerate(candidates):
-            if self._repeats_earlier(candidate, vectors, i, candidates):
+            if self._repeats_earlier(i, candidates, vectors):
                 ctx.log(f"{candidate.type.value}: item {i + 1} repeats an earlier item; dropped")
                 continue
             with self.engine.store.read() as r:
@@ -151,11 +152,15 @@ class Extraction:
         return planned
 
     def _repeats_earlier(
-        self, candidate: Candidate, vectors: NDArray[np.float32], i: int, all: Sequence[Candidate]
+        self, i: int, candidates: Sequence[Candidate], vectors: NDArray[np.float32]
     ) -> bool:
-        same = self.thresholds.same
+        """Whether item ``i`` says what an earlier item of its type in the reply said."""
+        c = candidates[i]
         return any(
-            all[j].type is candidate.type and float(vectors[j] @ vectors[i]) >= same
+            candidates[j].type is c.type
+            and same_statement(
+                c.content, candidates[j].content, float(vectors[j] @ vectors[i]), self.thresholds
+            )
             for j in range(i)
         )
 

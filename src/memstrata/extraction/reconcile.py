@@ -73,14 +73,14 @@ def plan(
     memory's ``rejected`` entries of its type."""
     text = fold(candidate.content)
     for r in _by_similarity(rejected):
-        if fold(r.content) == text or _same(candidate, r, thresholds):
+        if same_statement(candidate.content, r.content, r.similarity, thresholds):
             return Decision(Action.SUPPRESS, r.message_id, f"matches rejected entry {r.message_id}")
     ranked = _by_similarity(neighbours)
     for n in ranked:
         if fold(n.content) == text:
             return Decision(Action.DUPLICATE, n.message_id, f"same text as entry {n.message_id}")
     for n in ranked:
-        if _same(candidate, n, thresholds):
+        if same_statement(candidate.content, n.content, n.similarity, thresholds):
             reason = f"cosine {n.similarity:.3f} with entry {n.message_id}"
             return Decision(Action.DUPLICATE, n.message_id, reason)
     close = tuple(n for n in ranked if n.similarity >= thresholds.related)
@@ -137,9 +137,14 @@ def key_terms(text: str) -> frozenset[str]:
     )
 
 
-def _same(candidate: Candidate, n: Neighbour, thresholds: Thresholds) -> bool:
-    """Clearly the same statement: very similar, and the same numbers and names."""
-    return n.similarity >= thresholds.same and key_terms(candidate.content) == key_terms(n.content)
+def same_statement(
+    a: str, b: str, similarity: float, thresholds: Thresholds = DEFAULT_THRESHOLDS
+) -> bool:
+    """Clearly the same statement: the same folded text, or very similar (cosine
+    ``similarity``) with the same numbers and names."""
+    if fold(a) == fold(b):
+        return True
+    return similarity >= thresholds.same and key_terms(a) == key_terms(b)
 
 
 def _by_similarity(entries: Sequence[Neighbour]) -> list[Neighbour]:
