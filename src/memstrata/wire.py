@@ -97,11 +97,16 @@ def error_envelope(exc: MemstrataError) -> tuple[int, Json]:
     detail: Json = {"error": exc.code}
     if isinstance(exc, InvalidInput):
         detail["field"] = exc.field
-    return found.status, {"code": found.code, "message": message, "data": detail}
+    return found.status, failure(found.code, message, detail)
 
 
 def envelope(data: object = None, message: object = True) -> Json:
+    """A success: code 0, ``message`` true (or RAGFlow's text), and the data."""
     return {"code": SUCCESS, "message": message, "data": data}
+
+
+def failure(code: int, message: object, data: object = None) -> Json:
+    return {"code": code, "message": message, "data": data}
 
 
 def error_from_envelope(body: Mapping[str, Any], status: int) -> MemstrataError:

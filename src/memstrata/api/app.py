@@ -65,12 +65,11 @@ def _validation_error(request: Request, exc: RequestValidationError) -> JSONResp
 
 def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
     """Routing errors (unknown path, wrong method) in the same envelope."""
-    body = {"code": exc.status_code, "message": str(exc.detail), "data": None}
+    body = wire.failure(exc.status_code, str(exc.detail))
     return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
 
 def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     """A bug: RAGFlow's EXCEPTION_ERROR, with the exception's repr, and a logged traceback."""
     log.error("%s %s raised", request.method, request.url.path, exc_info=exc)
-    body = {"code": wire.EXCEPTION_ERROR, "message": repr(exc), "data": None}
-    return JSONResponse(body, status_code=500)
+    return JSONResponse(wire.failure(wire.EXCEPTION_ERROR, repr(exc)), status_code=500)
