@@ -21,6 +21,7 @@ Connection failures stay ``httpx`` exceptions.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -117,17 +118,35 @@ class _AsyncRunner(Protocol):
 
 
 def _sync(op: Callable[P, Call[T]]) -> Callable[Concatenate[Any, P], T]:
-    def method(self: _Runner, *args: P.args, **kwargs: P.kwargs) -> T:
+    """A client method that sends ``op``'s call and returns its result."""
+
+    def method(self: _Runner, /, *args: P.args, **kwargs: P.kwargs) -> T:
         return self._run(op(*args, **kwargs))
 
-    return functools.wraps(op)(method)  # type: ignore[return-value]
+    _describe(method, op, "{}")
+    return method
 
 
 def _async(op: Callable[P, Call[T]]) -> Callable[Concatenate[Any, P], Awaitable[T]]:
-    async def method(self: _AsyncRunner, *args: P.args, **kwargs: P.kwargs) -> T:
+    """The same, awaited."""
+
+    async def method(self: _AsyncRunner, /, *args: P.args, **kwargs: P.kwargs) -> T:
         return await self._run(op(*args, **kwargs))
 
-    return functools.wraps(op)(method)  # type: ignore[return-value]
+    _describe(method, op, "Awaitable[{}]")
+    return method
+
+
+def _describe(method: Callable[..., Any], op: Callable[..., Any], returns: str) -> None:
+    """Name and document ``method`` as ``op``: its parameters after ``self``, and the result
+    of its call (``returns`` formats it) for a return type."""
+    functools.update_wrapper(method, op)
+    signature = inspect.signature(op)
+    result = str(signature.return_annotation).removeprefix("Call[").removesuffix("]")
+    this = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+    method.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[this, *signature.parameters.values()], return_annotation=returns.format(result)
+    )
 
 
 # --- encoding helpers -----------------------------------------------------------------------
