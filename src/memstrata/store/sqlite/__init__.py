@@ -11,6 +11,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -181,24 +182,44 @@ class SQLiteStore(Store):
     def vector_search(
         self, conn: Conn, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
     ) -> list[tuple[int, float]]:
+        """Exact cosine over the scope's vectors, best first; the SQL filter then runs on the
+        best candidates only, widening until ``limit`` pass or every vector was considered."""
         self._vectors.sync(lambda high: self._vectors_after(conn, high))
-        where, params = where_clause(scope, f)
-        rows = conn.execute(f"SELECT e.message_id FROM entries e WHERE {where}", params)
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        ids, sims = self._vectors.scores(ids, vector)
-        if len(ids) > limit:
-            top = np.argpartition(-sims, limit - 1)[:limit]
-            ids, sims = ids[top], sims[top]
-        order = np.argsort(-sims, kind="stable")
-        return [(int(ids[i]), float(sims[i])) for i in order]
+        ids, sims = self._vectors.scores(sorted(scope.memory_ids), vector)
+        kept: list[tuple[int, float]] = []
+        take = min(len(ids), max(4 * limit, 64))
+        while take:
+            top = (
+                np.argpartition(-sims, take - 1)[:take] if take < len(ids) else np.arange(len(ids))
+            )
+            top = top[np.argsort(-sims[top], kind="stable")]
+            allowed = self._passing(conn, scope, f, ids[top])
+            kept = [(int(ids[i]), float(sims[i])) for i in top if int(ids[i]) in allowed]
+            if len(kept) >= limit or take == len(ids):
+                break
+            take = min(len(ids), take * 8)
+        return kept[:limit]
 
-    def _vectors_after(self, conn: Conn, high: int) -> list[tuple[int, bytes]]:
+    def _passing(
+        self, conn: Conn, scope: Scope, f: EntryFilter, ids: NDArray[np.int64]
+    ) -> set[int]:
+        """Which of ``ids`` pass ``f`` (SQLite takes up to 32766 parameters per statement)."""
+        allowed: set[int] = set()
+        step = 30_000
+        for i in range(0, len(ids), step):
+            chunk = frozenset(int(x) for x in ids[i : i + step])
+            where, params = where_clause(scope, replace(f, message_ids=chunk))
+            rows = conn.execute(f"SELECT e.message_id FROM entries e WHERE {where}", params)
+            allowed.update(int(r[0]) for r in rows)
+        return allowed
+
+    def _vectors_after(self, conn: Conn, high: int) -> list[tuple[int, str, bytes]]:
         rows = conn.execute(
-            "SELECT message_id, embedding FROM entries WHERE message_id > ? "
-            "AND embedding IS NOT NULL",
+            "SELECT message_id, memory_id, embedding FROM entries WHERE message_id > ? "
+            "AND embedding IS NOT NULL ORDER BY message_id",
             [high],
         )
-        return [(int(r[0]), bytes(r[1])) for r in rows]
+        return [(int(r[0]), str(r[1]), bytes(r[2])) for r in rows]
 
     def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
         self._vectors.drop(ids)
