@@ -88,13 +88,10 @@ class Conversation:
 # --- loading -------------------------------------------------------------------------------------
 
 _DATE = re.compile(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", re.I)
-_MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        "january february march april may june july august "
-        "september october november december".split()
-    )
-}
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+)
+_MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES.split(), 1)}
 _SESSION_KEY = re.compile(r"session_(\d+)")
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
 
@@ -143,7 +140,9 @@ def _sessions(conv: Mapping[str, Any]) -> tuple[Session, ...]:
             continue  # date keys, speaker names; a date key with no session is ignored
         index = int(m.group(1))
         at = parse_datetime(conv[f"{key}_date_time"])
-        out.append(Session(index, at, tuple(_turn(t, index, i, at) for i, t in enumerate(turns, 1))))
+        out.append(
+            Session(index, at, tuple(_turn(t, index, i, at) for i, t in enumerate(turns, 1)))
+        )
     return tuple(sorted(out, key=lambda s: s.index))
 
 
@@ -251,11 +250,12 @@ def evaluate(
     """Index each conversation, ask its questions, and report recall@k and timings."""
     rows: list[Scored] = []
     latencies: list[float] = []
-    index_s = 0.0
+    index_s = index_cpu_s = 0.0
     for conv in conversations:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         retriever.index(conv)
         index_s += time.perf_counter() - t0
+        index_cpu_s += time.process_time() - c0
         for q in conv.questions:
             t0 = time.perf_counter()
             ranked = retriever.search(conv.sample_id, q.question, max(ks))
@@ -272,6 +272,7 @@ def evaluate(
         },
         "timing": {
             "index_s": round(index_s, 3),
+            "index_cpu_s": round(index_cpu_s, 3),
             "turns": sum(len(c.turns) for c in conversations),
             "query_p50_ms": _ms(_percentile(latencies, 0.50)),
             "query_p95_ms": _ms(_percentile(latencies, 0.95)),
@@ -285,12 +286,13 @@ def _ms(seconds: float | None) -> float | None:
 
 # --- BM25 baseline -------------------------------------------------------------------------------
 
-STOP_WORDS = frozenset(
-    "a an the and or but if of to in on at by for with from as is are was were be been being "
-    "am do does did has have had it its this that these those there here what which who whom "
-    "when where why how i me my you your he him his she her we us our they them their so not "
-    "no than then too very can will would should could about into".split()
-)
+_STOP = """
+a an the and or but if of to in on at by for with from as is are was were be been being am do does
+did has have had it its this that these those there here what which who whom when where why how i
+me my you your he him his she her we us our they them their so not no than then too very can will
+would should could about into
+"""
+STOP_WORDS = frozenset(_STOP.split())
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 
@@ -385,6 +387,18 @@ def markdown_table(
     rows = [_row(name, r, ks) for name, r in results.items()]
     if paper:
         rows.append(_paper_row("DRAGON (paper, Table 3)", DRAGON_PAPER, ks))
+    lines = [header, ["---"] * len(header), *rows]
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
+
+
+def timing_table(results: Mapping[str, Mapping[str, Any]]) -> str:
+    """Rows = systems; index wall/CPU seconds, query p50/p95 ms, peak RSS of the process."""
+    header = ["system", "index s", "index CPU s", "query p50 ms", "query p95 ms", "peak RSS MB"]
+    rows = []
+    for name, r in results.items():
+        t, rss = r["timing"], r.get("process", {}).get("peak_rss_mb")
+        cells = [t["index_s"], t.get("index_cpu_s"), t["query_p50_ms"], t["query_p95_ms"], rss]
+        rows.append([name, *("–" if c is None else f"{c:g}" for c in cells)])
     lines = [header, ["---"] * len(header), *rows]
     return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 

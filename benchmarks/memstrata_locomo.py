@@ -85,13 +85,18 @@ class MemstrataRetriever:
 
     def index(self, conv: Conversation) -> None:
         memory = self.engine.create_memory(
-            self.actor, name=conv.sample_id, memory_type=["raw"], memory_size=10 * 1024 * 1024,
-            embd_id="all-MiniLM-L6-v2@Builtin", llm_id="none@None",
+            self.actor,
+            name=conv.sample_id,
+            memory_type=["raw"],
+            memory_size=10 * 1024 * 1024,
+            embd_id="all-MiniLM-L6-v2@Builtin",
+            llm_id="none@None",
         )
         self._memories[conv.sample_id] = memory.id
         turns = [
-            TurnInput(turn_text(t), session_id=f"{conv.sample_id}/s{t.session}",
-                      conversation_time=t.at)
+            TurnInput(
+                turn_text(t), session_id=f"{conv.sample_id}/s{t.session}", conversation_time=t.at
+            )
             for t in conv.turns
         ]
         written = self.engine.add_messages(self.actor, [memory.id], turns)
@@ -100,7 +105,10 @@ class MemstrataRetriever:
 
     def search(self, conv_id: str, question: str, k: int) -> list[str]:
         request = SearchRequest(
-            question, (self._memories[conv_id],), top_n=k, similarity_threshold=0.0,
+            question,
+            (self._memories[conv_id],),
+            top_n=k,
+            similarity_threshold=0.0,
             **self.search_options,
         )
         return [self._dia[h.entry.message_id] for h in self.engine.search(self.actor, request)]
@@ -137,8 +145,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_bm25:
         results["BM25 baseline"] = evaluate(BM25Retriever(), conversations)
     results["memstrata"] = run(
-        conversations, cache=not args.no_cache,
-        keywords_similarity_weight=args.weight, fusion=Fusion(args.fusion),
+        conversations,
+        cache=not args.no_cache,
+        keywords_similarity_weight=args.weight,
+        fusion=Fusion(args.fusion),
     )
     print(markdown_table(results))
     if args.out:

@@ -96,8 +96,12 @@ class Bench:
         )
         self.actor: Principal = self.engine.principal(self.engine.create_user("bench").id)
         self.memory = self.engine.create_memory(
-            self.actor, name="speed", memory_type=["raw"], memory_size=10 * 1024 * 1024,
-            embd_id="all-MiniLM-L6-v2@Builtin", llm_id="none@None",
+            self.actor,
+            name="speed",
+            memory_type=["raw"],
+            memory_size=10 * 1024 * 1024,
+            embd_id="all-MiniLM-L6-v2@Builtin",
+            llm_id="none@None",
         )
         self.memory_size_unlimited()
         self.count = 0
@@ -111,8 +115,13 @@ class Bench:
         total, embed = [], []
         for text in texts:
             t0 = time.perf_counter()
-            self.engine.add_turn(self.actor, [self.memory.id], user_input=text,
-                                 agent_response="", user_id=f"user-{self.count % USERS}")
+            self.engine.add_turn(
+                self.actor,
+                [self.memory.id],
+                user_input=text,
+                agent_response="",
+                user_id=f"user-{self.count % USERS}",
+            )
             total.append(time.perf_counter() - t0)
             embed.append(self.embedder.last_seconds)
             self.count += 1
@@ -120,8 +129,10 @@ class Bench:
         return {
             "n": len(texts),
             "turns_per_s": round(len(texts) / sum(total), 1),
-            "write_p50_ms": pct(total, 0.5), "write_p95_ms": pct(total, 0.95),
-            "embed_p50_ms": pct(embed, 0.5), "store_p50_ms": pct(store, 0.5),
+            "write_p50_ms": pct(total, 0.5),
+            "write_p95_ms": pct(total, 0.95),
+            "embed_p50_ms": pct(embed, 0.5),
+            "store_p50_ms": pct(store, 0.5),
             "store_p95_ms": pct(store, 0.95),
             "embed_share": round(sum(embed) / sum(total), 3),
         }
@@ -131,14 +142,20 @@ class Bench:
         embed = 0.0
         for i in range(0, len(texts), batch):
             chunk = texts[i : i + batch]
-            turns = [TurnInput(t, user_id=f"user-{(self.count + j) % USERS}")
-                     for j, t in enumerate(chunk)]
+            turns = [
+                TurnInput(t, user_id=f"user-{(self.count + j) % USERS}")
+                for j, t in enumerate(chunk)
+            ]
             self.engine.add_messages(self.actor, [self.memory.id], turns)
             embed += self.embedder.last_seconds
             self.count += len(chunk)
         seconds = time.perf_counter() - t0
-        return {"n": len(texts), "batch": batch, "turns_per_s": round(len(texts) / seconds, 1),
-                "embed_share": round(embed / seconds, 3)}
+        return {
+            "n": len(texts),
+            "batch": batch,
+            "turns_per_s": round(len(texts) / seconds, 1),
+            "embed_share": round(embed / seconds, 3),
+        }
 
     def fill_to(self, size: int, texts: list[str], vectors: dict[str, NDArray[np.float32]]) -> None:
         """Bulk-load with precomputed vectors (store cost only) until the memory holds ``size``."""
@@ -146,26 +163,37 @@ class Bench:
         base = {t: v for t, v in vectors.items()}
         while self.count < size:
             n = min(BATCH, size - self.count)
-            chunk = [f"{texts[(self.count + j) % len(texts)]} (#{self.count + j})" for j in range(n)]
+            chunk = [
+                f"{texts[(self.count + j) % len(texts)]} (#{self.count + j})" for j in range(n)
+            ]
             for c in chunk:
                 self.embedder.known[c] = base[c.rsplit(" (#", 1)[0]]
-            turns = [TurnInput(t, user_id=f"user-{(self.count + j) % USERS}")
-                     for j, t in enumerate(chunk)]
+            turns = [
+                TurnInput(t, user_id=f"user-{(self.count + j) % USERS}")
+                for j, t in enumerate(chunk)
+            ]
             self.engine.add_messages(self.actor, [self.memory.id], turns)
             for c in chunk:
                 del self.embedder.known[c]
             self.count += n
         self.embedder.lookup_only = False
 
-    def searches(self, questions: list[str], vectors: dict[str, NDArray[np.float32]],
-                 live: bool) -> dict[str, Any]:
+    def searches(
+        self, questions: list[str], vectors: dict[str, NDArray[np.float32]], live: bool
+    ) -> dict[str, Any]:
         total, embed = [], []
         self.embedder.lookup_only = not live
         if not live:
             self.embedder.known.update({q: vectors[q] for q in questions})
         for i, q in enumerate(questions):
-            request = SearchRequest(q, (self.memory.id,), top_n=10, similarity_threshold=0.0,
-                                    keywords_similarity_weight=0.4, user_id=f"user-{i % USERS}")
+            request = SearchRequest(
+                q,
+                (self.memory.id,),
+                top_n=10,
+                similarity_threshold=0.0,
+                keywords_similarity_weight=0.4,
+                user_id=f"user-{i % USERS}",
+            )
             t0 = time.perf_counter()
             self.engine.search(self.actor, request)
             total.append(time.perf_counter() - t0)
@@ -193,8 +221,9 @@ def run(sizes: list[int], queries: int, writes: int) -> dict[str, Any]:
 
     texts, questions = corpus()
     embedder = TimedEmbedder(LocalEmbedder())
-    vectors = dict(zip(texts, timed("embed corpus", lambda: embedder.inner.embed(texts)),
-                       strict=True))
+    vectors = dict(
+        zip(texts, timed("embed corpus", lambda: embedder.inner.embed(texts)), strict=True)
+    )
     qs = questions[:queries]
     vectors.update(zip(qs, embedder.inner.embed(qs), strict=True))
     report: dict[str, Any] = {"sizes": {}}
@@ -229,10 +258,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     report = run(sizes, args.queries, args.writes)
     for size, row in report["sizes"].items():
-        print(f"| {size} | {row['write']['write_p50_ms']} / {row['write']['write_p95_ms']} | "
-              f"{row['search_live']['p50_ms']} / {row['search_live']['p95_ms']} | "
-              f"{row['search_store']['p50_ms']} / {row['search_store']['p95_ms']} | "
-              f"{row['rss_mb']} |")
+        print(
+            f"| {size} | {row['write']['write_p50_ms']} / {row['write']['write_p95_ms']} | "
+            f"{row['search_live']['p50_ms']} / {row['search_live']['p95_ms']} | "
+            f"{row['search_store']['p50_ms']} / {row['search_store']['p95_ms']} | "
+            f"{row['rss_mb']} |"
+        )
     if args.out:
         print(f"wrote {write_json(args.out, report)}", file=sys.stderr)
     return 0

@@ -7,6 +7,7 @@ import importlib
 from benchmarks.peers.base import DriverFactory
 
 DRIVERS: dict[str, str] = {
+    "exact-cosine": "benchmarks.peers.exact_peer:exact",
     "mem0-qdrant": "benchmarks.peers.mem0_peer:qdrant",
     "mem0-faiss": "benchmarks.peers.mem0_peer:faiss",
     "langgraph-memory": "benchmarks.peers.langgraph_peer:memory",

@@ -26,7 +26,7 @@ PEER_ENV = {
     "HF_HUB_OFFLINE": "1",
     "TOKENIZERS_PARALLELISM": "false",
 }
-"""Environment for a peer's process: no telemetry, no model hub (read at import time)."""
+"""Set before a peer is imported: no telemetry, no model hub (mem0 reads these at import)."""
 EmbedFn = Callable[[Sequence[str]], NDArray[np.float32]]
 
 
@@ -97,10 +97,12 @@ class Vectors:
     def query(self, text: str, vector: NDArray[np.float32] | None) -> NDArray[np.float32]:
         """The query's vector, shape (DIM,)."""
         if self.embed is not None:
-            return _as_matrix(self.embed([text]))[0]
+            row: NDArray[np.float32] = _as_matrix(self.embed([text]))[0]
+            return row
         out = _as_matrix(_given(vector, text)[None, :])
         self._remember([text], out)
-        return out[0]
+        given: NDArray[np.float32] = out[0]
+        return given
 
     def lookup(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Embed (live) or look up (cached) texts; for peers that call an embedding function."""
@@ -112,7 +114,9 @@ class Vectors:
         return np.stack([self._known[t] for t in texts])
 
     def _remember(self, texts: Iterable[str], vectors: NDArray[np.float32]) -> None:
-        self._known.update(zip(texts, vectors, strict=True))
+        for text, vector in zip(texts, vectors, strict=True):
+            self._known[text] = vector
+            self._known.setdefault(text.strip(), vector)  # mem0 strips queries before embedding
 
 
 def _given(vector: NDArray[np.float32] | None, what: str) -> NDArray[np.float32]:

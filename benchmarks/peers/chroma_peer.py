@@ -48,7 +48,7 @@ class ChromaDriver:
     ) -> list[str]:
         vector = self.vectors.query(query_text, query_vector)
         found = self.collection.query(
-            query_embeddings=[vector], n_results=k, where={"user_id": user_id}, include=[]
+            query_embeddings=vector[None, :], n_results=k, where={"user_id": user_id}, include=[]
         )
         return list(found["ids"][0])
 

@@ -45,7 +45,7 @@ class HashEmbedder:
                 digest = hashlib.blake2b(token.encode(), digest_size=4).digest()
                 out[row, int.from_bytes(digest, "little") % DIM] += 1.0
         norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.where(norms == 0, 1.0, norms)
+        return (out / np.where(norms == 0, 1.0, norms)).astype(np.float32)
 
 
 def make_embedder(kind: str) -> Embedder:

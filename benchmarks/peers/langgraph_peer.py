@@ -29,8 +29,10 @@ NAMESPACE = "mem"
 
 def _index(vectors: Vectors) -> dict[str, Any]:
     def embed(texts: Sequence[str]) -> list[list[float]]:
-        return vectors.lookup(texts).tolist()
+        out: list[list[float]] = vectors.lookup(texts).tolist()
+        return out
 
+    # `text_fields` is what SqliteStore reads, though its IndexConfig type does not declare it.
     return {"embed": embed, "dims": DIM, "fields": ["text"], "text_fields": ["text"]}
 
 
@@ -68,7 +70,8 @@ class LangGraphDriver:
 
 def memory(workdir: Path, embed: EmbedFn | None) -> LangGraphDriver:
     vectors = Vectors(embed)
-    return LangGraphDriver("langgraph-memory", InMemoryStore(index=_index(vectors)), vectors)
+    store = InMemoryStore(index=_index(vectors))  # type: ignore[arg-type]
+    return LangGraphDriver("langgraph-memory", store, vectors)
 
 
 def sqlite(workdir: Path, embed: EmbedFn | None) -> LangGraphDriver:

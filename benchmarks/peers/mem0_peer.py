@@ -5,8 +5,8 @@ would load sentence-transformers (torch) or call an API, so the Memory is built 
 provider and a dummy key (never called) and its `embedding_model` is then replaced by
 `LookupEmbedding`, a mem0 `EmbeddingBase` over memstrata's embedder or the precomputed vectors.
 
-mem0 reads MEM0_TELEMETRY and MEM0_DIR at import time: the runner sets them (`base.PEER_ENV`)
-in the environment of the process that imports this module.
+mem0 reads MEM0_TELEMETRY and MEM0_DIR at import time: the worker sets them (`base.PEER_ENV`)
+before it imports this module.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from benchmarks.peers.base import DIM, EmbedFn, Item, Vectors
 Action = Literal["add", "search", "update"] | None
 
 
-class LookupEmbedding(EmbeddingBase):
+class LookupEmbedding(EmbeddingBase):  # type: ignore[misc]  # mem0 ships no type hints
     """mem0 embedder that asks `Vectors` (live embedding or cached lookup)."""
 
     def __init__(self, vectors: Vectors) -> None:
@@ -34,10 +34,12 @@ class LookupEmbedding(EmbeddingBase):
         self.vectors = vectors
 
     def embed(self, text: str, memory_action: Action = None) -> list[float]:
-        return self.vectors.lookup([text])[0].tolist()
+        vector: list[float] = self.vectors.lookup([text])[0].tolist()
+        return vector
 
     def embed_batch(self, texts: list[str], memory_action: Action = "add") -> list[list[float]]:
-        return self.vectors.lookup(texts).tolist()
+        vectors: list[list[float]] = self.vectors.lookup(texts).tolist()
+        return vectors
 
 
 def _store_config(store: str, workdir: Path) -> dict[str, Any]:
@@ -89,9 +91,7 @@ class Mem0Driver:
     ) -> list[str]:
         if not self.vectors.live:
             self.vectors.query(query_text, query_vector)
-        found = self.memory.search(
-            query_text, top_k=k, filters={"user_id": user_id}, threshold=0.0
-        )
+        found = self.memory.search(query_text, top_k=k, filters={"user_id": user_id}, threshold=0.0)
         return [hit["metadata"]["doc_id"] for hit in found["results"]]
 
     def close(self) -> None:

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import re
 import resource
@@ -32,7 +33,7 @@ from benchmarks.locomo import (
     write_json,
 )
 from benchmarks.peers import DRIVERS, driver_factory
-from benchmarks.peers.base import Item, PeerDriver
+from benchmarks.peers.base import PEER_ENV, Item, PeerDriver
 from benchmarks.peers.embedding import cached_vectors, locomo_texts, make_embedder
 
 REQUIREMENTS = Path(__file__).resolve().parent / "requirements.txt"
@@ -90,8 +91,9 @@ def run_peer(args: argparse.Namespace) -> dict[str, Any]:
     everything = load_conversations(args.data)
     conversations = select(everything, args.convs)
     embedder = make_embedder(args.embedder)
-    embedder.embed(["warm-up"])  # model load is not part of index time
     live = args.mode == "live"
+    if live:
+        embedder.embed(["warm-up"])  # model load is not part of index time
     vectors = None if live else cached_vectors(embedder, locomo_texts(everything))
     driver = driver_factory(args.peer)(args.workdir, embedder.embed if live else None)
     retriever = PeerRetriever(driver, vectors)
@@ -139,6 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(texts)} LoCoMo texts embedded or cached in {time.perf_counter() - t0:.1f} s")
         return 0
     args.workdir.mkdir(parents=True, exist_ok=True)
+    for name, value in {**PEER_ENV, "MEM0_DIR": str(args.workdir / ".mem0")}.items():
+        os.environ.setdefault(name, value)  # before the peer's package is imported
     write_json(args.out, run_peer(args))
     return 0
 
