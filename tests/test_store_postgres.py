@@ -185,8 +185,11 @@ def hnsw_store(postgres_server: EmbeddedPostgres) -> Iterator[PostgresStore]:
     store.close()
 
 
-def test_filtered_search_on_the_hnsw_index_fills_the_limit(hnsw_store: PostgresStore) -> None:
+def test_filtered_search_on_the_hnsw_index_fills_the_limit(
+    hnsw_store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert 384 in hnsw_store.indexed_dims
+    monkeypatch.setattr(search, "EXACT_MAX_ROWS", 100)  # this scope has 600 entries
     rng = np.random.default_rng(3)
     vectors = rng.normal(size=(600, 384)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)

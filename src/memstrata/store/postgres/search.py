@@ -6,10 +6,12 @@ length, summed over the query's terms (a term twice in the query counts twice, a
 One difference on purpose: N, n and the average length are those of the memories searched,
 not of the whole database, so one tenant's data never shifts another's ranking.
 
-Vectors: entries of the query's dimension are ordered by cosine distance. Dimensions with an
-HNSW index (``entries_hnsw_<dim>``, partial on ``vector_dims``) let the planner choose the index,
-with pgvector's iterative scan so filtered queries still fill ``limit``; when the index gives
-fewer rows than asked, the exact query runs instead, so a selective filter never loses rows.
+Vectors: entries of the query's dimension are ordered by cosine distance. Scopes of at most
+:data:`EXACT_MAX_ROWS` entries (counted from ``fts_docs``) are searched exactly. Larger ones,
+in a dimension with an HNSW index (``entries_hnsw_<dim>``, partial on ``vector_dims``), let
+the planner choose the index, with pgvector's iterative scan so filtered queries still fill
+``limit``; when the index gives fewer rows than asked, the exact query runs instead, so a
+selective filter never loses rows.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ B = 0.75
 #: The HNSW candidate list: at least this, and at least the number of rows asked for.
 EF_SEARCH_MIN = 40
 EF_SEARCH_MAX = 1000
+#: Scopes with at most this many entries are searched exactly (a few milliseconds).
+EXACT_MAX_ROWS = 5000
 
 
 def _marks(n: int) -> str:
@@ -110,7 +114,7 @@ def vector_search(
     where, params = where_clause(scope, f)
     query = np.ascontiguousarray(vector, dtype=np.float32)
     rows: list[tuple[int, float]] = []
-    if dim in indexed_dims:
+    if dim in indexed_dims and _scope_rows(conn, scope) > EXACT_MAX_ROWS:
         ef = min(max(EF_SEARCH_MIN, limit), EF_SEARCH_MAX)
         conn.execute("SELECT set_config('hnsw.ef_search', ?, true)", [str(ef)])
         rows = _distances(conn, _vector_sql(where, dim, True), [query, *params, limit])
@@ -118,6 +122,16 @@ def vector_search(
         rows = _distances(conn, _vector_sql(where, dim, False), [query, *params, limit])
     rows.sort(key=lambda r: (r[1], r[0]))  # iterative scans may return rows slightly unordered
     return [(i, 1.0 - d) for i, d in rows]
+
+
+def _scope_rows(conn: Conn, scope: Scope) -> int:
+    """Entries in the scope's memories, any state (the term statistics keep the count)."""
+    memories = sorted(scope.memory_ids)
+    rows = conn.execute(
+        f"SELECT coalesce(sum(docs), 0) FROM fts_docs WHERE memory_id IN ({_marks(len(memories))})",
+        memories,
+    )
+    return int(rows[0][0])
 
 
 def _distances(conn: Conn, sql: str, params: list[object]) -> list[tuple[int, float]]:
