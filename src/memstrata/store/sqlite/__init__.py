@@ -166,18 +166,34 @@ class SQLiteStore(Store):
     def keyword_search(
         self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int
     ) -> list[tuple[int, float]]:
+        """BM25 inside the scope's memories, best first. The index ranks first (its top-k is
+        cheap); the SQL filter then runs on those rows, widening until ``limit`` pass."""
         terms = keyword_terms(text)
         if not terms:
             return []
-        match = " OR ".join(f'"{t}"' for t in terms)
+        memories = " OR ".join(f'"{m}"' for m in sorted(scope.memory_ids))
+        words = " OR ".join(f'"{t}"' for t in terms)
+        match = f"memory_id : ({memories}) AND content : ({words})"
         where, params = where_clause(scope, f)
+        take = max(4 * limit, 64)
+        while True:
+            rows = conn.execute(
+                "SELECT f.rowid, f.rank FROM (SELECT rowid, rank FROM entries_fts "
+                "WHERE entries_fts MATCH ? ORDER BY rank LIMIT ?) AS f "
+                f"CROSS JOIN entries e ON e.message_id = f.rowid WHERE {where} "
+                "ORDER BY f.rank LIMIT ?",
+                [match, take, *params, limit],
+            )
+            if len(rows) >= limit or not self._more_matches(conn, match, take):
+                return [(int(r[0]), -float(r[1])) for r in rows]
+            take *= 8
+
+    @staticmethod
+    def _more_matches(conn: Conn, match: str, seen: int) -> bool:
         rows = conn.execute(
-            "SELECT e.message_id, bm25(entries_fts) AS rank FROM entries_fts "
-            "JOIN entries e ON e.message_id = entries_fts.rowid "
-            f"WHERE entries_fts MATCH ? AND {where} ORDER BY rank LIMIT ?",
-            [match, *params, limit],
+            "SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT 1 OFFSET ?", [match, seen]
         )
-        return [(int(r[0]), -float(r[1])) for r in rows]
+        return bool(rows)
 
     def vector_search(
         self, conn: Conn, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int

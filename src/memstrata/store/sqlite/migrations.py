@@ -160,4 +160,37 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
             (memory_id, session_id, user_id, agent_id, valid_at, message_id);
         """,
     ),
+    (
+        3,
+        "keyword index carries the memory id, ranks content only",
+        """
+        DROP TRIGGER entries_fts_insert;
+        DROP TRIGGER entries_fts_delete;
+        DROP TRIGGER entries_fts_update;
+        DROP TABLE entries_fts;
+        CREATE VIRTUAL TABLE entries_fts USING fts5 (
+            content,
+            memory_id,
+            content = 'entries',
+            content_rowid = 'message_id',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        INSERT INTO entries_fts (entries_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
+        INSERT INTO entries_fts (entries_fts) VALUES ('rebuild');
+        CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
+            INSERT INTO entries_fts (rowid, content, memory_id)
+            VALUES (new.message_id, new.content, new.memory_id);
+        END;
+        CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
+            INSERT INTO entries_fts (entries_fts, rowid, content, memory_id)
+            VALUES ('delete', old.message_id, old.content, old.memory_id);
+        END;
+        CREATE TRIGGER entries_fts_update AFTER UPDATE OF content, memory_id ON entries BEGIN
+            INSERT INTO entries_fts (entries_fts, rowid, content, memory_id)
+            VALUES ('delete', old.message_id, old.content, old.memory_id);
+            INSERT INTO entries_fts (rowid, content, memory_id)
+            VALUES (new.message_id, new.content, new.memory_id);
+        END;
+        """,
+    ),
 )
