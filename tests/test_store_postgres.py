@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 import uuid
@@ -22,6 +23,7 @@ from memstrata.store.postgres import PostgresStore, search
 from memstrata.store.postgres.conn import translate
 from memstrata.store.postgres.migrations import MIGRATIONS
 from memstrata.store.sqlite import SQLiteStore
+from memstrata.store.text import keyword_terms
 from memstrata.testing.conformance import T0, StoreConformance, make_memory, unit
 
 if TYPE_CHECKING:
@@ -71,6 +73,7 @@ def test_a_postgres_url_selects_the_postgres_store(postgres_dsn: str, tmp_path: 
 
 # --- BM25 against SQLite's FTS5 ----------------------------------------------------------------
 
+FTS5_TOKENIZER = "porter unicode61 remove_diacritics 2"
 WORDS = """
     tea coffee hiking hiked hikes mountain mountains river rivers cooking cooked painting garden
     gardening sister brother birthday party travelling travel Paris Berlin school teacher teaching
@@ -90,27 +93,31 @@ def corpus(n: int, seed: int = 7) -> list[str]:
     ]
 
 
-def test_bm25_ranks_and_scores_as_sqlite_fts5_does(
-    postgres_store: PostgresStore, sqlite_store: SQLiteStore
-) -> None:
-    memory = make_memory()
-    rows = [(t, unit(1), {}) for t in corpus(300)]
-    stores = (postgres_store, sqlite_store)
-    positions = [
-        {i: n for n, i in enumerate(StoreConformance().seed(s, memory, rows))} for s in stores
-    ]
+def fts5_bm25(texts: list[str], query: str) -> list[tuple[int, float]]:
+    """SQLite FTS5's own bm25 over ``texts`` (positions, higher is better): the reference."""
+    db = sqlite3.connect(":memory:")
+    db.execute(f"CREATE VIRTUAL TABLE f USING fts5 (content, tokenize = '{FTS5_TOKENIZER}')")
+    db.executemany("INSERT INTO f (rowid, content) VALUES (?, ?)", enumerate(texts))
+    match = " OR ".join(f'"{t}"' for t in keyword_terms(query))
+    rows = db.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ? ORDER BY 2", [match])
+    return [(int(i), -float(score)) for i, score in rows]
+
+
+def test_bm25_ranks_and_scores_as_sqlite_fts5_does(postgres_store: PostgresStore) -> None:
+    memory, texts = make_memory(), corpus(300)
+    ids = StoreConformance().seed(postgres_store, memory, [(t, unit(1), {}) for t in texts])
     scope = Scope(frozenset({memory.id}))
     for query in ("hiking", "Paris marathon", "teachers teaching piano", "rivers river", "dog"):
-        ranked = []
-        for store, position in zip(stores, positions, strict=True):
-            with store.read() as r:
-                hits = r.keyword_candidates(scope, query, EntryFilter(), 300)
-            ranked.append([(position[i], score) for i, score in hits])
-        pg, lite = ranked
-        assert len(pg) == len(lite) > 5, query
-        assert [s for _, s in pg] == pytest.approx([s for _, s in lite], rel=1e-9), query
+        with postgres_store.read() as r:
+            hits = r.keyword_candidates(scope, query, EntryFilter(), 300)
+        pg = [(ids.index(i), score) for i, score in hits]
+        reference = fts5_bm25(texts, query)
+        assert len(pg) == len(reference) > 5, query
+        assert [s for _, s in pg] == pytest.approx([s for _, s in reference], rel=1e-9), query
         # the same entry gets the same score (ties may come in either order)
-        assert sorted((p, round(s, 9)) for p, s in pg) == sorted((p, round(s, 9)) for p, s in lite)
+        assert sorted((p, round(s, 9)) for p, s in pg) == sorted(
+            (p, round(s, 9)) for p, s in reference
+        )
 
 
 # --- several processes on one database ---------------------------------------------------------
