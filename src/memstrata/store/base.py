@@ -658,12 +658,13 @@ class Writer(Reader):
         )
 
     def record_use(self, counts: Mapping[int, int], last: Mapping[int, datetime]) -> None:
-        """Add retrieval counts and move ``last_used_at`` forward (erased ids are ignored)."""
+        """Add retrieval counts and move ``last_used_at`` forward (erased ids are ignored).
+        Rows are updated in id order, so concurrent recorders never lock in opposite orders."""
         self.conn.executemany(
             "UPDATE entries SET use_count = use_count + ?, last_used_at = "
             "CASE WHEN last_used_at IS NULL OR last_used_at < ? THEN ? ELSE last_used_at END "
             "WHERE message_id = ?",
-            [(n, to_epoch(last[i]), to_epoch(last[i]), i) for i, n in counts.items()],
+            [(n, to_epoch(last[i]), to_epoch(last[i]), i) for i, n in sorted(counts.items())],
         )
 
     def add_tombstones(self, stones: Sequence[Tombstone]) -> None:
