@@ -118,12 +118,21 @@ class MemstrataRetriever:
         self._dir.cleanup()
 
 
-def run(conversations: list[Conversation], *, cache: bool, **search: Any) -> dict[str, Any]:
-    from memstrata.providers.local import LocalEmbedder
+def run(
+    conversations: list[Conversation],
+    *,
+    cache: bool,
+    embedder: Embedder | None = None,
+    **search: Any,
+) -> dict[str, Any]:
+    """memstrata's recall on `conversations`. The disk cache is keyed by text only, so it wraps
+    the local model alone: a given ``embedder`` (tests pass a fake) is used as it is."""
+    if embedder is None:
+        from memstrata.providers.local import LocalEmbedder
 
-    embedder: Embedder = LocalEmbedder()
-    if cache:
-        embedder = CachingEmbedder(embedder)
+        embedder = LocalEmbedder()
+        if cache:
+            embedder = CachingEmbedder(embedder)
     retriever = MemstrataRetriever(embedder, **search)
     try:
         return evaluate(retriever, conversations)

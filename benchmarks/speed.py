@@ -14,11 +14,15 @@ one of them. Three measurements:
 Usage::
 
     python -m benchmarks.speed --sizes 10000,100000 --out benchmarks/results/speed.json
+
+`benchmarks/run_peers_speed.py` measures the peer memory systems the same way; `--queries 200`
+matches its default.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import tempfile
@@ -157,8 +161,11 @@ class Bench:
             "embed_share": round(embed / seconds, 3),
         }
 
-    def fill_to(self, size: int, texts: list[str], vectors: dict[str, NDArray[np.float32]]) -> None:
+    def fill_to(
+        self, size: int, texts: list[str], vectors: dict[str, NDArray[np.float32]]
+    ) -> dict[str, Any]:
         """Bulk-load with precomputed vectors (store cost only) until the memory holds ``size``."""
+        start, t0, c0 = self.count, time.perf_counter(), time.process_time()
         self.embedder.lookup_only = True
         base = {t: v for t, v in vectors.items()}
         while self.count < size:
@@ -177,6 +184,15 @@ class Bench:
                 del self.embedder.known[c]
             self.count += n
         self.embedder.lookup_only = False
+        seconds = time.perf_counter() - t0
+        added = self.count - start
+        return {
+            "n": added,
+            "batch": BATCH,
+            "seconds": round(seconds, 2),
+            "cpu_s": round(time.process_time() - c0, 2),
+            "turns_per_s": round(added / seconds, 1) if added else None,
+        }
 
     def searches(
         self, questions: list[str], vectors: dict[str, NDArray[np.float32]], live: bool
@@ -216,17 +232,33 @@ def timed(label: str, fn: Callable[[], Any]) -> Any:
     return out
 
 
-def run(sizes: list[int], queries: int, writes: int) -> dict[str, Any]:
-    from memstrata.providers.local import LocalEmbedder
+def run(
+    sizes: list[int],
+    queries: int,
+    writes: int,
+    *,
+    embedder: Embedder | None = None,
+    late: int = 200,
+) -> dict[str, Any]:
+    """The whole benchmark; ``embedder`` replaces the local model (tests pass a fake)."""
+    if embedder is None:
+        from memstrata.providers.local import LocalEmbedder
 
+        embedder = LocalEmbedder()
+    return _run(sizes, queries, writes, TimedEmbedder(embedder), late)
+
+
+def _run(
+    sizes: list[int], queries: int, writes: int, embedder: TimedEmbedder, late: int
+) -> dict[str, Any]:
     texts, questions = corpus()
-    embedder = TimedEmbedder(LocalEmbedder())
     vectors = dict(
         zip(texts, timed("embed corpus", lambda: embedder.inner.embed(texts)), strict=True)
     )
     qs = questions[:queries]
     vectors.update(zip(qs, embedder.inner.embed(qs), strict=True))
-    report: dict[str, Any] = {"sizes": {}}
+    report: dict[str, Any] = {"model": embedder.model_id, "loadavg_start": os.getloadavg()}
+    report["sizes"] = {}
     with tempfile.TemporaryDirectory(prefix="memstrata-speed-") as tmp:
         bench = Bench(Path(tmp), embedder)
         fresh = list(numbered(texts, writes))
@@ -234,17 +266,22 @@ def run(sizes: list[int], queries: int, writes: int) -> dict[str, Any]:
         batch = [f"{t} [b]" for t in numbered(texts, 2 * writes)]
         report["ingest_batched"] = timed("batched writes", lambda: bench.batched_writes(batch, 64))
         for size in sizes:
-            timed(f"fill to {size}", lambda s=size: bench.fill_to(s, texts, vectors))  # type: ignore[misc]
-            writes_at = bench.single_writes(list(numbered([f"late {t}" for t in texts], 200)))
+            t0, c0 = time.perf_counter(), time.process_time()
+            fill = timed(f"fill to {size}", lambda s=size: bench.fill_to(s, texts, vectors))  # type: ignore[misc]
+            writes_at = bench.single_writes(list(numbered([f"late {t}" for t in texts], late)))
             report["sizes"][str(size)] = {
                 "entries": bench.count,
+                "fill": fill,
                 "write": writes_at,
                 "search_live": timed("live", lambda: bench.searches(qs, vectors, True)),
                 "search_store": timed("store", lambda: bench.searches(qs, vectors, False)),
                 "rss_mb": rss_mb(),
+                "wall_s": round(time.perf_counter() - t0, 2),
+                "cpu_s": round(time.process_time() - c0, 2),
             }
             print(f"{size}: {report['sizes'][str(size)]}", file=sys.stderr)
         bench.close()
+    report["loadavg_end"] = os.getloadavg()
     return report
 
 

@@ -86,6 +86,14 @@ class Vectors:
     def live(self) -> bool:
         return self.embed is not None
 
+    def use(self, embed: EmbedFn | None) -> None:
+        """Switch mode: embed with `embed` (live) or look up given vectors (None, cached)."""
+        self.embed = embed
+
+    def forget(self) -> None:
+        """Drop the vectors registered so far (they only serve the call that gave them)."""
+        self._known.clear()
+
     def items(self, items: Sequence[Item]) -> NDArray[np.float32]:
         """The items' vectors, shape (n, DIM): embedded now (live) or stacked (cached)."""
         if self.embed is not None:

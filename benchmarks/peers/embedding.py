@@ -3,12 +3,14 @@
 `local` is memstrata's all-MiniLM-L6-v2 ONNX embedder (`memstrata.providers.local`). `hash` is
 a deterministic bag-of-words hashing embedder for smoke tests of the plumbing only: its recall
 means nothing. Vectors are cached in `benchmarks/.cache/` under a hash of the model id and the
-texts, so every peer (and every run) gets byte-identical vectors.
+texts, so every peer (and every run) gets byte-identical vectors; `PEERS_CACHE_DIR` moves the
+cache (tests point it at a temporary folder).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -21,7 +23,9 @@ from numpy.typing import NDArray
 from benchmarks.locomo import Conversation, turn_text
 from benchmarks.peers.base import DIM
 
-CACHE_DIR = Path(__file__).resolve().parent.parent / ".cache"
+CACHE_DIR = Path(
+    os.environ.get("PEERS_CACHE_DIR") or Path(__file__).resolve().parent.parent / ".cache"
+)
 BATCH = 256
 
 

@@ -11,7 +11,10 @@ before it imports this module.
 
 from __future__ import annotations
 
+import hashlib
+import uuid
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -86,6 +89,16 @@ class Mem0Driver:
                 infer=False,
             )
 
+    def add_bulk(self, items: Sequence[Item]) -> None:
+        """Store-only fill: one `vector_store.insert` per call, payloads as `Memory.add` builds
+        them with `infer=False` (mem0 has no batch add; no history rows are written here)."""
+        vectors = self.vectors.items(items)
+        self.memory.vector_store.insert(
+            vectors=vectors.tolist(),
+            ids=[str(uuid.uuid4()) for _ in items],
+            payloads=[_payload(i) for i in items],
+        )
+
     def search(
         self, user_id: str, query_text: str, query_vector: NDArray[np.float32] | None, k: int
     ) -> list[str]:
@@ -98,6 +111,22 @@ class Mem0Driver:
         client = getattr(self.memory.vector_store, "client", None)
         if client is not None and hasattr(client, "close"):
             client.close()
+
+
+def _payload(item: Item) -> dict[str, Any]:
+    now = datetime.now(UTC).isoformat()
+    return {
+        "user_id": item.user_id,
+        "doc_id": item.id,
+        "session_id": item.session_id,
+        "role": "user",
+        "actor_id": item.speaker or "user",
+        "data": item.text,
+        "hash": hashlib.md5(item.text.encode()).hexdigest(),
+        "created_at": now,
+        "updated_at": now,
+        "text_lemmatized": item.text,  # what mem0 stores when spaCy is absent
+    }
 
 
 def qdrant(workdir: Path, embed: EmbedFn | None) -> Mem0Driver:

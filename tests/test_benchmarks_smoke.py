@@ -1,0 +1,199 @@
+"""Every benchmark entry point on a tiny slice, so none of them can rot unnoticed.
+
+The LoCoMo data is read from ../shared (as the benchmarks do); memstrata runs on the
+deterministic test embedder instead of the real model. The peer drivers live in their own venv:
+here only their CLIs, their pins and the speed runner with the numpy-only `exact-cosine` driver
+are exercised.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benchmarks import locomo, memstrata_locomo, report, run_peers_speed, speed
+from benchmarks.peers import speed_worker, worker
+
+from memstrata import Fusion
+from memstrata.testing import DeterministicEmbedder
+
+pytestmark = pytest.mark.skipif(
+    not locomo.DEFAULT_DATA.exists(), reason=f"LoCoMo data not found at {locomo.DEFAULT_DATA}"
+)
+
+PEERS_DIR = locomo.REPO / "benchmarks" / "peers"
+
+
+def fake_embedder() -> DeterministicEmbedder:
+    return DeterministicEmbedder(dimension=384)
+
+
+@pytest.fixture(scope="module")
+def conversation() -> locomo.Conversation:
+    """Conversation 1 with its first 30 questions."""
+    conv = locomo.select(locomo.load_conversations(), "1")[0]
+    return dataclasses.replace(conv, questions=conv.questions[:30])
+
+
+def recalls(result: Mapping[str, Any]) -> Iterator[float]:
+    """Every recall figure of an `evaluate` result (None where a category has no question)."""
+    yield from result["overall"]["recall"].values()
+    for cat in result["overall"]["by_category"].values():
+        yield from (v for v in cat["recall"].values() if v is not None)
+
+
+def assert_recalls(result: Mapping[str, Any]) -> None:
+    values = list(recalls(result))
+    assert values
+    assert all(isinstance(v, float | int) and 0 <= v <= 100 for v in values), values
+
+
+def test_locomo_bm25_on_conversation_one(tmp_path: Path) -> None:
+    out = tmp_path / "bm25.json"
+    assert locomo.main(["--convs", "1", "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["ks"] == list(locomo.KS) == [5, 10, 25, 50]
+    assert set(result["overall"]["recall"]) == {"5", "10", "25", "50"}
+    assert result["conversations"] == ["conv-26"]
+    assert_recalls(result)
+    r = result["overall"]["recall"]
+    assert r["5"] <= r["10"] <= r["25"] <= r["50"]
+
+
+def test_memstrata_locomo_with_fake_embedder(conversation: locomo.Conversation) -> None:
+    ours = memstrata_locomo.run(
+        [conversation],
+        cache=False,
+        embedder=fake_embedder(),
+        keywords_similarity_weight=0.5,
+        fusion=Fusion("weighted"),
+    )
+    results = {"BM25 baseline": locomo.evaluate(locomo.BM25Retriever(), [conversation])}
+    results["memstrata"] = ours
+    assert_recalls(ours)
+    assert ours["overall"]["n"] == len(conversation.questions)
+    assert re.search(r"^\| memstrata \|", locomo.markdown_table(results), re.M)
+
+
+def test_speed_at_300_with_fake_embedder() -> None:
+    result = speed.run([300], queries=8, writes=8, embedder=fake_embedder(), late=4)
+    assert result["model"] == "deterministic"
+    assert result["ingest_single"]["n"] == 8
+    assert result["ingest_batched"]["n"] == 16
+    row = result["sizes"]["300"]
+    assert row["entries"] >= 300
+    for kind in ("search_live", "search_store"):
+        assert row[kind]["n"] == 8
+        assert 0 < row[kind]["p50_ms"] <= row[kind]["p95_ms"]
+    assert row["fill"]["turns_per_s"] > 0
+    assert row["rss_mb"] > 0
+
+
+# --- report --------------------------------------------------------------------------------------
+
+
+def _speed_sizes(p50: float) -> dict[str, Any]:
+    def entry(scale: float) -> dict[str, Any]:
+        search = {"p50_ms": p50 * scale, "p95_ms": 2 * p50 * scale}
+        return {
+            "fill": {"n": 1000, "seconds": 0.5},
+            "search_live": {"n": 5, **search},
+            "search_store": {"n": 5, **search},
+            "rss_mb": 100.0 * scale,
+        }
+
+    return {"1000": entry(1.0), "10000": entry(3.0)}
+
+
+def _fake_results(folder: Path, conversation: locomo.Conversation) -> None:
+    bm25 = locomo.evaluate(locomo.BM25Retriever(), [conversation])
+    files: dict[str, Any] = {
+        "locomo-memstrata.json": {"BM25 baseline": bm25, "memstrata": bm25},
+        "locomo-mem0-faiss-cached.json": {"system": "mem0-faiss", **bm25},
+        "locomo-peers-cached.json": {"table": "", "results": {}},
+        "speed.json": {"ingest_single": {"turns_per_s": 50.0}, "sizes": _speed_sizes(2.0)},
+    }
+    common = {"peer": "mem0-faiss", "status": "ok", "ingest_live": {"turns_per_s": 20.0}}
+    peer = [{**common, "size": int(s), **e} for s, e in _speed_sizes(5.0).items()]
+    peer[-1] |= {"status": "timed out", "search_store": {"n": 2, "p50_ms": None}}
+    files["speed-peers.json"] = {"meta": {}, "records": peer}
+    for name, payload in files.items():
+        (folder / name).write_text(json.dumps(payload))
+
+
+def test_report_from_fake_results(
+    tmp_path: Path, conversation: locomo.Conversation, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _fake_results(tmp_path, conversation)
+    assert report.main(["--results", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for row in ("memstrata", "BM25 (k1 1.2, b 0.75)", "DRAGON (paper, Table 3)", "mem0-faiss"):
+        assert re.search(rf"^\| {re.escape(row)} \|", out, re.M), row
+    assert "| system | ingest turns/s" in out
+    assert "| 5 / 10 (×2.5 / ×2.5) |" in out  # 1k p50 / p95 of the peer, ratios to memstrata
+    assert "| 20 (×2.5) |" in out  # ingest turns/s: memstrata's 50 over the peer's 20
+    assert "timed out" in out
+    assert (tmp_path / "report.md").read_text() in out + "\n"
+    pytest.importorskip("matplotlib")
+    assert (tmp_path / "latency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_says_what_is_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert report.main(["--results", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    for name in ("locomo-memstrata.json", "speed.json", "speed-peers.json"):
+        assert f"missing: {name}" in captured.err
+    assert "(no speed results)" in captured.out
+    assert not (tmp_path / "latency.png").exists()
+
+
+# --- peers ---------------------------------------------------------------------------------------
+
+
+def test_peer_requirements_are_exact_pins() -> None:
+    lines = (PEERS_DIR / "requirements.txt").read_text().splitlines()
+    pins = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    assert pins
+    for pin in pins:
+        assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*==[0-9][A-Za-z0-9_.+-]*", pin), pin
+    names = {p.split("==")[0] for p in pins}
+    assert {"mem0ai", "langgraph", "chromadb"} <= names
+
+
+@pytest.mark.parametrize("parse", [worker.parse_args, speed_worker.parse_args])
+def test_peer_worker_clis_answer_help(parse: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        parse(["--help"])
+    assert exit_.value.code == 0
+    assert "usage:" in capsys.readouterr().out
+
+
+def test_peers_speed_runner_with_exact_cosine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner, its worker process and the JSON, on the numpy-only reference driver."""
+    monkeypatch.setenv("PEERS_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "results" / "speed-peers.json"
+    argv = ["--peers", "exact-cosine", "--sizes", "200,400", "--embedder", "hash"]
+    argv += ["--queries", "5", "--writes", "5", "--late-writes", "2", "--batch", "100"]
+    argv += ["--settle", "0", "--python", sys.executable, "--out", str(out)]
+    assert run_peers_speed.main(argv) == 0
+    data = json.loads(out.read_text())
+    assert data["meta"]["uptime_start"] and data["meta"]["loadavg_end"]
+    rows = data["records"]
+    assert [(r["peer"], r["size"], r["status"]) for r in rows] == [
+        ("exact-cosine", 200, "ok"),
+        ("exact-cosine", 400, "ok"),
+    ]
+    for row in rows:
+        assert row["entries"] >= row["size"]
+        assert row["ingest_live"]["n"] == 5
+        assert row["search_store"]["n"] == 5 and row["search_store"]["mean_hits"] == 10
+        assert math.isfinite(row["search_live"]["p50_ms"])
