@@ -1185,9 +1185,7 @@ class Engine:
         """The first administrator, created on an empty store. ``key`` (for example from
         ``MEMSTRATA_ADMIN_API_KEY``) is registered as its key; otherwise, when it has no live
         key and ``create_key`` is set, a new key is made. Returns the admin and any new key."""
-        with self.store.read() as r:
-            admins = sorted((u for u in r.users() if u.is_admin), key=lambda u: u.created_at)
-        admin = admins[0] if admins else self.create_user("admin", admin=True)
+        admin = self._first_admin() or self._create_first_admin()
         if key:
             self.register_api_key("system", admin.id, key, name="admin")
             return admin, None
@@ -1197,6 +1195,21 @@ class Engine:
             return admin, None
         _, new = self.create_api_key(self.principal(admin.id), admin.id, name="admin")
         return admin, new
+
+    def _first_admin(self) -> User | None:
+        with self.store.read() as r:
+            admins = sorted((u for u in r.users() if u.is_admin), key=lambda u: u.created_at)
+        return admins[0] if admins else None
+
+    def _create_first_admin(self) -> User:
+        """Create ``admin``; when another process just did, use that one."""
+        try:
+            return self.create_user("admin", admin=True)
+        except Conflict:
+            found = self._first_admin()
+            if found is None:
+                raise
+            return found
 
     def jobs(
         self,
