@@ -266,6 +266,20 @@ class StoreConformance:
             listed, total = r.entries(Scope(frozenset({memory.id})), f)
         assert [e.message_id for e in listed] == [kept] and total == 1
 
+    def test_a_filter_that_drops_the_best_matches_still_fills_the_limit(self, store: Store) -> None:
+        memory = make_memory()
+        hidden = [("kiwi kiwi kiwi kiwi", unit(1, 0.01 * i), {"status": False}) for i in range(400)]
+        shown = [("kiwi and other fruit in a long sentence", unit(0.2, 1), {}) for _ in range(12)]
+        ids = self.seed(store, memory, hidden + shown)
+        f = EntryFilter(enabled_only=True)
+        scope = Scope(frozenset({memory.id}))
+        with store.read() as r:
+            kw = r.keyword_candidates(scope, "kiwi", f, 10)
+            vec = r.vector_candidates(scope, unit(1), f, 10)
+        visible = set(ids[400:])
+        assert len(kw) == 10 and {i for i, _ in kw} <= visible
+        assert len(vec) == 10 and {i for i, _ in vec} <= visible
+
     def test_forgotten_and_retired_follow_the_record_clock(self, store: Store) -> None:
         memory = make_memory()
         a, b, c = self.seed(
