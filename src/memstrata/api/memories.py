@@ -173,6 +173,7 @@ ImportBody = Annotated[
     Body(
         media_type=JSONL,
         description="JSONL as written by export (or a JSON array of the same records).",
+        json_schema_extra={"type": "string"},
     ),
 ]
 
