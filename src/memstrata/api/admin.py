@@ -25,7 +25,7 @@ def health() -> Any:
 
 
 @router.get("/users/me", summary="The caller: user, teams and key scope")
-def me(engine: EngineDep, actor: Actor) -> Any:
+def me(actor: Actor) -> Any:
     return wire.envelope(
         {
             "id": actor.user_id,
