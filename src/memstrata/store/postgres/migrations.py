@@ -305,6 +305,26 @@ CREATE TRIGGER entries_fts_update AFTER UPDATE OF content ON entries
     EXECUTE FUNCTION memstrata_fts_changed();
 """
 
+_DOCUMENT_LENGTH = """
+-- BM25's |D| stored with the row: scoring then reads only the query's lexemes of a document.
+ALTER TABLE entries ADD COLUMN fts_len integer
+    GENERATED ALWAYS AS (memstrata_fts_len(memstrata_fts_doc(content))) STORED;
+CREATE OR REPLACE FUNCTION memstrata_fts_added() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO fts_terms AS t (tenant_id, memory_id, term, df)
+        SELECT n.tenant_id, n.memory_id, u.lexeme, count(*)
+        FROM added n CROSS JOIN LATERAL unnest(n.fts) u
+        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (tenant_id, memory_id, term) DO UPDATE SET df = t.df + excluded.df;
+    INSERT INTO fts_docs AS d (tenant_id, memory_id, docs, tokens)
+        SELECT n.tenant_id, n.memory_id, count(*), sum(n.fts_len)
+        FROM added n GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (tenant_id, memory_id) DO UPDATE
+        SET docs = d.docs + excluded.docs, tokens = d.tokens + excluded.tokens;
+    RETURN NULL;
+END $$;
+"""
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (1, "extensions and text search", _EXTENSIONS_AND_TEXT_SEARCH),
     (2, "initial schema", _TABLES),
@@ -316,4 +336,5 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         "CREATE INDEX entries_conversation ON entries "
         "(memory_id, session_id, user_id, agent_id, valid_at, message_id);",
     ),
+    (6, "stored document length for BM25", _DOCUMENT_LENGTH),
 )

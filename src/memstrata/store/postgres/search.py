@@ -53,26 +53,25 @@ WITH q AS (
     FROM q CROSS JOIN s
     LEFT JOIN fts_terms t ON t.term = q.lexeme AND t.memory_id IN ({{scope}})
     GROUP BY q.ord, q.lexeme, s.n
-), c AS (
-    SELECT e.message_id, e.fts FROM entries e
-    WHERE e.fts @@ (
-        SELECT string_agg(
-            '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '\\''') || '''', ' | ')::tsquery
-        FROM q)
-      AND {{where}}
+), l AS (
+    SELECT array_agg(DISTINCT lexeme) AS lexemes,
+           string_agg(
+               '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '\\''') || '''', ' | '
+           )::tsquery AS query
+    FROM q
 )
-SELECT c.message_id,
-       sum(w.idf * d.tf * {K1 + 1} / (d.tf + {K1} * ({1 - B} + {B} * d.len / s.avgdl))) AS score
-FROM c
-CROSS JOIN LATERAL (
-    SELECT u.lexeme, cardinality(u.positions) AS tf,
-           sum(cardinality(u.positions)) OVER () AS len
-    FROM unnest(c.fts) u
-) d
-JOIN w ON w.lexeme = d.lexeme
-CROSS JOIN s
-GROUP BY c.message_id
-ORDER BY score DESC, c.message_id
+-- Only the query's lexemes of a matching entry are unnested: setweight marks them and
+-- ts_filter keeps the marked ones (both in C); |D| is stored with the row (fts_len).
+SELECT e.message_id,
+       sum(w.idf * cardinality(u.positions) * {K1 + 1}
+           / (cardinality(u.positions) + {K1} * ({1 - B} + {B} * e.fts_len / s.avgdl))) AS score
+FROM l CROSS JOIN s
+JOIN entries e ON e.fts @@ l.query
+CROSS JOIN LATERAL unnest(ts_filter(setweight(e.fts, 'A', l.lexemes), '{{{{a}}}}')) u
+JOIN w ON w.lexeme = u.lexeme
+WHERE {{where}}
+GROUP BY e.message_id
+ORDER BY score DESC, e.message_id
 LIMIT ?
 """
 
