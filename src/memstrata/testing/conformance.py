@@ -269,7 +269,9 @@ class StoreConformance:
     def test_a_filter_that_drops_the_best_matches_still_fills_the_limit(self, store: Store) -> None:
         memory = make_memory()
         hidden = [("kiwi kiwi kiwi kiwi", unit(1, 0.01 * i), {"status": False}) for i in range(400)]
-        shown = [("kiwi and other fruit in a long sentence", unit(0.2, 1), {}) for _ in range(12)]
+        shown: list[tuple[str, Any, dict[str, Any]]] = [
+            ("kiwi and other fruit in a long sentence", unit(0.2, 1), {}) for _ in range(12)
+        ]
         ids = self.seed(store, memory, hidden + shown)
         f = EntryFilter(enabled_only=True)
         scope = Scope(frozenset({memory.id}))

@@ -1,0 +1,218 @@
+"""Users, teams and API keys."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Iterable, Sequence
+
+from memstrata import validation as v
+from memstrata.errors import Conflict, Forbidden, NotFound
+from memstrata.facade.core import (
+    EngineCore,
+    _api_key,
+    _require_admin,
+    _require_self_or_admin,
+    hash_key,
+)
+from memstrata.models import (
+    ApiKey,
+    Principal,
+    User,
+)
+
+
+class Accounts(EngineCore):
+    def create_user(self, name: str, *, admin: bool = False, actor: str = "system") -> User:
+        name = v.text(name, "name", limit=v.NAME_LIMIT, empty=False).strip()
+        now = self.clock.now()
+        user = User(id=uuid.uuid4().hex, name=name, is_admin=admin, created_at=now)
+        with self.store.write() as w:
+            if w.user_named(name) is not None:
+                raise Conflict(f"User '{name}' already exists.")
+            w.insert_user(user)
+            w.audit(
+                at=now, actor=actor, action="user.create", memory_id=None, after={"user": user.id}
+            )
+        return user
+
+    def principal(self, user_id: str, scope: frozenset[str] | None = None) -> Principal:
+        with self.store.read() as r:
+            user = r.user(user_id)
+            if user is None:
+                raise NotFound(f"User '{user_id}' not found.")
+            return Principal(user.id, r.teams_of(user.id), user.is_admin, scope, user.name)
+
+    def join_team(self, actor: Principal, tenant_id: str, user_id: str) -> None:
+        """Add ``user_id`` to the team of ``tenant_id`` (its owner or an admin may)."""
+        if actor.scope is not None or (actor.user_id != tenant_id and not actor.is_admin):
+            raise Forbidden("only the team's owner or an admin may add members (unscoped key)")
+        now = self.clock.now()
+        with self.store.write() as w:
+            if w.user(user_id) is None or w.user(tenant_id) is None:
+                raise NotFound("User not found.")
+            w.add_member(tenant_id, user_id)
+            w.audit(
+                at=now,
+                actor=actor.user_id,
+                action="team.join",
+                memory_id=None,
+                after={"tenant": tenant_id, "user": user_id},
+            )
+
+    def create_api_key(
+        self, actor: Principal, user_id: str, *, name: str = "", scope: Sequence[str] | None = None
+    ) -> tuple[str, str]:
+        """A new key for ``user_id``: returns (key id, the key). Only its hash is stored."""
+        _require_self_or_admin(actor, user_id, "create keys")
+        scoped = None if scope is None else v.memory_ids(list(scope), "scope")
+        key = "ms-" + secrets.token_urlsafe(32)
+        key_id = uuid.uuid4().hex
+        self.register_api_key(actor.user_id, user_id, key, name=name, scope=scoped, key_id=key_id)
+        return key_id, key
+
+    def register_api_key(
+        self,
+        actor: str,
+        user_id: str,
+        key: str,
+        *,
+        name: str = "",
+        scope: Sequence[str] | None = None,
+        key_id: str | None = None,
+    ) -> str:
+        """Store the hash of a key chosen elsewhere (for example an admin key from settings)."""
+        import json
+
+        key_id = key_id or uuid.uuid4().hex
+        now = self.clock.now()
+        with self.store.write() as w:
+            if w.user(user_id) is None:
+                raise NotFound(f"User '{user_id}' not found.")
+            if w.api_key(hash_key(key)) is None:
+                w.insert_api_key(
+                    key_id=key_id,
+                    user_id=user_id,
+                    key_hash=hash_key(key),
+                    name=name,
+                    scope=None if scope is None else json.dumps(sorted(scope)),
+                    at=now,
+                )
+                w.audit(
+                    at=now,
+                    actor=actor,
+                    action="key.create",
+                    memory_id=None,
+                    after={"key": key_id, "user": user_id},
+                )
+        return key_id
+
+    def authenticate(self, key: str) -> Principal:
+        import json
+
+        with self.store.read() as r:
+            found = r.api_key(hash_key(key))
+        if found is None:
+            from memstrata.errors import Unauthorized
+
+            raise Unauthorized("Invalid API key.")
+        _, user_id, scope = found
+        return self.principal(user_id, None if scope is None else frozenset(json.loads(scope)))
+
+    def add_user(self, actor: Principal, name: str, *, admin: bool = False) -> User:
+        """Create a user on behalf of an administrator."""
+        _require_admin(actor, "create users")
+        return self.create_user(name, admin=admin, actor=actor.user_id)
+
+    def list_users(self, actor: Principal) -> list[User]:
+        _require_admin(actor, "list users")
+        with self.store.read() as r:
+            return r.users()
+
+    def user_names(self, user_ids: Iterable[str]) -> dict[str, str]:
+        """Display names of users (memory owners), by id; unknown ids are left out."""
+        with self.store.read() as r:
+            found = [r.user(i) for i in set(user_ids)]
+        return {u.id: u.name for u in found if u is not None}
+
+    def list_api_keys(self, actor: Principal, user_id: str) -> list[ApiKey]:
+        """Keys of ``user_id`` (never the keys themselves: only their hashes are stored)."""
+        _require_self_or_admin(actor, user_id, "list keys")
+        with self.store.read() as r:
+            if r.user(user_id) is None:
+                raise NotFound(f"User '{user_id}' not found.")
+            rows = r.api_keys(user_id)
+        return [_api_key(user_id, row) for row in rows]
+
+    def revoke_api_key(self, actor: Principal, user_id: str, key_id: str) -> None:
+        _require_self_or_admin(actor, user_id, "revoke keys")
+        now = self.clock.now()
+        with self.store.write() as w:
+            if key_id not in {row[0] for row in w.api_keys(user_id)}:
+                raise NotFound(f"API key '{key_id}' not found.")
+            if w.revoke_api_key(key_id, now):
+                w.audit(
+                    at=now,
+                    actor=actor.user_id,
+                    action="key.revoke",
+                    memory_id=None,
+                    after={"key": key_id, "user": user_id},
+                )
+
+    def team_members(self, actor: Principal, tenant_id: str) -> list[str]:
+        """Members of the team of ``tenant_id``, for its owner, its members and admins."""
+        if tenant_id not in actor.tenant_ids and not actor.is_admin:
+            raise NotFound(f"Team '{tenant_id}' not found.")
+        with self.store.read() as r:
+            if r.user(tenant_id) is None:
+                raise NotFound(f"Team '{tenant_id}' not found.")
+            return r.members_of(tenant_id)
+
+    def leave_team(self, actor: Principal, tenant_id: str, user_id: str) -> None:
+        """Remove ``user_id`` from a team (its owner, an admin, or the member themselves)."""
+        if actor.scope is not None or actor.user_id not in (tenant_id, user_id):
+            _require_admin(actor, "remove team members")
+        now = self.clock.now()
+        with self.store.write() as w:
+            if user_id not in w.members_of(tenant_id):
+                raise NotFound(f"User '{user_id}' is not a member of team '{tenant_id}'.")
+            w.remove_member(tenant_id, user_id)
+            w.audit(
+                at=now,
+                actor=actor.user_id,
+                action="team.leave",
+                memory_id=None,
+                after={"tenant": tenant_id, "user": user_id},
+            )
+
+    def ensure_admin(
+        self, key: str | None = None, *, create_key: bool = True
+    ) -> tuple[User, str | None]:
+        """The first administrator, created on an empty store. ``key`` (for example from
+        ``MEMSTRATA_ADMIN_API_KEY``) is registered as its key; otherwise, when it has no live
+        key and ``create_key`` is set, a new key is made. Returns the admin and any new key."""
+        admin = self._first_admin() or self._create_first_admin()
+        if key:
+            self.register_api_key("system", admin.id, key, name="admin")
+            return admin, None
+        with self.store.read() as r:
+            live = [row for row in r.api_keys(admin.id) if row[4] is None]
+        if live or not create_key:
+            return admin, None
+        _, new = self.create_api_key(self.principal(admin.id), admin.id, name="admin")
+        return admin, new
+
+    def _first_admin(self) -> User | None:
+        with self.store.read() as r:
+            admins = sorted((u for u in r.users() if u.is_admin), key=lambda u: u.created_at)
+        return admins[0] if admins else None
+
+    def _create_first_admin(self) -> User:
+        """Create ``admin``; when another process just did, use that one."""
+        try:
+            return self.create_user("admin", admin=True)
+        except Conflict:
+            found = self._first_admin()
+            if found is None:
+                raise
+            return found

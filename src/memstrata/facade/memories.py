@@ -1,0 +1,192 @@
+"""Memories: create, configure, list, delete, export and import."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from memstrata import validation as v
+from memstrata.access import Action, decide
+from memstrata.errors import Forbidden, InvalidInput
+from memstrata.extraction.prompts import default_system_prompt, is_default_prompt
+from memstrata.facade.core import (
+    MEMORY_UPDATABLE,
+    EngineCore,
+    _summary,
+)
+from memstrata.models import (
+    Memory,
+    Page,
+    Principal,
+)
+from memstrata.store.base import MemoryQuery, Writer
+
+
+class Memories(EngineCore):
+    def create_memory(
+        self,
+        actor: Principal,
+        *,
+        name: object,
+        memory_type: object,
+        embd_id: object,
+        llm_id: object,
+        **options: object,
+    ) -> Memory:
+        v.only_known(options, MEMORY_UPDATABLE, "memory")
+        base_name = v.name(name)
+        types = v.memory_types(memory_type)
+        embd = self._check_embd(embd_id)
+        llm = self._check_llm(llm_id)
+        now = self.clock.now()
+        memory = Memory(
+            id=uuid.uuid4().hex,
+            tenant_id=actor.user_id,
+            name=base_name,
+            memory_types=types,
+            embd_id=embd,
+            llm_id=llm,
+            system_prompt=default_system_prompt(types, self.settings.max_items_per_type),
+            created_at=now,
+            updated_at=now,
+        )
+        memory = replace(memory, **self._validated_options(options))
+        with self.store.write() as w:
+            memory = replace(memory, name=self._unique_name(w, actor.user_id, base_name))
+            w.insert_memory(memory)
+            w.audit(
+                at=now,
+                actor=actor.user_id,
+                action="memory.create",
+                memory_id=memory.id,
+                after={"name": memory.name, "memory_type": [t.value for t in types]},
+            )
+        return memory
+
+    def get_memory(self, actor: Principal, memory_id: object) -> Memory:
+        with self.store.read() as r:
+            mid = v.memory_id(memory_id)
+            return self._authorised(r.memory(mid), actor, Action.READ, mid)
+
+    def list_memories(
+        self,
+        actor: Principal,
+        *,
+        keywords: str | None = None,
+        memory_types: Sequence[str] | None = None,
+        storage_type: str | None = None,
+        owner_ids: Sequence[str] | None = None,
+        ids: Sequence[str] | None = None,
+        page: int = 1,
+        page_size: int = 30,
+    ) -> Page[Memory]:
+        flags = None
+        if memory_types:
+            flags = sum(t.flag for t in v.memory_types(list(memory_types)))
+        query = MemoryQuery(
+            user_id=actor.user_id,
+            tenant_ids=actor.tenant_ids,
+            keywords=keywords or None,
+            type_flags=flags,
+            storage_type=storage_type or None,
+            owner_ids=frozenset(owner_ids) if owner_ids else None,
+            ids=frozenset(ids) & actor.scope
+            if ids and actor.scope
+            else (frozenset(ids) if ids else actor.scope),
+            limit=page_size,
+            offset=(page - 1) * page_size,
+        )
+        with self.store.read() as r:
+            found, total = r.find_memories(query)
+        return Page(tuple(found), total)
+
+    def update_memory(
+        self, actor: Principal, memory_id: object, changes: Mapping[str, object]
+    ) -> Memory:
+        v.only_known(changes, MEMORY_UPDATABLE, "memory")
+        mid = v.memory_id(memory_id)
+        now = self.clock.now()
+        with self.store.write() as w:
+            memory = self._authorised(w.lock_memory(mid), actor, Action.CONFIGURE, mid)
+            wanted = self._memory_changes(w, memory, changes)
+            if "permissions" in wanted and not decide(actor, Action.SHARE, memory):
+                raise Forbidden("only the owner may change permissions")
+            if not wanted:
+                return memory
+            stored = {
+                ("memory_types" if k == "memory_type" else k): val for k, val in wanted.items()
+            }
+            w.update_memory(mid, {**stored, "updated_at": now})
+            w.audit(
+                at=now,
+                actor=actor.user_id,
+                action="memory.update",
+                memory_id=mid,
+                before={k: _summary(getattr(memory, k)) for k in stored},
+                after={k: _summary(val) for k, val in stored.items()},
+            )
+            updated = w.memory(mid)
+        assert updated is not None
+        return updated
+
+    def delete_memory(self, actor: Principal, memory_id: object) -> None:
+        mid = v.memory_id(memory_id)
+        now = self.clock.now()
+        with self.store.write() as w:
+            memory = self._authorised(w.lock_memory(mid), actor, Action.DELETE, mid)
+            removed = w.delete_memory(mid)
+            w.audit(
+                at=now,
+                actor=actor.user_id,
+                action="memory.delete",
+                memory_id=memory.id,
+                after={"entries_removed": len(removed)},
+            )
+        self.store.scrub()
+
+    def _memory_changes(
+        self, w: Writer, memory: Memory, changes: Mapping[str, object]
+    ) -> dict[str, object]:
+        """Validated changes that differ from the stored memory (RAGFlow's update rules)."""
+        wanted: dict[str, object] = {}
+        if "name" in changes:
+            new_name = v.name(changes["name"])
+            if new_name != memory.name:
+                wanted["name"] = self._unique_name(w, memory.tenant_id, new_name)
+        if "memory_type" in changes:
+            types = v.memory_types(changes["memory_type"])
+            if set(types) != set(memory.memory_types):
+                wanted["memory_type"] = types
+        options = self._validated_options(
+            {k: x for k, x in changes.items() if k not in ("name", "memory_type")}
+        )
+        for key, value in options.items():
+            if getattr(memory, key) != value:
+                wanted[key] = value
+        locked = [k for k in ("embd_id", "memory_type") if k in wanted]
+        if locked and memory.entry_count > 0:
+            raise InvalidInput(locked[0], f"Can't update {locked} when memory isn't empty.")
+        if (
+            "memory_type" in wanted
+            and "system_prompt" not in changes
+            and is_default_prompt(
+                memory.system_prompt, memory.memory_types, self.settings.max_items_per_type
+            )
+        ):
+            new_types = wanted["memory_type"]
+            assert isinstance(new_types, tuple)
+            wanted["system_prompt"] = default_system_prompt(
+                new_types, self.settings.max_items_per_type
+            )
+        return wanted
+
+    @staticmethod
+    def _unique_name(w: Writer, tenant_id: str, base: str) -> str:
+        name, n = base, 0
+        while w.memory_named(tenant_id, name) is not None:
+            n += 1
+            name = f"{base}({n})"
+        if len(name) > v.NAME_LIMIT:
+            raise InvalidInput("name", f"Memory name {name} exceeds limit of {v.NAME_LIMIT}.")
+        return name
