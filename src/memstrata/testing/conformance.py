@@ -355,6 +355,33 @@ class StoreConformance:
         assert [i for i, _ in hits] == [strong, weak]
         assert hits[0][1] > hits[1][1] > 0
 
+    def test_keyword_ranking_uses_the_statistics_of_the_memories_searched(
+        self, store: Store
+    ) -> None:
+        mine, other = make_memory(), make_memory("tenant-b")
+        rows: list[tuple[str, Any, dict[str, Any]]] = [
+            ("caroline went to the lake", unit(1), {}),
+            ("caroline and a friend talked about the lake", unit(1), {}),
+            ("the lake was cold", unit(1), {}),
+            ("melanie painted at dawn", unit(1), {}),
+            ("caroline bought paint", unit(1), {}),
+            ("a quiet sunday", unit(1), {}),
+        ]
+        ids = self.seed(store, mine, rows)
+        scope = Scope(frozenset({mine.id}))
+
+        def ranking() -> list[int]:
+            with store.read() as r:
+                return [
+                    i for i, _ in r.keyword_candidates(scope, "melanie lake", EntryFilter(), 10)
+                ]
+
+        before = ranking()
+        self.seed(store, other, [("melanie " * 5, unit(1), {}) for _ in range(60)])
+        assert before[0] == ids[3]  # the rare word of this memory leads
+        assert set(before) == {ids[0], ids[1], ids[2], ids[3]}
+        assert ranking() == before
+
     def test_keyword_search_ignores_query_syntax(self, store: Store) -> None:
         memory = make_memory()
         (a,) = self.seed(store, memory, [("quotes and stars", unit(1), {})])

@@ -7,9 +7,10 @@ index and truncates the WAL, so erased text does not survive in the file.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -166,34 +167,50 @@ class SQLiteStore(Store):
     def keyword_search(
         self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int
     ) -> list[tuple[int, float]]:
-        """BM25 inside the scope's memories, best first. The index ranks first (its top-k is
-        cheap); the SQL filter then runs on those rows, widening until ``limit`` pass."""
-        terms = keyword_terms(text)
-        if not terms:
-            return []
-        memories = " OR ".join(f'"{m}"' for m in sorted(scope.memory_ids))
-        words = " OR ".join(f'"{t}"' for t in terms)
-        match = f"memory_id : ({memories}) AND content : ({words})"
-        where, params = where_clause(scope, f)
-        take = max(4 * limit, 64)
-        while True:
-            rows = conn.execute(
-                "SELECT f.rowid, f.rank FROM (SELECT rowid, rank FROM entries_fts "
-                "WHERE entries_fts MATCH ? ORDER BY rank LIMIT ?) AS f "
-                f"CROSS JOIN entries e ON e.message_id = f.rowid WHERE {where} "
-                "ORDER BY f.rank LIMIT ?",
-                [match, take, *params, limit],
-            )
-            if len(rows) >= limit or not self._more_matches(conn, match, take):
-                return [(int(r[0]), -float(r[1])) for r in rows]
-            take *= 8
+        """BM25 with the statistics of the memories searched (N, df), best first.
 
-    @staticmethod
-    def _more_matches(conn: Conn, match: str, seen: int) -> bool:
-        rows = conn.execute(
-            "SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT 1 OFFSET ?", [match, seen]
-        )
-        return bool(rows)
+        FTS5's own bm25() counts documents of the whole file, so one memory's words would
+        shift another's ranking. Each query term is matched on its own inside the scope; its
+        FTS5 score is rescaled from the file's idf to the scope's, and the terms are summed
+        (the average document length stays the file's). The SQL filter then runs on the best
+        rows, widening until ``limit`` pass.
+        """
+        scores = self._scoped_bm25(conn, scope, keyword_terms(text))
+        if not scores:
+            return []
+        ids = np.fromiter(scores.keys(), dtype=np.int64, count=len(scores))
+        values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+        return _best_passing(ids, values, limit, lambda c: self._passing(conn, scope, f, c))
+
+    def _scoped_bm25(self, conn: Conn, scope: Scope, terms: list[str]) -> dict[int, float]:
+        if not terms:
+            return {}
+        memories = " OR ".join(f'"{m}"' for m in sorted(scope.memory_ids))
+        ids = sorted(scope.memory_ids)
+        in_scope = conn.execute(
+            f"SELECT coalesce(sum(entry_count), 0) FROM memories WHERE id IN ({_marks(len(ids))})",
+            ids,
+        )[0][0]
+        in_file = conn.execute("SELECT coalesce(sum(entry_count), 0) FROM memories")[0][0]
+        scores: dict[int, float] = {}
+        for term in terms:
+            scoped = f'memory_id : ({memories}) AND content : "{term}"'
+            n_scope = conn.execute(
+                "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?", [scoped]
+            )[0][0]
+            if not n_scope:
+                continue
+            n_file = conn.execute(
+                "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?",
+                [f'content : "{term}"'],
+            )[0][0]
+            factor = _idf(in_scope, n_scope) / _idf(in_file, n_file)
+            rows = conn.execute(
+                "SELECT rowid, rank FROM entries_fts WHERE entries_fts MATCH ?", [scoped]
+            )
+            for rowid, rank in rows:
+                scores[int(rowid)] = scores.get(int(rowid), 0.0) - float(rank) * factor
+        return scores
 
     def vector_search(
         self, conn: Conn, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
@@ -202,19 +219,7 @@ class SQLiteStore(Store):
         best candidates only, widening until ``limit`` pass or every vector was considered."""
         self._vectors.sync(lambda high: self._vectors_after(conn, high))
         ids, sims = self._vectors.scores(sorted(scope.memory_ids), vector)
-        kept: list[tuple[int, float]] = []
-        take = min(len(ids), max(4 * limit, 64))
-        while take:
-            top = (
-                np.argpartition(-sims, take - 1)[:take] if take < len(ids) else np.arange(len(ids))
-            )
-            top = top[np.argsort(-sims[top], kind="stable")]
-            allowed = self._passing(conn, scope, f, ids[top])
-            kept = [(int(ids[i]), float(sims[i])) for i in top if int(ids[i]) in allowed]
-            if len(kept) >= limit or take == len(ids):
-                break
-            take = min(len(ids), take * 8)
-        return kept[:limit]
+        return _best_passing(ids, sims, limit, lambda c: self._passing(conn, scope, f, c))
 
     def _passing(
         self, conn: Conn, scope: Scope, f: EntryFilter, ids: NDArray[np.int64]
@@ -251,6 +256,40 @@ class SQLiteStore(Store):
             raw = self._writer
             raw.execute("INSERT INTO entries_fts (entries_fts) VALUES ('optimize')")
             raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+#: FTS5's floor for the idf of a term in more than half of the documents.
+MIN_IDF = 1e-6
+
+
+def _idf(documents: int, containing: int) -> float:
+    """FTS5's idf: ln((N - n + 0.5) / (n + 0.5)), at least :data:`MIN_IDF`."""
+    return max(math.log((documents - containing + 0.5) / (containing + 0.5)), MIN_IDF)
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _best_passing(
+    ids: NDArray[np.int64],
+    scores: NDArray[np.floating[Any]],
+    limit: int,
+    passing: Callable[[NDArray[np.int64]], set[int]],
+) -> list[tuple[int, float]]:
+    """The ``limit`` best (id, score) whose ids pass the filter: the best few are checked
+    first and the window widens eightfold until enough pass or every id was checked."""
+    kept: list[tuple[int, float]] = []
+    take = min(len(ids), max(4 * limit, 64))
+    while take:
+        top = np.argpartition(-scores, take - 1)[:take] if take < len(ids) else np.arange(len(ids))
+        top = top[np.argsort(-scores[top], kind="stable")]
+        allowed = passing(ids[top])
+        kept = [(int(ids[i]), float(scores[i])) for i in top if int(ids[i]) in allowed]
+        if len(kept) >= limit or take == len(ids):
+            break
+        take = min(len(ids), take * 8)
+    return kept[:limit]
 
 
 def _statements(script: str) -> list[str]:
