@@ -355,21 +355,17 @@ class Reader:
             f"WHERE message_type = 'raw' AND message_id IN ({_marks(len(wanted))})",
             wanted,
         )
+        found: dict[tuple[int, int], list[tuple[float, int]]] = {}
+        for chunk in _chunks_of(rows, NEIGHBOUR_CHUNK):
+            sql, args = _neighbour_query(chunk, where, params, span)
+            for centre, side, valid, nid in self.conn.execute(sql, args):
+                found.setdefault((int(centre), int(side)), []).append((float(valid), int(nid)))
         out: dict[int, tuple[tuple[int, ...], ...]] = {}
-        for mid, memory_id, user, agent, session, valid in rows:
-            key = [memory_id, user, agent, session]
-            same = "e.memory_id = ? AND e.user_id = ? AND e.agent_id = ? AND e.session_id = ?"
-            around = []
-            for op, order in (("<", "DESC"), (">", "ASC")):
-                found = self.conn.execute(
-                    f"SELECT e.message_id FROM entries e WHERE {same} AND {where} "
-                    f"AND (e.valid_at {op} ? OR (e.valid_at = ? AND e.message_id {op} ?)) "
-                    f"ORDER BY e.valid_at {order}, e.message_id {order} LIMIT ?",
-                    [*key, *params, valid, valid, mid, span],
-                )
-                around.append([int(r[0]) for r in found])
-            before, after = around
-            out[int(mid)] = tuple(
+        for row in rows:
+            mid = int(row[0])
+            before = [n for _, n in sorted(found.get((mid, 0), []), reverse=True)]
+            after = [n for _, n in sorted(found.get((mid, 1), []))]
+            out[mid] = tuple(
                 tuple(x[d] for x in (before, after) if d < len(x)) for d in range(span)
             )
         return out
@@ -537,6 +533,36 @@ class Reader:
             "ORDER BY created_at",
             [user_id],
         )
+
+
+#: Candidates whose neighbours one statement looks up (two subqueries each; SQLite allows
+#: 500 terms in a compound SELECT).
+NEIGHBOUR_CHUNK = 200
+
+
+def _chunks_of(rows: list[Row], size: int) -> Iterator[list[Row]]:
+    for i in range(0, len(rows), size):
+        yield rows[i : i + size]
+
+
+def _neighbour_query(
+    rows: list[Row], where: str, params: list[object], span: int
+) -> tuple[str, list[object]]:
+    """One statement: for each (id, memory, user, agent, session, valid_at) row, the ``span``
+    nearest visible raw turns before (side 0) and after (side 1) it in its conversation."""
+    same = "e.memory_id = ? AND e.user_id = ? AND e.agent_id = ? AND e.session_id = ?"
+    parts: list[str] = []
+    args: list[object] = []
+    for n, (mid, memory_id, user, agent, session, valid) in enumerate(rows):
+        for side, op, order in ((0, "<", "DESC"), (1, ">", "ASC")):
+            parts.append(
+                f"SELECT * FROM (SELECT ? AS centre, {side} AS side, e.valid_at, e.message_id "
+                f"FROM entries e WHERE {same} AND {where} "
+                f"AND (e.valid_at {op} ? OR (e.valid_at = ? AND e.message_id {op} ?)) "
+                f"ORDER BY e.valid_at {order}, e.message_id {order} LIMIT ?) AS n{n}_{side}"
+            )
+            args.extend([mid, memory_id, user, agent, session, *params, valid, valid, mid, span])
+    return " UNION ALL ".join(parts), args
 
 
 def _user(row: Row) -> User:
