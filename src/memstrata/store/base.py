@@ -558,10 +558,10 @@ def _neighbour_query(
             parts.append(
                 f"SELECT * FROM (SELECT ? AS centre, {side} AS side, e.valid_at, e.message_id "
                 f"FROM entries e WHERE {same} AND {where} "
-                f"AND (e.valid_at {op} ? OR (e.valid_at = ? AND e.message_id {op} ?)) "
+                f"AND (e.valid_at, e.message_id) {op} (?, ?) "
                 f"ORDER BY e.valid_at {order}, e.message_id {order} LIMIT ?) AS n{n}_{side}"
             )
-            args.extend([mid, memory_id, user, agent, session, *params, valid, valid, mid, span])
+            args.extend([mid, memory_id, user, agent, session, *params, valid, mid, span])
     return " UNION ALL ".join(parts), args
 
 
