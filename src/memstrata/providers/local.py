@@ -20,18 +20,12 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata.errors import ModelError
+
 if TYPE_CHECKING:
     from tokenizers import Encoding, Tokenizer
 
-try:
-    from memstrata.errors import ModelError
-except ImportError:  # pragma: no cover - errors.py not written yet
-
-    class ModelError(RuntimeError):  # type: ignore[no-redef]
-        """A model could not be loaded or run; re-exported from memstrata.errors."""
-
-
-__all__ = ["LocalEmbedder", "ModelError"]
+__all__ = ["LocalEmbedder"]
 
 MODEL_ID: Final = "all-MiniLM-L6-v2"
 DIMENSION: Final = 384
@@ -69,8 +63,7 @@ class LocalEmbedder:
         self._threads = threads if threads is not None else min(os.cpu_count() or 1, 2)
         self._batch_size = batch_size
         self._lock = threading.Lock()
-        self._tokenizer: Tokenizer | None = None
-        self._session: Any = None
+        self._model: _Model | None = None
 
     @property
     def model_id(self) -> str:
@@ -81,32 +74,49 @@ class LocalEmbedder:
         return DIMENSION
 
     def load(self) -> None:
-        """Check, then load the tokenizer and the ONNX session; later calls do nothing."""
-        with self._lock:
-            if self._session is not None:
-                return
-            files = _locate_files()
-            _verify(files.tokenizer, TOKENIZER_SHA256)
-            _verify(files.onnx, ONNX_SHA256)
-            self._tokenizer = _load_tokenizer(files.tokenizer)
-            self._session = _load_session(files.onnx, self._threads)
+        """Check the files' hashes, then load the tokenizer and the ONNX session, once."""
+        self._loaded()
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Embed ``texts``: shape (len(texts), 384), float32, rows of unit length."""
-        out = np.empty((len(texts), DIMENSION), dtype=np.float32)
         if not texts:
-            return out
-        self.load()
-        assert self._tokenizer is not None
-        encodings = self._tokenizer.encode_batch(list(texts))
-        for rows in _length_sorted_chunks(encodings, self._batch_size):
+            return np.empty((0, DIMENSION), dtype=np.float32)
+        return self._loaded().embed(texts, self._batch_size)
+
+    def _loaded(self) -> _Model:
+        model = self._model
+        if model is not None:
+            return model
+        with self._lock:
+            if self._model is None:
+                self._model = _Model.load(self._threads)
+            return self._model
+
+
+@dataclass(frozen=True)
+class _Model:
+    tokenizer: Tokenizer
+    session: Any  # onnxruntime.InferenceSession, which ships no type information
+
+    @classmethod
+    def load(cls, threads: int) -> _Model:
+        files = _locate_files()
+        _verify(files.tokenizer, TOKENIZER_SHA256)
+        _verify(files.onnx, ONNX_SHA256)
+        return cls(_load_tokenizer(files.tokenizer), _load_session(files.onnx, threads))
+
+    def embed(self, texts: Sequence[str], batch_size: int) -> _Float32Array:
+        """Run length-sorted batches (little padding) and put rows back in input order."""
+        encodings = self.tokenizer.encode_batch(list(texts))
+        out = np.empty((len(texts), DIMENSION), dtype=np.float32)
+        for rows in _length_sorted_chunks(encodings, batch_size):
             ids, mask = _pad([encodings[i] for i in rows])
             out[rows] = _pool(self._run(ids, mask), mask)
         return out
 
     def _run(self, ids: _Int64Array, mask: _Int64Array) -> _Float32Array:
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        hidden: _Float32Array = self._session.run(["last_hidden_state"], feeds)[0]
+        hidden: _Float32Array = self.session.run(["last_hidden_state"], feeds)[0]
         return hidden
 
 
@@ -176,7 +186,7 @@ def _load_tokenizer(path: Path) -> Tokenizer:
 
 def _load_session(path: Path, threads: int) -> Any:
     """A CPU inference session with ``threads`` intra-op threads and full graph optimisation."""
-    import onnxruntime as ort  # type: ignore[import-untyped]
+    import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
@@ -191,7 +201,7 @@ def _load_session(path: Path, threads: int) -> Any:
 
 def _length_sorted_chunks(encodings: Sequence[Encoding], size: int) -> Iterator[_Int64Array]:
     """Indices of ``encodings`` sorted by token count, in chunks of ``size``."""
-    lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+    lengths = np.fromiter(map(len, encodings), dtype=np.int64, count=len(encodings))
     order = np.argsort(lengths, kind="stable")
     for start in range(0, len(order), size):
         yield order[start : start + size]
@@ -199,12 +209,12 @@ def _length_sorted_chunks(encodings: Sequence[Encoding], size: int) -> Iterator[
 
 def _pad(encodings: Sequence[Encoding]) -> tuple[_Int64Array, _Int64Array]:
     """Token ids and attention mask, right-padded with zeros to the longest encoding."""
-    width = max(len(e.ids) for e in encodings)
+    width = max(map(len, encodings))
     ids = np.zeros((len(encodings), width), dtype=np.int64)
     mask = np.zeros((len(encodings), width), dtype=np.int64)
     for row, encoding in enumerate(encodings):
-        ids[row, : len(encoding.ids)] = encoding.ids
-        mask[row, : len(encoding.ids)] = 1
+        ids[row, : len(encoding)] = encoding.ids
+        mask[row, : len(encoding)] = 1
     return ids, mask
 
 

