@@ -21,6 +21,10 @@ from memstrata.retrieval.context import Context, assemble
 from memstrata.retrieval.fusion import fuse
 from memstrata.store.filters import EntryFilter
 
+#: Conversation context is looked up for the best ``CONTEXT_FACTOR * top_n`` candidates by
+#: their own score (at least ``MIN_CONTEXT``): further down, no bonus reaches the top.
+CONTEXT_FACTOR, MIN_CONTEXT = 3, 30
+
 
 class Searching(EngineCore):
     def search(self, actor: Principal, request: SearchRequest) -> list[Hit]:
@@ -46,7 +50,13 @@ class Searching(EngineCore):
             keyword, vector = hybrid_candidates(r, scope, req.query, query_vector, f, pool)
             neighbours = {}
             if span and weight:
-                candidates = {i for i, _ in keyword} | vector.keys()
+                own = fuse(
+                    keyword,
+                    vector,
+                    keyword_weight=req.keywords_similarity_weight,
+                    method=req.fusion,
+                )[: max(CONTEXT_FACTOR * req.top_n, MIN_CONTEXT)]
+                candidates = {s.message_id for s in own}
                 neighbours = with_neighbours(r, scope, f, candidates, span, vector, query_vector)
             ranked = fuse(
                 keyword,

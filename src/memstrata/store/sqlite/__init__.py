@@ -175,14 +175,16 @@ class SQLiteStore(Store):
         (the average document length stays the file's). The SQL filter then runs on the best
         rows, widening until ``limit`` pass.
         """
-        scores = self._scoped_bm25(conn, scope, keyword_terms(text))
+        scores = self._scoped_bm25(conn, scope, keyword_terms(text), 4 * limit)
         if not scores:
             return []
         ids = np.fromiter(scores.keys(), dtype=np.int64, count=len(scores))
         values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
         return _best_passing(ids, values, limit, lambda c: self._passing(conn, scope, f, c))
 
-    def _scoped_bm25(self, conn: Conn, scope: Scope, terms: list[str]) -> dict[int, float]:
+    def _scoped_bm25(
+        self, conn: Conn, scope: Scope, terms: list[str], want: int
+    ) -> dict[int, float]:
         if not terms:
             return {}
         memories = " OR ".join(f'"{m}"' for m in sorted(scope.memory_ids))
@@ -192,14 +194,34 @@ class SQLiteStore(Store):
             ids,
         )[0][0]
         in_file = conn.execute("SELECT coalesce(sum(entry_count), 0) FROM memories")[0][0]
-        scores: dict[int, float] = {}
+        counted = []
         for term in terms:
             scoped = f'memory_id : ({memories}) AND content : "{term}"'
             n_scope = conn.execute(
                 "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?", [scoped]
             )[0][0]
-            if not n_scope:
-                continue
+            if n_scope:
+                counted.append((term, scoped, n_scope))
+        # A term in over half the documents has FTS5's floor idf: it scores next to nothing and
+        # costs a pass over most of the memory, so it only counts when the others match fewer
+        # than ``want`` documents (then its matches, scored ~0, still fill the list).
+        rare = [c for c in counted if _idf(in_scope, c[2]) > MIN_IDF]
+        common = [c for c in counted if _idf(in_scope, c[2]) <= MIN_IDF]
+        scores: dict[int, float] = {}
+        self._add_terms(conn, rare, in_scope, in_file, scores)
+        if len(scores) < want:
+            self._add_terms(conn, common, in_scope, in_file, scores)
+        return scores
+
+    @staticmethod
+    def _add_terms(
+        conn: Conn,
+        terms: list[tuple[str, str, int]],
+        in_scope: int,
+        in_file: int,
+        scores: dict[int, float],
+    ) -> None:
+        for term, scoped, n_scope in terms:
             n_file = conn.execute(
                 "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?",
                 [f'content : "{term}"'],
@@ -210,7 +232,6 @@ class SQLiteStore(Store):
             )
             for rowid, rank in rows:
                 scores[int(rowid)] = scores.get(int(rowid), 0.0) - float(rank) * factor
-        return scores
 
     def vector_search(
         self, conn: Conn, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
