@@ -106,6 +106,9 @@ class SizeResult:
     status: str
     p50: dict[str, float | None]
     p95: dict[str, float | None]
+    n: dict[str, int]
+    """Queries answered, per kind (fewer than asked where the time budget ran out)."""
+    asked: int | None = None
     rss_mb: float | None = None
     note: str = ""
 
@@ -125,10 +128,14 @@ class SpeedRow:
         return max(values) if values else None
 
 
-def _search(entry: Mapping[str, Any], status: str, rss: float | None, note: str) -> SizeResult:
-    p50 = {k: (entry.get(f"search_{k}") or {}).get("p50_ms") for k in KINDS}
-    p95 = {k: (entry.get(f"search_{k}") or {}).get("p95_ms") for k in KINDS}
-    return SizeResult(status, p50, p95, rss, note)
+def _search(
+    entry: Mapping[str, Any], status: str, rss: float | None = None, note: str = ""
+) -> SizeResult:
+    searches = {k: entry.get(f"search_{k}") or {} for k in KINDS}
+    p50 = {k: s.get("p50_ms") for k, s in searches.items()}
+    p95 = {k: s.get("p95_ms") for k, s in searches.items()}
+    n = {k: int(s.get("n") or 0) for k, s in searches.items()}
+    return SizeResult(status, p50, p95, n, entry.get("queries"), rss, note)
 
 
 def _fill_rate(fills: Sequence[Mapping[str, Any] | None]) -> float | None:
@@ -152,6 +159,7 @@ def memstrata_speed(data: Mapping[str, Any]) -> SpeedRow:
 
 
 def _peer_note(record: Mapping[str, Any]) -> str:
+    """Why a size has no (or partial) figures: a smaller size timed out, the fill did, ..."""
     if record.get("status") == "ok":
         return ""
     if record.get("reason"):
@@ -159,7 +167,7 @@ def _peer_note(record: Mapping[str, Any]) -> str:
     fill = record.get("fill") or {}
     if fill and not fill.get("complete"):
         return f"filled {record.get('entries', '?')} in {fill.get('seconds', '?')} s"
-    return f"{(record.get('search_store') or {}).get('n', 0)} store-only queries done"
+    return ""
 
 
 def peer_speed(data: Mapping[str, Any]) -> list[SpeedRow]:
@@ -192,13 +200,20 @@ def _pair(row: SpeedRow, base: SpeedRow | None, size: int, kind: str) -> str:
     p50, p95 = result.p50[kind], result.p95[kind]
     if p50 is None or p95 is None:
         return result.status + (f" ({result.note})" if result.note else "")
-    cell = f"{p50:.3g} / {p95:.3g}"
+    cell = f"{_num(p50)} / {_num(p95)}"
     ref = base.sizes.get(size) if base is not None else None
     if ref is not None and ref.p50[kind] is not None:
         cell += f" ({_ratio(p50, ref.p50[kind])} / {_ratio(p95, ref.p95[kind])})"
-    if result.status != "ok":
-        cell += f" [{result.status}: {result.note}]"
+    if result.asked and result.n[kind] < result.asked:
+        cell += f" [{result.status} after {result.n[kind]} of {result.asked} queries]"
     return cell
+
+
+def _num(value: float) -> str:
+    """Three significant figures, without exponents."""
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
 
 
 def _rate(value: float | None, base: float | None) -> str:
@@ -206,7 +221,7 @@ def _rate(value: float | None, base: float | None) -> str:
     if value is None:
         return "–"
     ratio = "" if base is None else f" ({_ratio(base, value)})"
-    return f"{value:,.0f}{ratio}"
+    return f"{_num(value)}{ratio}"
 
 
 def _rss(value: float | None, base: float | None) -> str:

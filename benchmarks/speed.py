@@ -241,22 +241,33 @@ def run(
     late: int = 200,
 ) -> dict[str, Any]:
     """The whole benchmark; ``embedder`` replaces the local model (tests pass a fake)."""
-    if embedder is None:
-        from memstrata.providers.local import LocalEmbedder
+    if embedder is not None:
+        return _run(sizes, queries, writes, TimedEmbedder(embedder), late, cache=False)
+    from memstrata.providers.local import LocalEmbedder
 
-        embedder = LocalEmbedder()
-    return _run(sizes, queries, writes, TimedEmbedder(embedder), late)
+    return _run(sizes, queries, writes, TimedEmbedder(LocalEmbedder()), late, cache=True)
+
+
+def corpus_vectors(
+    embedder: Embedder, texts: list[str], questions: list[str], cache: bool
+) -> dict[str, NDArray[np.float32]]:
+    """Text -> vector for every turn and question; `cache`: the peers' cache of the local model's
+    LoCoMo vectors (benchmarks/.cache), so memstrata and the peers rank the very same vectors."""
+    if cache:
+        from benchmarks.peers.embedding import cached_vectors, locomo_texts
+
+        return cached_vectors(embedder, locomo_texts(load_conversations()))
+    vectors = dict(zip(texts, embedder.embed(texts), strict=True))
+    vectors.update(zip(questions, embedder.embed(questions), strict=True))
+    return vectors
 
 
 def _run(
-    sizes: list[int], queries: int, writes: int, embedder: TimedEmbedder, late: int
+    sizes: list[int], queries: int, writes: int, embedder: TimedEmbedder, late: int, cache: bool
 ) -> dict[str, Any]:
     texts, questions = corpus()
-    vectors = dict(
-        zip(texts, timed("embed corpus", lambda: embedder.inner.embed(texts)), strict=True)
-    )
     qs = questions[:queries]
-    vectors.update(zip(qs, embedder.inner.embed(qs), strict=True))
+    vectors = timed("embed corpus", lambda: corpus_vectors(embedder.inner, texts, qs, cache))
     report: dict[str, Any] = {"model": embedder.model_id, "loadavg_start": os.getloadavg()}
     report["sizes"] = {}
     with tempfile.TemporaryDirectory(prefix="memstrata-speed-") as tmp:

@@ -137,8 +137,8 @@ def test_report_from_fake_results(
     for row in ("memstrata", "BM25 (k1 1.2, b 0.75)", "DRAGON (paper, Table 3)", "mem0-faiss"):
         assert re.search(rf"^\| {re.escape(row)} \|", out, re.M), row
     assert "| system | ingest turns/s" in out
-    assert "| 5 / 10 (×2.5 / ×2.5) |" in out  # 1k p50 / p95 of the peer, ratios to memstrata
-    assert "| 20 (×2.5) |" in out  # ingest turns/s: memstrata's 50 over the peer's 20
+    assert "| 5.00 / 10.0 (×2.5 / ×2.5) |" in out  # 1k p50 / p95 of the peer, ratios to memstrata
+    assert "| 20.0 (×2.5) |" in out  # ingest turns/s: memstrata's 50 over the peer's 20
     assert "timed out" in out
     assert (tmp_path / "report.md").read_text() in out + "\n"
     pytest.importorskip("matplotlib")
