@@ -349,7 +349,6 @@ class Reader:
         wanted = sorted(set(ids))
         if not scope or not wanted or span < 1:
             return {}
-        where, params = where_clause(scope, replace(f, types=frozenset({EntryType.RAW})))
         rows = self.conn.execute(
             "SELECT message_id, memory_id, user_id, agent_id, session_id, valid_at FROM entries "
             f"WHERE message_type = 'raw' AND message_id IN ({_marks(len(wanted))})",
@@ -357,9 +356,12 @@ class Reader:
         )
         found: dict[tuple[int, int], list[tuple[float, int]]] = {}
         for chunk in _chunks_of(rows, NEIGHBOUR_CHUNK):
-            sql, args = _neighbour_query(chunk, where, params, span)
+            sql, args = _neighbour_query(chunk, NEIGHBOUR_REACH * span)
             for centre, side, valid, nid in self.conn.execute(sql, args):
                 found.setdefault((int(centre), int(side)), []).append((float(valid), int(nid)))
+        near = {n for pairs in found.values() for _, n in pairs}
+        visible = self.passing(scope, replace(f, types=frozenset({EntryType.RAW})), near)
+        found = {k: [p for p in pairs if p[1] in visible] for k, pairs in found.items()}
         out: dict[int, tuple[tuple[int, ...], ...]] = {}
         for row in rows:
             mid = int(row[0])
@@ -369,6 +371,17 @@ class Reader:
                 tuple(x[d] for x in (before, after) if d < len(x)) for d in range(span)
             )
         return out
+
+    def passing(self, scope: Scope, f: EntryFilter, ids: Iterable[int]) -> set[int]:
+        """Which of ``ids`` are entries of ``scope`` that pass ``f``."""
+        wanted = sorted(set(ids))
+        allowed: set[int] = set()
+        for i in range(0, len(wanted), 10_000):
+            chunk = frozenset(wanted[i : i + 10_000])
+            where, params = where_clause(scope, replace(f, message_ids=chunk))
+            rows = self.conn.execute(f"SELECT e.message_id FROM entries e WHERE {where}", params)
+            allowed.update(int(r[0]) for r in rows)
+        return allowed
 
     def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
         if not ids:
@@ -535,9 +548,11 @@ class Reader:
         )
 
 
-#: Candidates whose neighbours one statement looks up (two subqueries each; SQLite allows
+#: Candidates whose neighbours one statement looks up (four subqueries each; SQLite allows
 #: 500 terms in a compound SELECT).
-NEIGHBOUR_CHUNK = 200
+NEIGHBOUR_CHUNK = 100
+#: Turns looked at per side and distance, so hidden (forgotten, disabled...) ones can be skipped.
+NEIGHBOUR_REACH = 3
 
 
 def _chunks_of(rows: list[Row], size: int) -> Iterator[list[Row]]:
@@ -545,23 +560,31 @@ def _chunks_of(rows: list[Row], size: int) -> Iterator[list[Row]]:
         yield rows[i : i + size]
 
 
-def _neighbour_query(
-    rows: list[Row], where: str, params: list[object], span: int
-) -> tuple[str, list[object]]:
-    """One statement: for each (id, memory, user, agent, session, valid_at) row, the ``span``
-    nearest visible raw turns before (side 0) and after (side 1) it in its conversation."""
-    same = "e.memory_id = ? AND e.user_id = ? AND e.agent_id = ? AND e.session_id = ?"
+def _neighbour_query(rows: list[Row], reach: int) -> tuple[str, list[object]]:
+    """One statement: for each (id, memory, user, agent, session, valid_at) row, the ``reach``
+    nearest raw turns before (side 0) and after (side 1) it in its conversation, visible or
+    not (a covering index range each; visibility is checked once for all of them)."""
+    same = (
+        "e.memory_id = ? AND e.session_id = ? AND e.user_id = ? AND e.agent_id = ? "
+        "AND e.message_type = 'raw'"
+    )
     parts: list[str] = []
     args: list[object] = []
     for n, (mid, memory_id, user, agent, session, valid) in enumerate(rows):
         for side, op, order in ((0, "<", "DESC"), (1, ">", "ASC")):
-            parts.append(
-                f"SELECT * FROM (SELECT ? AS centre, {side} AS side, e.valid_at, e.message_id "
-                f"FROM entries e WHERE {same} AND {where} "
-                f"AND (e.valid_at, e.message_id) {op} (?, ?) "
-                f"ORDER BY e.valid_at {order}, e.message_id {order} LIMIT ?) AS n{n}_{side}"
+            # two index ranges: the same valid time with a nearer id, then strictly beyond
+            bounds = (
+                (f"e.valid_at = ? AND e.message_id {op} ?", [valid, mid]),
+                (f"e.valid_at {op} ?", [valid]),
             )
-            args.extend([mid, memory_id, user, agent, session, *params, valid, mid, span])
+            for part, (bound, bound_args) in enumerate(bounds):
+                parts.append(
+                    f"SELECT * FROM (SELECT ? AS centre, {side} AS side, e.valid_at, "
+                    f"e.message_id FROM entries e WHERE {same} AND {bound} "
+                    f"ORDER BY e.valid_at {order}, e.message_id {order} LIMIT ?) "
+                    f"AS n{n}_{side}_{part}"
+                )
+                args.extend([mid, memory_id, session, user, agent, *bound_args, reach])
     return " UNION ALL ".join(parts), args
 
 
