@@ -12,7 +12,6 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,8 @@ from numpy.typing import NDArray
 
 from memstrata.errors import StoreError
 from memstrata.models import Scope
-from memstrata.store.base import Conn, Row, Store
-from memstrata.store.filters import EntryFilter, where_clause
+from memstrata.store.base import Conn, Reader, Row, Store
+from memstrata.store.filters import EntryFilter
 from memstrata.store.sqlite.migrations import MIGRATIONS
 from memstrata.store.sqlite.vectors import VectorCache
 from memstrata.store.text import keyword_terms
@@ -180,7 +179,9 @@ class SQLiteStore(Store):
             return []
         ids = np.fromiter(scores.keys(), dtype=np.int64, count=len(scores))
         values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
-        return _best_passing(ids, values, limit, lambda c: self._passing(conn, scope, f, c))
+        return _best_passing(
+            ids, values, limit, lambda c: Reader(self, conn).passing(scope, f, c.tolist())
+        )
 
     def _scoped_bm25(
         self, conn: Conn, scope: Scope, terms: list[str], want: int
@@ -240,20 +241,9 @@ class SQLiteStore(Store):
         best candidates only, widening until ``limit`` pass or every vector was considered."""
         self._vectors.sync(lambda high: self._vectors_after(conn, high))
         ids, sims = self._vectors.scores(sorted(scope.memory_ids), vector)
-        return _best_passing(ids, sims, limit, lambda c: self._passing(conn, scope, f, c))
-
-    def _passing(
-        self, conn: Conn, scope: Scope, f: EntryFilter, ids: NDArray[np.int64]
-    ) -> set[int]:
-        """Which of ``ids`` pass ``f`` (SQLite takes up to 32766 parameters per statement)."""
-        allowed: set[int] = set()
-        step = 30_000
-        for i in range(0, len(ids), step):
-            chunk = frozenset(int(x) for x in ids[i : i + step])
-            where, params = where_clause(scope, replace(f, message_ids=chunk))
-            rows = conn.execute(f"SELECT e.message_id FROM entries e WHERE {where}", params)
-            allowed.update(int(r[0]) for r in rows)
-        return allowed
+        return _best_passing(
+            ids, sims, limit, lambda c: Reader(self, conn).passing(scope, f, c.tolist())
+        )
 
     def _vectors_after(self, conn: Conn, high: int) -> list[tuple[int, str, bytes]]:
         rows = conn.execute(
