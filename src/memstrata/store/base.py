@@ -320,9 +320,10 @@ class Reader:
             return [], 0
         where, params = where_clause(scope, f)
         key = {"recorded": "e.message_id DESC", "valid": "e.valid_at DESC, e.message_id DESC"}
-        total = self.conn.execute(f"SELECT count(*) FROM entries e WHERE {where}", params)[0][0]
+        table = self.store.entries_by_id if f.message_ids is not None else "entries e"
+        total = self.conn.execute(f"SELECT count(*) FROM {table} WHERE {where}", params)[0][0]
         rows = self.conn.execute(
-            f"SELECT {_prefixed(ENTRY_COLUMNS)} FROM entries e WHERE {where} "
+            f"SELECT {_prefixed(ENTRY_COLUMNS)} FROM {table} WHERE {where} "
             f"ORDER BY {key[order]} LIMIT ? OFFSET ?",
             [*params, limit, offset],
         )
@@ -379,7 +380,9 @@ class Reader:
         for i in range(0, len(wanted), 10_000):
             chunk = frozenset(wanted[i : i + 10_000])
             where, params = where_clause(scope, replace(f, message_ids=chunk))
-            rows = self.conn.execute(f"SELECT e.message_id FROM entries e WHERE {where}", params)
+            rows = self.conn.execute(
+                f"SELECT e.message_id FROM {self.store.entries_by_id} WHERE {where}", params
+            )
             allowed.update(int(r[0]) for r in rows)
         return allowed
 
@@ -927,6 +930,10 @@ class Store(ABC):
     #: Appended to the job claim's SELECT: row locking where the backend has it (PostgreSQL:
     #: `` FOR UPDATE SKIP LOCKED``). SQLite needs none: its write transaction is exclusive.
     claim_suffix = ""
+    #: The entries table as a query names it when it looks rows up by message id. SQLite's
+    #: planner prefers a (memory_id, ...) index range over the primary key even for a short
+    #: id list (a scan of the whole memory), so it says `` NOT INDEXED`` (rowid lookups only).
+    entries_by_id = "entries e"
 
     @abstractmethod
     def migrate(self) -> None:

@@ -51,6 +51,7 @@ class _Conn:
 
 class SQLiteStore(Store):
     name = "sqlite"
+    entries_by_id = "entries e NOT INDEXED"
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
