@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 import uuid
@@ -23,7 +22,7 @@ from memstrata.store.postgres import PostgresStore, search
 from memstrata.store.postgres.conn import translate
 from memstrata.store.postgres.migrations import MIGRATIONS
 from memstrata.store.sqlite import SQLiteStore
-from memstrata.store.text import keyword_terms
+from memstrata.testing.bm25 import corpus, fts5_bm25
 from memstrata.testing.conformance import T0, StoreConformance, make_memory, unit
 
 if TYPE_CHECKING:
@@ -72,35 +71,6 @@ def test_a_postgres_url_selects_the_postgres_store(postgres_dsn: str, tmp_path: 
 
 
 # --- BM25 against SQLite's FTS5 ----------------------------------------------------------------
-
-FTS5_TOKENIZER = "porter unicode61 remove_diacritics 2"
-WORDS = """
-    tea coffee hiking hiked hikes mountain mountains river rivers cooking cooked painting garden
-    gardening sister brother birthday party travelling travel Paris Berlin school teacher teaching
-    dog dogs running runner marathon piano guitar concert novel reading the a of and to in is was
-    we they it on at with for
-""".split()  # noqa: SIM905
-
-
-def corpus(n: int, seed: int = 7) -> list[str]:
-    rng = np.random.default_rng(seed)
-    weights = 1.0 / np.arange(1, len(WORDS) + 1)
-    weights = weights / weights.sum()
-    order = rng.permutation(len(WORDS))
-    return [
-        " ".join(WORDS[order[i]] for i in rng.choice(len(WORDS), rng.integers(3, 30), p=weights))
-        for _ in range(n)
-    ]
-
-
-def fts5_bm25(texts: list[str], query: str) -> list[tuple[int, float]]:
-    """SQLite FTS5's own bm25 over ``texts`` (positions, higher is better): the reference."""
-    db = sqlite3.connect(":memory:")
-    db.execute(f"CREATE VIRTUAL TABLE f USING fts5 (content, tokenize = '{FTS5_TOKENIZER}')")
-    db.executemany("INSERT INTO f (rowid, content) VALUES (?, ?)", enumerate(texts))
-    match = " OR ".join(f'"{t}"' for t in keyword_terms(query))
-    rows = db.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ? ORDER BY 2", [match])
-    return [(int(i), -float(score)) for i, score in rows]
 
 
 def test_bm25_ranks_and_scores_as_sqlite_fts5_does(postgres_store: PostgresStore) -> None:

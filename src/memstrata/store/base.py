@@ -350,24 +350,12 @@ class Reader:
         wanted = sorted(set(ids))
         if not scope or not wanted or span < 1:
             return {}
-        rows = self.conn.execute(
-            "SELECT message_id, memory_id, user_id, agent_id, session_id, valid_at FROM entries "
-            f"WHERE message_type = 'raw' AND message_id IN ({_marks(len(wanted))})",
-            wanted,
-        )
-        found: dict[tuple[int, int], list[tuple[float, int]]] = {}
-        for chunk in _chunks_of(rows, NEIGHBOUR_CHUNK):
-            sql, args = _neighbour_query(chunk, NEIGHBOUR_REACH * span)
-            for centre, side, valid, nid in self.conn.execute(sql, args):
-                found.setdefault((int(centre), int(side)), []).append((float(valid), int(nid)))
-        near = {n for pairs in found.values() for _, n in pairs}
-        visible = self.passing(scope, replace(f, types=frozenset({EntryType.RAW})), near)
-        found = {k: [p for p in pairs if p[1] in visible] for k, pairs in found.items()}
+        near = self.store.conversation_near(self.conn, scope, wanted, NEIGHBOUR_REACH * span)
+        everyone = {n for sides in near.values() for side in sides for n in side}
+        visible = self.passing(scope, replace(f, types=frozenset({EntryType.RAW})), everyone)
         out: dict[int, tuple[tuple[int, ...], ...]] = {}
-        for row in rows:
-            mid = int(row[0])
-            before = [n for _, n in sorted(found.get((mid, 0), []), reverse=True)]
-            after = [n for _, n in sorted(found.get((mid, 1), []))]
+        for mid, sides in near.items():
+            before, after = ([n for n in side if n in visible] for side in sides)
             out[mid] = tuple(
                 tuple(x[d] for x in (before, after) if d < len(x)) for d in range(span)
             )
@@ -969,6 +957,31 @@ class Store(ABC):
 
     @abstractmethod
     def decode_vector(self, value: Any) -> NDArray[np.float32]: ...
+
+    def conversation_near(
+        self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int
+    ) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
+        """For each raw entry of ``scope`` among ``ids``: up to ``reach`` raw turns before and
+        after it in its conversation, nearest first, visible or not (the caller checks).
+        Default: one statement of covering index ranges per :data:`NEIGHBOUR_CHUNK` ids."""
+        rows = conn.execute(
+            "SELECT message_id, memory_id, user_id, agent_id, session_id, valid_at FROM entries "
+            f"WHERE message_type = 'raw' AND message_id IN ({_marks(len(ids))})",
+            list(ids),
+        )
+        rows = [r for r in rows if r[1] in scope.memory_ids]
+        found: dict[tuple[int, int], list[tuple[float, int]]] = {}
+        for chunk in _chunks_of(rows, NEIGHBOUR_CHUNK):
+            sql, args = _neighbour_query(chunk, reach)
+            for centre, side, valid, nid in conn.execute(sql, args):
+                found.setdefault((int(centre), int(side)), []).append((float(valid), int(nid)))
+        out: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        for row in rows:
+            mid = int(row[0])
+            before = [n for _, n in sorted(found.get((mid, 0), []), reverse=True)]
+            after = [n for _, n in sorted(found.get((mid, 1), []))]
+            out[mid] = (tuple(before[:reach]), tuple(after[:reach]))
+        return out
 
     def entries_inserted(
         self, conn: Conn, ids: Sequence[int], vectors: NDArray[np.float32]

@@ -7,7 +7,6 @@ index and truncates the WAL, so erased text does not survive in the file.
 
 from __future__ import annotations
 
-import math
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -22,9 +21,10 @@ from memstrata.errors import StoreError
 from memstrata.models import Scope
 from memstrata.store.base import Conn, Reader, Row, Store
 from memstrata.store.filters import EntryFilter
+from memstrata.store.sqlite.conversations import ConversationIndex, Near, Turn
+from memstrata.store.sqlite.keywords import KeywordIndex
 from memstrata.store.sqlite.migrations import MIGRATIONS
 from memstrata.store.sqlite.vectors import VectorCache
-from memstrata.store.text import keyword_terms
 
 BUSY_TIMEOUT_MS = 30_000
 SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -62,6 +62,8 @@ class SQLiteStore(Store):
         self._all: list[sqlite3.Connection] = [self._writer]
         self._all_lock = threading.Lock()
         self._vectors = VectorCache()
+        self._keywords = KeywordIndex()
+        self._conversations = ConversationIndex()
         self.migrate()
 
     # --- connections ----------------------------------------------------------------------
@@ -167,84 +169,53 @@ class SQLiteStore(Store):
     def keyword_search(
         self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int
     ) -> list[tuple[int, float]]:
-        """BM25 with the statistics of the memories searched (N, df), best first.
-
-        FTS5's own bm25() counts documents of the whole file, so one memory's words would
-        shift another's ranking. Each query term is matched on its own inside the scope; its
-        FTS5 score is rescaled from the file's idf to the scope's, and the terms are summed
-        (the average document length stays the file's). The SQL filter then runs on the best
-        rows, widening until ``limit`` pass.
-        """
-        scores = self._scoped_bm25(conn, scope, keyword_terms(text), 4 * limit)
-        if not scores:
+        """BM25 with the statistics of the memories searched (N, df, average length), best
+        first, from the in-process index (:mod:`.keywords`); the SQL filter then runs on the
+        best rows, widening until ``limit`` pass."""
+        self._keywords.sync(lambda high, n: self._texts_after(conn, high, n))
+        ids, scores = self._keywords.scores(sorted(scope.memory_ids), text)
+        if not len(ids):
             return []
-        ids = np.fromiter(scores.keys(), dtype=np.int64, count=len(scores))
-        values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
         return _best_passing(
-            ids, values, limit, lambda c: Reader(self, conn).passing(scope, f, c.tolist())
+            ids, scores, limit, lambda c: Reader(self, conn).passing(scope, f, c.tolist())
         )
 
-    def _scoped_bm25(
-        self, conn: Conn, scope: Scope, terms: list[str], want: int
-    ) -> dict[int, float]:
-        if not terms:
-            return {}
-        memories = " OR ".join(f'"{m}"' for m in sorted(scope.memory_ids))
-        ids = sorted(scope.memory_ids)
-        in_scope = conn.execute(
-            f"SELECT coalesce(sum(entry_count), 0) FROM memories WHERE id IN ({_marks(len(ids))})",
-            ids,
-        )[0][0]
-        in_file = conn.execute("SELECT coalesce(sum(entry_count), 0) FROM memories")[0][0]
-        counted = []
-        for term in terms:
-            scoped = f'memory_id : ({memories}) AND content : "{term}"'
-            n_scope = conn.execute(
-                "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?", [scoped]
-            )[0][0]
-            if n_scope:
-                counted.append((term, scoped, n_scope))
-        # A term in over half the documents has FTS5's floor idf: it scores next to nothing and
-        # costs a pass over most of the memory, so it only counts when the others match fewer
-        # than ``want`` documents (then its matches, scored ~0, still fill the list).
-        rare = [c for c in counted if _idf(in_scope, c[2]) > MIN_IDF]
-        common = [c for c in counted if _idf(in_scope, c[2]) <= MIN_IDF]
-        scores: dict[int, float] = {}
-        self._add_terms(conn, rare, in_scope, in_file, scores)
-        if len(scores) < want:
-            self._add_terms(conn, common, in_scope, in_file, scores)
-        return scores
+    def conversation_near(
+        self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int
+    ) -> dict[int, Near]:
+        """From the in-process conversation index (:mod:`.conversations`)."""
+        self._conversations.sync(lambda high, n: self._turns_after(conn, high, n))
+        return self._conversations.near(sorted(scope.memory_ids), ids, reach)
 
-    @staticmethod
-    def _add_terms(
-        conn: Conn,
-        terms: list[tuple[str, str, int]],
-        in_scope: int,
-        in_file: int,
-        scores: dict[int, float],
-    ) -> None:
-        for term, scoped, n_scope in terms:
-            n_file = conn.execute(
-                "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?",
-                [f'content : "{term}"'],
-            )[0][0]
-            factor = _idf(in_scope, n_scope) / _idf(in_file, n_file)
-            rows = conn.execute(
-                "SELECT rowid, rank FROM entries_fts WHERE entries_fts MATCH ?", [scoped]
-            )
-            for rowid, rank in rows:
-                scores[int(rowid)] = scores.get(int(rowid), 0.0) - float(rank) * factor
+    def _turns_after(self, conn: Conn, high: int, n: int) -> list[Turn]:
+        rows = conn.execute(
+            "SELECT message_id, memory_id, user_id, agent_id, session_id, valid_at FROM entries "
+            "WHERE message_id > ? AND message_type = 'raw' ORDER BY message_id LIMIT ?",
+            [high, n],
+        )
+        return [(int(r[0]), r[1], r[2], r[3], r[4], float(r[5])) for r in rows]
+
+    def _texts_after(self, conn: Conn, high: int, n: int) -> list[tuple[int, str, str]]:
+        rows = conn.execute(
+            "SELECT message_id, memory_id, content FROM entries WHERE message_id > ? "
+            "ORDER BY message_id LIMIT ?",
+            [high, n],
+        )
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
 
     def vector_search(
         self, conn: Conn, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
     ) -> list[tuple[int, float]]:
-        """Exact cosine over the scope's vectors, best first; the SQL filter then runs on the
-        best candidates only, widening until ``limit`` pass or every vector was considered."""
+        """Cosine over the scope's vectors, best first: exact, or through a memory's
+        approximate index past ``ann_threshold``. The SQL filter runs on the best candidates
+        only, widening until ``limit`` pass or every vector was considered."""
         self._vectors.sync(lambda high: self._vectors_after(conn, high))
-        ids, sims = self._vectors.scores(sorted(scope.memory_ids), vector)
-        return _best_passing(
-            ids, sims, limit, lambda c: Reader(self, conn).passing(scope, f, c.tolist())
-        )
+
+        def rank(ids: NDArray[np.int64], sims: NDArray[np.float32]) -> list[tuple[int, float]]:
+            passing = Reader(self, conn).passing
+            return _best_passing(ids, sims, limit, lambda c: passing(scope, f, c.tolist()))
+
+        return self._vectors.search(sorted(scope.memory_ids), vector, limit, rank)
 
     def _vectors_after(self, conn: Conn, high: int) -> list[tuple[int, str, bytes]]:
         rows = conn.execute(
@@ -256,6 +227,8 @@ class SQLiteStore(Store):
 
     def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
         self._vectors.drop(ids)
+        self._keywords.drop(ids)
+        self._conversations.drop(ids)
 
     def files(self) -> list[Path]:
         """The database file and its WAL and shared-memory files, where they exist."""
@@ -268,19 +241,6 @@ class SQLiteStore(Store):
             raw = self._writer
             raw.execute("INSERT INTO entries_fts (entries_fts) VALUES ('optimize')")
             raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-
-#: FTS5's floor for the idf of a term in more than half of the documents.
-MIN_IDF = 1e-6
-
-
-def _idf(documents: int, containing: int) -> float:
-    """FTS5's idf: ln((N - n + 0.5) / (n + 0.5)), at least :data:`MIN_IDF`."""
-    return max(math.log((documents - containing + 0.5) / (containing + 0.5)), MIN_IDF)
-
-
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
 
 
 def _best_passing(
