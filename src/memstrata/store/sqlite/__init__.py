@@ -206,16 +206,13 @@ class SQLiteStore(Store):
     def vector_search(
         self, conn: Conn, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
     ) -> list[tuple[int, float]]:
-        """Cosine over the scope's vectors, best first: exact, or through a memory's
-        approximate index past ``ann_threshold``. The SQL filter runs on the best candidates
-        only, widening until ``limit`` pass or every vector was considered."""
+        """Exact cosine over the scope's vectors, best first; the SQL filter then runs on the
+        best candidates only, widening until ``limit`` pass or every vector was considered."""
         self._vectors.sync(lambda high: self._vectors_after(conn, high))
-
-        def rank(ids: NDArray[np.int64], sims: NDArray[np.float32]) -> list[tuple[int, float]]:
-            passing = Reader(self, conn).passing
-            return _best_passing(ids, sims, limit, lambda c: passing(scope, f, c.tolist()))
-
-        return self._vectors.search(sorted(scope.memory_ids), vector, limit, rank)
+        ids, sims = self._vectors.scores(sorted(scope.memory_ids), vector)
+        return _best_passing(
+            ids, sims, limit, lambda c: Reader(self, conn).passing(scope, f, c.tolist())
+        )
 
     def _vectors_after(self, conn: Conn, high: int) -> list[tuple[int, str, bytes]]:
         rows = conn.execute(
