@@ -351,8 +351,9 @@ class Reader:
         if not scope or not wanted or span < 1:
             return {}
         near = self.store.conversation_near(self.conn, scope, wanted, NEIGHBOUR_REACH * span)
-        everyone = {n for sides in near.values() for side in sides for n in side}
-        visible = self.passing(scope, replace(f, types=frozenset({EntryType.RAW})), everyone)
+        visible = self._visible_near(
+            scope, replace(f, types=frozenset({EntryType.RAW})), near, span
+        )
         out: dict[int, tuple[tuple[int, ...], ...]] = {}
         for mid, sides in near.items():
             before, after = ([n for n in side if n in visible] for side in sides)
@@ -360,6 +361,30 @@ class Reader:
                 tuple(x[d] for x in (before, after) if d < len(x)) for d in range(span)
             )
         return out
+
+    def _visible_near(
+        self, scope: Scope, f: EntryFilter, near: Mapping[int, Sequence[Sequence[int]]], span: int
+    ) -> set[int]:
+        """Which turns of ``near`` (sides of turns, nearest first) pass ``f``: the nearest
+        ``span`` of every side first, then further out only while some side has fewer than
+        ``span`` visible and turns left (hidden turns are rare; each round is one query)."""
+        visible: set[int] = set()
+        checked: set[int] = set()
+        depth = span
+        while True:
+            ask = {n for sides in near.values() for side in sides for n in side[:depth]}
+            ask -= checked
+            if not ask:
+                return visible
+            visible |= self.passing(scope, f, ask)
+            checked |= ask
+            if not any(
+                len(side) > depth and sum(n in visible for n in side[:depth]) < span
+                for sides in near.values()
+                for side in sides
+            ):
+                return visible
+            depth += span
 
     def passing(self, scope: Scope, f: EntryFilter, ids: Iterable[int]) -> set[int]:
         """Which of ``ids`` are entries of ``scope`` that pass ``f``."""

@@ -7,6 +7,7 @@ index and truncates the WAL, so erased text does not survive in the file.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -246,18 +247,29 @@ def _best_passing(
     limit: int,
     passing: Callable[[NDArray[np.int64]], set[int]],
 ) -> list[tuple[int, float]]:
-    """The ``limit`` best (id, score) whose ids pass the filter: the best few are checked
-    first and the window widens eightfold until enough pass or every id was checked."""
+    """The ``limit`` best (id, score) whose ids pass the filter. The best few are checked
+    first; while too few pass, the window grows as far as the pass rate so far says it must
+    (at least double, at most eightfold), and only ids not yet checked are checked."""
     kept: list[tuple[int, float]] = []
+    checked: set[int] = set()
+    allowed: set[int] = set()
     take = min(len(ids), max(4 * limit, 64))
     while take:
         top = np.argpartition(-scores, take - 1)[:take] if take < len(ids) else np.arange(len(ids))
         top = top[np.argsort(-scores[top], kind="stable")]
-        allowed = passing(ids[top])
-        kept = [(int(ids[i]), float(scores[i])) for i in top if int(ids[i]) in allowed]
+        top_ids = ids[top].tolist()
+        fresh = [i for i in top_ids if i not in checked]
+        allowed |= passing(np.asarray(fresh, dtype=np.int64))
+        checked.update(fresh)
+        kept = [
+            (i, float(s))
+            for i, s in zip(top_ids, scores[top].tolist(), strict=True)
+            if i in allowed
+        ]
         if len(kept) >= limit or take == len(ids):
             break
-        take = min(len(ids), take * 8)
+        needed = math.ceil(1.5 * limit * take / max(len(kept), 1))
+        take = min(len(ids), max(2 * take, min(8 * take, needed)))
     return kept[:limit]
 
 
