@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from memstrata.models import Fusion
 
@@ -11,7 +11,7 @@ from memstrata.models import Fusion
 RRF_K = 60
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Scored:
     message_id: int
     score: float
@@ -79,7 +79,7 @@ def _with_context(
             max((own.get(n, 0.0) for n in ring), default=0.0)
             for ring in neighbours.get(s.message_id, ())
         )
-        out.append(replace(s, score=s.score + weight * bonus))
+        out.append(Scored(s.message_id, s.score + weight * bonus, s.keyword, s.vector))
     return out
 
 
