@@ -34,6 +34,8 @@ class Settings:
     #: Search: turns on each side that count as neighbours (0 turns neighbour context off).
     neighbour_span: int = 2
     embed_threads: int | None = None
+    #: SQLite: vectors from which a memory also gets an approximate (HNSW) index; 0: never.
+    ann_threshold: int = 20_000
     chat_timeout_s: float = 120.0
     job_max_attempts: int = 3
     job_lease_s: float = 600.0
@@ -66,6 +68,7 @@ class Settings:
             ("job_max_attempts", int),
             ("job_lease_s", float),
             ("database_pool_size", int),
+            ("ann_threshold", int),
         ):
             if f"{PREFIX}{name.upper()}" in env:
                 values[name] = kind(env[f"{PREFIX}{name.upper()}"])

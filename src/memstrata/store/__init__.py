@@ -18,7 +18,7 @@ def open_store(settings: Settings) -> Store:
     if not url:
         from memstrata.store.sqlite import SQLiteStore
 
-        return SQLiteStore(settings.sqlite_path)
+        return SQLiteStore(settings.sqlite_path, ann_threshold=settings.ann_threshold)
     scheme = urlsplit(url).scheme.lower()
     if scheme not in POSTGRES_SCHEMES:
         raise InvalidInput(

@@ -25,7 +25,7 @@ from memstrata.store.filters import EntryFilter
 from memstrata.store.sqlite.conversations import ConversationIndex, Near, Turn
 from memstrata.store.sqlite.keywords import KeywordIndex
 from memstrata.store.sqlite.migrations import MIGRATIONS
-from memstrata.store.sqlite.vectors import VectorCache
+from memstrata.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
 
 BUSY_TIMEOUT_MS = 30_000
 SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -54,7 +54,9 @@ class SQLiteStore(Store):
     name = "sqlite"
     entries_by_id = "entries e NOT INDEXED"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, ann_threshold: int = ANN_THRESHOLD) -> None:
+        """``ann_threshold``: vectors from which a memory is also searched through an
+        approximate (HNSW) index; 0 or less keeps every search exact."""
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
@@ -62,7 +64,7 @@ class SQLiteStore(Store):
         self._writer = self._connect()
         self._all: list[sqlite3.Connection] = [self._writer]
         self._all_lock = threading.Lock()
-        self._vectors = VectorCache()
+        self._vectors = VectorCache(ann_threshold)
         self._keywords = KeywordIndex()
         self._conversations = ConversationIndex()
         self.migrate()
@@ -207,13 +209,16 @@ class SQLiteStore(Store):
     def vector_search(
         self, conn: Conn, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
     ) -> list[tuple[int, float]]:
-        """Exact cosine over the scope's vectors, best first; the SQL filter then runs on the
-        best candidates only, widening until ``limit`` pass or every vector was considered."""
+        """Cosine over the scope's vectors, best first: exact, or through a memory's
+        approximate index past ``ann_threshold``. The SQL filter runs on the best candidates
+        only, widening until ``limit`` pass or every vector was considered."""
         self._vectors.sync(lambda high: self._vectors_after(conn, high))
-        ids, sims = self._vectors.scores(sorted(scope.memory_ids), vector)
-        return _best_passing(
-            ids, sims, limit, lambda c: Reader(self, conn).passing(scope, f, c.tolist())
-        )
+
+        def rank(ids: NDArray[np.int64], sims: NDArray[np.float32]) -> list[tuple[int, float]]:
+            passing = Reader(self, conn).passing
+            return _best_passing(ids, sims, limit, lambda c: passing(scope, f, c.tolist()))
+
+        return self._vectors.search(sorted(scope.memory_ids), vector, limit, rank)
 
     def _vectors_after(self, conn: Conn, high: int) -> list[tuple[int, str, bytes]]:
         rows = conn.execute(

@@ -1,4 +1,5 @@
-"""An in-process copy of the stored vectors, one contiguous matrix per memory, for exact search.
+"""An in-process copy of the stored vectors, one contiguous matrix per memory, searched exactly
+with numpy or, past a size threshold, through an approximate index.
 
 Vectors never change once written (a correction is a new entry with a new id), so the copy
 can only be behind, never wrong: :meth:`VectorCache.sync` loads whatever was committed since
@@ -6,6 +7,11 @@ the last look, by this process or another. SQLite commits writers one at a time 
 ids only grow, so the committed ids always form a prefix and a high-water mark is enough.
 Erasure drops rows at once; a row another process erased is never returned because the SQL
 filter runs on every candidate.
+
+A memory with at least ``ann_threshold`` live vectors also gets an HNSW index
+(:mod:`memstrata.store.sqlite.ann`), built and extended by a background job so no search waits
+for it: until it covers a row, that row is searched exactly. The index only proposes
+candidates; scores always come from the float32 rows, so both paths return the same numbers.
 """
 
 from __future__ import annotations
@@ -13,14 +19,31 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata.store.sqlite.ann import AnnIndex
+
 G = TypeVar("G", bound=np.generic)
 Loader = Callable[[int], list[tuple[int, str, bytes]]]
 """Returns (message_id, memory_id, float32 blob) of rows with a message id above the mark."""
+Rank = Callable[[NDArray[np.int64], NDArray[np.float32]], list[tuple[int, float]]]
+"""The best (message_id, score) of these candidates that pass the search's filter, best first."""
+Runner = Callable[[Callable[[], None]], None]
+"""Runs an index-building job: in a background thread by default, inline in tests."""
+Hits = list[tuple[int, float]]
+
+#: Live vectors from which a memory gets an approximate index (chosen in benchmarks/ann.py:
+#: below it the exact product costs about as much as an HNSW search and needs no memory).
+ANN_THRESHOLD = 20_000
+#: Rows added to a published index per exclusive hold, so a search waits at most that long.
+EXTEND_CHUNK = 512
+#: A filtered approximate search gives up for the exact path once it would ask the index for
+#: this share of its rows: a selective filter then still finds every passing row.
+ANN_SHARE = 0.25
 
 
 @dataclass
@@ -32,6 +55,11 @@ class _Block:
     rows: NDArray[np.float32] = field(default_factory=lambda: np.empty((0, 0), np.float32))
     alive: NDArray[np.bool_] = field(default_factory=lambda: np.empty(0, np.bool_))
     size: int = 0
+    live: int = 0
+    #: The approximate index once built; it covers a prefix of the rows.
+    ann: AnnIndex | None = None
+    #: Whether an index job for this block is queued or running (one at a time).
+    building: bool = False
 
     def append(self, ids: NDArray[np.int64], vectors: NDArray[np.float32]) -> None:
         need = self.size + len(ids)
@@ -44,13 +72,20 @@ class _Block:
         self.rows[self.size : need] = vectors
         self.alive[self.size : need] = True
         self.size = need
+        self.live += len(ids)
 
-    def drop(self, ids: NDArray[np.int64]) -> None:
+    def drop(self, ids: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Mark the rows of ``ids`` dead and zero them; returns the positions newly dropped."""
+        if not self.size:
+            return np.empty(0, np.int64)
         live = self.ids[: self.size]
         at = np.searchsorted(live, ids)
         hit = at[(at < self.size) & (live[np.minimum(at, self.size - 1)] == ids)]
-        self.alive[hit] = False
-        self.rows[hit] = 0.0
+        dropped: NDArray[np.int64] = hit[self.alive[hit]].astype(np.int64)
+        self.alive[dropped] = False
+        self.rows[dropped] = 0.0
+        self.live -= len(dropped)
+        return dropped
 
     def view(self) -> tuple[NDArray[np.int64], NDArray[np.float32], NDArray[np.bool_]]:
         """The filled part; growth allocates new arrays, so a view stays valid unlocked."""
@@ -64,11 +99,21 @@ def _grow(array: NDArray[G], shape: tuple[int, ...]) -> NDArray[G]:
     return grown
 
 
+def in_thread(job: Callable[[], None]) -> None:
+    """The default :data:`Runner`: a daemon thread, so a long build never holds up exit."""
+    threading.Thread(target=job, name="memstrata-ann-index", daemon=True).start()
+
+
 class VectorCache:
-    def __init__(self) -> None:
+    """``ann_threshold``: live vectors from which a memory gets an approximate index (0 or
+    less: never). ``run`` starts index jobs (tests pass one that runs them at once)."""
+
+    def __init__(self, ann_threshold: int = ANN_THRESHOLD, run: Runner = in_thread) -> None:
         self._lock = threading.Lock()
         self._blocks: dict[str, _Block] = {}
         self._high = 0
+        self._threshold = ann_threshold
+        self._run = run
 
     def sync(self, load_after: Loader) -> None:
         """Load vectors of every entry with a message id above the high-water mark."""
@@ -82,6 +127,12 @@ class VectorCache:
             for memory_id, items in by_memory.items():
                 self._append(memory_id, items)
             self._high = max(self._high, rows[-1][0])
+            due = [self._blocks[m] for m in by_memory if m in self._blocks]
+            due = [b for b in due if self._wants_index(b)]
+            for block in due:
+                block.building = True
+        for block in due:
+            self._run(partial(self._index, block))
 
     def _append(self, memory_id: str, items: list[tuple[int, bytes]]) -> None:
         dim = len(items[0][1]) // 4
@@ -93,25 +144,119 @@ class VectorCache:
         data = np.frombuffer(b"".join(b for _, b in usable), dtype=np.float32)
         block.append(ids, data.reshape(len(usable), block.dim))
 
+    def _wants_index(self, block: _Block) -> bool:
+        behind = block.ann is None or block.ann.covered < block.size
+        return 0 < self._threshold <= block.live and behind and not block.building
+
+    def _index(self, block: _Block) -> None:
+        """The index job: build the block's index, then extend it until it covers every row."""
+        try:
+            while self._index_step(block):
+                pass
+        except BaseException:
+            with self._lock:
+                block.building = False
+            raise
+
+    def _index_step(self, block: _Block) -> bool:
+        with self._lock:
+            ann, size = block.ann, block.size
+            if ann is not None and ann.covered >= size:
+                block.building = False
+                return False
+            _, rows, alive = block.view()
+        if ann is None:
+            built = AnnIndex.build(rows, np.flatnonzero(alive).astype(np.int64), size)
+            with self._lock:  # rows erased during the build are dead by now: forget them
+                _, _, alive = block.view()
+                built.remove(np.flatnonzero(~alive[:size]).astype(np.int64))
+                block.ann = built
+        else:
+            ann.extend(partial(self._pending, block))
+        return True
+
+    def _pending(
+        self, block: _Block, covered: int
+    ) -> tuple[NDArray[np.int64], NDArray[np.float32], int]:
+        """The next live rows after ``covered`` for the index, read under the cache lock."""
+        with self._lock:
+            _, rows, alive = block.view()
+            end = min(len(rows), covered + EXTEND_CHUNK)
+            positions = covered + np.flatnonzero(alive[covered:end]).astype(np.int64)
+            return positions, rows[positions], end
+
     def drop(self, ids: Sequence[int]) -> None:
+        """Erase rows: dead at once for every search, then removed from any index (outside
+        the cache lock, which an index extension takes while holding the index's own)."""
         wanted = np.sort(np.asarray(ids, dtype=np.int64))
         with self._lock:
-            for block in self._blocks.values():
-                block.drop(wanted)
+            dropped = [(block.ann, block.drop(wanted)) for block in self._blocks.values()]
+        for ann, positions in dropped:
+            if ann is not None and len(positions):
+                ann.remove(positions)
 
-    def scores(
-        self, memory_ids: Iterable[str], query: NDArray[np.float32]
-    ) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
-        """Cosine similarity of ``query`` with every live vector of the memories (same size)."""
+    def indexed(self, memory_id: str) -> int | None:
+        """How many rows of the memory its approximate index covers; None without one."""
         with self._lock:
-            views = [
-                block.view()
+            block = self._blocks.get(memory_id)
+            return None if block is None or block.ann is None else block.ann.covered
+
+    def search(
+        self, memory_ids: Iterable[str], query: NDArray[np.float32], limit: int, rank: Rank
+    ) -> Hits:
+        """The ``limit`` best (message_id, cosine) over the memories that ``rank`` lets pass,
+        best first. Indexed memories are searched approximately, each on its own; the rest,
+        and rows an index does not cover yet, are ranked together exactly."""
+        with self._lock:
+            blocks = [
+                (block, block.ann)
                 for block in (self._blocks.get(m) for m in memory_ids)
                 if block is not None and block.dim == query.shape[0]
             ]
-        parts = [(ids[alive], (rows @ query)[alive]) for ids, rows, alive in views]
-        if not parts:
-            return np.empty(0, np.int64), np.empty(0, np.float32)
-        ids = np.concatenate([p[0] for p in parts])
-        sims = np.concatenate([p[1] for p in parts]).astype(np.float32, copy=False)
-        return ids, sims
+        hits: Hits = []
+        exact: list[tuple[NDArray[np.int64], NDArray[np.float32]]] = []
+        for block, ann in blocks:
+            start = 0
+            found = None if ann is None else self._approximate(block, ann, query, limit, rank)
+            if found is not None:
+                part, start = found
+                hits += part
+            exact.append(self._scores(block, query, start))
+        ids = np.concatenate([p[0] for p in exact]) if exact else np.empty(0, np.int64)
+        if len(ids):
+            hits += rank(ids, np.concatenate([p[1] for p in exact]))
+        return sorted(hits, key=lambda h: -h[1])[:limit]
+
+    def _approximate(
+        self,
+        block: _Block,
+        ann: AnnIndex,
+        query: NDArray[np.float32],
+        limit: int,
+        rank: Rank,
+    ) -> tuple[Hits, int] | None:
+        """Index candidates scored exactly and ranked, widening eightfold until ``limit`` pass.
+        Returns the hits and the rows covered, or None once the next widening would ask for
+        :data:`ANN_SHARE` of the rows: a selective filter is cheaper and complete exactly."""
+        k = max(4 * limit, 64)
+        while True:
+            positions, covered = ann.search(query, k)
+            with self._lock:
+                ids, rows, alive = block.view()
+            positions = positions[alive[positions]]
+            sims = (rows[positions] @ query).astype(np.float32, copy=False)
+            hits = rank(ids[positions], sims)
+            if len(hits) >= limit:
+                return hits, covered
+            k *= 8
+            if k > ANN_SHARE * covered:
+                return None
+
+    def _scores(
+        self, block: _Block, query: NDArray[np.float32], start: int
+    ) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+        """Cosine of ``query`` with the block's live rows from ``start`` on (unit vectors)."""
+        with self._lock:
+            ids, rows, alive = block.view()
+        ids, rows, alive = ids[start:], rows[start:], alive[start:]
+        return ids[alive], (rows @ query)[alive].astype(np.float32, copy=False)

@@ -1,0 +1,140 @@
+"""An approximate nearest-neighbour index (usearch HNSW) over one memory's vector rows.
+
+Keys are row positions in the memory's block (:mod:`memstrata.store.sqlite.vectors`), so a
+candidate's id, exact vector and liveness are one array lookup away: the index only proposes
+candidates, the block's float32 rows score them. That is why int8 storage is enough (a quarter
+of the memory of float32, and faster) without changing any score the store returns.
+
+The index covers a prefix of the block's rows (``covered``); later rows are searched exactly
+until a background job adds them. It lives in memory only, never in a file, so erased vectors
+do not survive on disk.
+
+usearch runs searches and inserts without the GIL but growing its capacity is not safe while a
+search runs, so searches share a lock that inserts and removals take alone.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from usearch.index import Index
+
+Pending = Callable[[int], tuple[NDArray[np.int64], NDArray[np.float32], int]]
+"""Given the covered prefix: live positions after it, their vectors, and the new end."""
+
+#: Rows copied and inserted at a time while building (64k x 384 float32 = 100 MB).
+BUILD_SLICE = 65_536
+#: HNSW links per node ("M"); 32 bought no recall at the search effort below, only memory.
+CONNECTIVITY = 16
+#: Candidate list while inserting ("efConstruction"); it costs build time, not query time.
+EXPANSION_ADD = 128
+#: Candidate list while searching ("ef", at least the k asked for). Dense clusters of
+#: near-duplicates need it wide: at 1M MiniLM-like rows ef 200 found 90% of the exact top 10,
+#: ef 1024 about 99%, for ~2 ms (benchmarks/ann.py).
+EXPANSION_SEARCH = 1024
+
+
+class SharedLock:
+    """Many readers or one writer; a waiting writer stops new readers so it cannot starve."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._readers = 0
+        self._writing = False
+        self._waiting = 0
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._writing and not self._waiting)
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                if not self._readers:
+                    self._cond.notify_all()
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        with self._cond:
+            self._waiting += 1
+            self._cond.wait_for(lambda: not self._writing and not self._readers)
+            self._waiting -= 1
+            self._writing = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writing = False
+                self._cond.notify_all()
+
+
+class AnnIndex:
+    """An HNSW index over rows ``[0, covered)`` of one block, keyed by row position."""
+
+    def __init__(self, index: Index, covered: int) -> None:
+        self._index = index
+        self._lock = SharedLock()
+        self.covered = covered
+
+    @classmethod
+    def build(
+        cls, rows: NDArray[np.float32], positions: NDArray[np.int64], covered: int
+    ) -> AnnIndex:
+        """Index ``rows[positions]`` on every core, a slice at a time so no second copy of the
+        whole matrix is made. Nothing else sees the index before it is returned: no lock."""
+        index = _new_index(rows.shape[1])
+        for start in range(0, len(positions), BUILD_SLICE):
+            part = positions[start : start + BUILD_SLICE]
+            index.add(part.astype(np.uint64), rows[part], threads=0)
+        return cls(index, covered)
+
+    def search(self, query: NDArray[np.float32], k: int) -> tuple[NDArray[np.int64], int]:
+        """Positions of about the ``k`` nearest indexed rows, and how many rows were covered
+        when they were found (rows from there on were not looked at)."""
+        with self._lock.read():
+            covered = self.covered
+            found = self._index.search(query, k, threads=1)
+        return np.asarray(found.keys, dtype=np.int64), covered
+
+    def extend(self, pending: Pending) -> None:
+        """Index the rows ``pending(covered)`` names. It runs under the write lock, so a row
+        erased meanwhile is either not live for it or already covered when removed."""
+        with self._lock.write():
+            positions, vectors, end = pending(self.covered)
+            if len(positions):
+                self._index.add(positions.astype(np.uint64), vectors, threads=0)
+            self.covered = end
+
+    def remove(self, positions: NDArray[np.int64]) -> None:
+        """Forget erased rows; positions not (yet) indexed are ignored."""
+        with self._lock.write():
+            indexed = positions[positions < self.covered]
+            if len(indexed):
+                self._index.remove(indexed.astype(np.uint64))
+
+    @property
+    def memory_bytes(self) -> int:
+        return int(self._index.memory_usage)
+
+
+def _new_index(dim: int) -> Index:
+    from usearch.index import Index  # imported on first use: most memories never need it
+
+    return Index(
+        ndim=dim,
+        metric="cos",
+        dtype="i8",
+        connectivity=CONNECTIVITY,
+        expansion_add=EXPANSION_ADD,
+        expansion_search=EXPANSION_SEARCH,
+    )

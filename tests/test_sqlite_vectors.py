@@ -1,0 +1,253 @@
+"""The SQLite store's vector cache: exact search below ``ann_threshold``, an HNSW index past it.
+
+Index jobs run inline here (``run=inline``), so the index exists as soon as ``sync`` returns.
+Data are seeded, clustered unit vectors, like sentence embeddings of related texts.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from memstrata.settings import Settings
+from memstrata.store import open_store
+from memstrata.store.sqlite import SQLiteStore, _best_passing
+from memstrata.store.sqlite.ann import AnnIndex
+from memstrata.store.sqlite.vectors import ANN_THRESHOLD, Hits, VectorCache
+from memstrata.testing.conformance import StoreConformance
+
+DIM = 32
+M = "memory-a"
+Loader = Callable[[int], list[tuple[int, str, bytes]]]
+
+
+def inline(job: Callable[[], None]) -> None:
+    job()
+
+
+def clustered(n: int, seed: int, centers: int = 40) -> NDArray[np.float32]:
+    rng = np.random.default_rng(seed)
+    middle = rng.normal(size=(centers, DIM))
+    x = middle[rng.integers(0, centers, n)] + rng.normal(scale=0.35, size=(n, DIM))
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def rows_of(vectors: NDArray[np.float32], first_id: int = 1, memory: str = M) -> Loader:
+    data = [(first_id + i, memory, v.tobytes()) for i, v in enumerate(vectors)]
+    return lambda high: [r for r in data if r[0] > high]
+
+
+class Ranker:
+    """``_best_passing`` over a set filter; records how many candidates each call was given."""
+
+    def __init__(self, limit: int, allowed: set[int] | None = None) -> None:
+        self.limit, self.allowed, self.seen = limit, allowed, [0]
+
+    def __call__(self, ids: NDArray[np.int64], sims: NDArray[np.float32]) -> Hits:
+        self.seen.append(len(ids))
+        return _best_passing(ids, sims, self.limit, self.passing)
+
+    def passing(self, candidates: NDArray[np.int64]) -> set[int]:
+        ids = {int(i) for i in candidates}
+        return ids if self.allowed is None else ids & self.allowed
+
+
+def exact_top(
+    vectors: NDArray[np.float32],
+    query: NDArray[np.float32],
+    k: int,
+    allowed: set[int] | None = None,
+) -> list[int]:
+    """Ids (1-based) of the ``k`` best rows by cosine among ``allowed``."""
+    order = np.argsort(-(vectors @ query), kind="stable") + 1
+    return [int(i) for i in order if allowed is None or int(i) in allowed][:k]
+
+
+@pytest.fixture
+def data() -> NDArray[np.float32]:
+    return clustered(3000, seed=1)
+
+
+@pytest.fixture
+def indexed(data: NDArray[np.float32]) -> VectorCache:
+    cache = VectorCache(ann_threshold=500, run=inline)
+    cache.sync(rows_of(data))
+    assert cache.indexed(M) == len(data)
+    return cache
+
+
+def test_ann_results_match_the_exact_ones(indexed: VectorCache, data: NDArray[np.float32]) -> None:
+    queries = clustered(30, seed=2)
+    overlap = []
+    for q in queries:
+        rank = Ranker(10)
+        hits = indexed.search([M], q, 10, rank)
+        assert max(rank.seen) < len(data)  # the index proposed the candidates, not a full scan
+        ids = [i for i, _ in hits]
+        overlap.append(len(set(ids) & set(exact_top(data, q, 10))) / 10)
+        # scores are the float32 cosines, whichever path found the row
+        assert [s for _, s in hits] == pytest.approx([float(data[i - 1] @ q) for i in ids])
+        assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+    assert np.mean(overlap) >= 0.95
+
+
+def test_a_selective_filter_falls_back_to_exact_and_loses_no_row(
+    indexed: VectorCache, data: NDArray[np.float32]
+) -> None:
+    q = clustered(1, seed=3)[0]
+    worst = exact_top(data, q, len(data))[-40:]  # far from the query: the index never offers them
+    allowed = set(worst[::2])
+    rank = Ranker(10, allowed)
+    hits = indexed.search([M], q, 10, rank)
+    assert [i for i, _ in hits] == exact_top(data, q, 10, allowed)
+    assert rank.seen[-1] == len(data)  # the last ranking was the exact one over every row
+    few = set(worst[:3])
+    assert {i for i, _ in indexed.search([M], q, 10, Ranker(10, few))} == few
+
+
+def test_erased_rows_leave_the_index(indexed: VectorCache, data: NDArray[np.float32]) -> None:
+    q = data[41]
+    assert indexed.search([M], q, 1, Ranker(1))[0][0] == 42
+    indexed.drop([42])
+    hits = indexed.search([M], q, 10, Ranker(10))
+    assert 42 not in {i for i, _ in hits}
+    assert [i for i, _ in hits] == [i for i in exact_top(data, q, 11) if i != 42]
+    ann = indexed._blocks[M].ann
+    assert ann is not None and 41 not in ann.search(q, 64)[0].tolist()
+
+
+def test_rows_erased_while_the_index_builds_are_left_out_of_it(
+    monkeypatch: pytest.MonkeyPatch, data: NDArray[np.float32]
+) -> None:
+    cache = VectorCache(ann_threshold=500, run=inline)
+    build = AnnIndex.build
+
+    def build_then_erase(*args: Any) -> AnnIndex:
+        built = build(*args)
+        cache.drop([42])  # erased after the build read the rows, before it was published
+        return built
+
+    monkeypatch.setattr(AnnIndex, "build", build_then_erase)
+    cache.sync(rows_of(data))
+    ann = cache._blocks[M].ann
+    assert ann is not None and 41 not in ann.search(data[41], 64)[0].tolist()
+
+
+def test_rows_added_after_the_build_are_found(
+    indexed: VectorCache, data: NDArray[np.float32]
+) -> None:
+    later = clustered(700, seed=4)
+    indexed.sync(rows_of(later, first_id=len(data) + 1))
+    assert indexed.indexed(M) == len(data) + len(later)
+    for row, q in enumerate(later[:20]):
+        assert indexed.search([M], q, 1, Ranker(1))[0][0] == len(data) + 1 + row
+
+
+def test_rows_the_index_does_not_cover_yet_are_searched_exactly(
+    data: NDArray[np.float32],
+) -> None:
+    jobs: list[Callable[[], None]] = []
+    cache = VectorCache(ann_threshold=500, run=jobs.append)
+    cache.sync(rows_of(data[:2000]))
+    assert cache.indexed(M) is None
+    jobs.pop()()
+    cache.sync(rows_of(data))  # rows 2001..3000 arrive; the job that indexes them waits
+    assert cache.indexed(M) == 2000 and len(jobs) == 1
+    for row, q in enumerate(data[2000:2020]):
+        rank = Ranker(10)
+        hits = cache.search([M], q, 10, rank)
+        assert hits[0][0] == 2001 + row
+        assert 1000 in rank.seen  # the uncovered rows, ranked exactly
+    jobs.pop()()
+    assert cache.indexed(M) == 3000
+
+
+def test_a_memory_under_the_threshold_stays_exact(data: NDArray[np.float32]) -> None:
+    cache = VectorCache(ann_threshold=len(data) + 1, run=inline)
+    cache.sync(rows_of(data))
+    assert cache.indexed(M) is None
+    q = clustered(1, seed=5)[0]
+    rank = Ranker(10)
+    hits = cache.search([M], q, 10, rank)
+    assert rank.seen[1] == len(data)  # one exact ranking over every row
+    assert [i for i, _ in hits] == exact_top(data, q, 10)
+    never = VectorCache(ann_threshold=0, run=inline)
+    never.sync(rows_of(data))
+    assert never.indexed(M) is None
+
+
+def test_scopes_merge_indexed_and_exact_memories(data: NDArray[np.float32]) -> None:
+    small = clustered(300, seed=6)
+    cache = VectorCache(ann_threshold=1000, run=inline)
+    first, second = rows_of(data), rows_of(small, first_id=len(data) + 1, memory="memory-b")
+    cache.sync(lambda high: first(high) + second(high))
+    assert cache.indexed(M) == len(data) and cache.indexed("memory-b") is None
+    both = np.concatenate([data, small])
+    for q in clustered(10, seed=7):
+        hits = cache.search([M, "memory-b"], q, 10, Ranker(10))
+        top = exact_top(both, q, 10)
+        assert len({i for i, _ in hits} & set(top)) >= 9
+        assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+
+
+def test_searches_stay_correct_while_rows_arrive_and_leave(data: NDArray[np.float32]) -> None:
+    workers: list[threading.Thread] = []
+
+    def in_thread(job: Callable[[], None]) -> None:
+        workers.append(threading.Thread(target=job))
+        workers[-1].start()
+
+    cache = VectorCache(ann_threshold=500, run=in_thread)
+    cache.sync(rows_of(data[:600]))
+    erased: set[int] = set()
+    failures: list[str] = []
+
+    def searcher(seed: int) -> None:
+        for q in clustered(80, seed=seed):
+            gone = set(erased)
+            hits = cache.search([M], q, 10, Ranker(10))
+            if len(hits) != 10 or {i for i, _ in hits} & gone:
+                failures.append(f"{hits} after erasing {sorted(gone)}")
+
+    searchers = [threading.Thread(target=searcher, args=(s,)) for s in (10, 11)]
+    for t in searchers:
+        t.start()
+    for end in range(800, 3001, 200):
+        cache.sync(rows_of(data[:end]))
+        doomed = [i for i in range(end - 300, end, 13) if i not in erased]
+        cache.drop(doomed)
+        erased.update(doomed)
+    for t in searchers + workers:
+        t.join()
+    assert not failures
+    assert cache.indexed(M) == len(data)
+    for q in data[:50]:
+        assert not {i for i, _ in cache.search([M], q, 10, Ranker(10))} & erased
+
+
+class TestSQLiteConformanceWithIndex(StoreConformance):
+    """The whole store suite again, with every memory searched through an HNSW index."""
+
+    @pytest.fixture
+    def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
+        s = SQLiteStore(tmp_path / "conformance.db", ann_threshold=1)
+        s._vectors = VectorCache(ann_threshold=1, run=inline)
+        yield s
+        s.close()
+
+
+def test_the_threshold_is_a_setting(tmp_path: Path) -> None:
+    assert Settings().ann_threshold == ANN_THRESHOLD
+    settings = Settings.from_env({"MEMSTRATA_ANN_THRESHOLD": "1234"}, data_dir=tmp_path)
+    assert settings.ann_threshold == 1234
+    store = open_store(settings)
+    try:
+        assert isinstance(store, SQLiteStore) and store._vectors._threshold == 1234
+    finally:
+        store.close()
