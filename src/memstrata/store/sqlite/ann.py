@@ -128,6 +128,10 @@ class AnnIndex:
 
 
 def _new_index(dim: int) -> Index:
+    # onnxruntime first: loading its native library while usearch inserts on another thread
+    # kills the process (SIGSEGV, usearch 2.26 with onnxruntime 1.32), and the local embedder
+    # loads it lazily, so a first query could arrive in the middle of a build.
+    import onnxruntime  # noqa: F401
     from usearch.index import Index  # imported on first use: most memories never need it
 
     return Index(
