@@ -38,6 +38,7 @@ from benchmarks.locomo import load_conversations, turn_text, write_json
 from memstrata import Engine, Principal, SearchRequest, TurnInput
 from memstrata.providers.base import Embedder
 from memstrata.providers.registry import ModelRegistry
+from memstrata.settings import Settings
 from memstrata.store.sqlite import SQLiteStore
 
 USERS = 4
@@ -96,7 +97,8 @@ class Bench:
     def __init__(self, workdir: Path, embedder: TimedEmbedder) -> None:
         self.embedder = embedder
         self.engine = Engine(
-            SQLiteStore(workdir / "speed.db"), models=ModelRegistry(builtin=lambda: embedder)
+            SQLiteStore(workdir / "speed.db", ann_threshold=Settings.from_env().ann_threshold),
+            models=ModelRegistry(builtin=lambda: embedder),
         )
         self.actor: Principal = self.engine.principal(self.engine.create_user("bench").id)
         self.memory = self.engine.create_memory(
@@ -194,6 +196,27 @@ class Bench:
             "turns_per_s": round(added / seconds, 1) if added else None,
         }
 
+    def index_ready(self, timeout: float = 1800.0) -> dict[str, Any]:
+        """Search once (the store catches up and, past its threshold, starts building the
+        approximate index in the background), then wait until the index covers every row:
+        the searches measured after this are the steady state. Reports the build's seconds."""
+        store = self.engine.store
+        request = SearchRequest("warm up", (self.memory.id,), top_n=10, user_id="user-0")
+        t0 = time.perf_counter()
+        self.embedder.lookup_only = False
+        self.engine.search(self.actor, request)
+        if not isinstance(store, SQLiteStore):
+            return {"index": None}
+        threshold = Settings.from_env().ann_threshold
+        if threshold <= 0 or self.count < threshold:
+            return {"index": "exact"}
+        while (store.vectors_indexed(self.memory.id) or 0) < self.count:
+            if time.perf_counter() - t0 > timeout:
+                raise TimeoutError(f"the approximate index was not ready after {timeout} s")
+            time.sleep(0.2)
+            self.engine.search(self.actor, request)  # syncs rows written since
+        return {"index": "hnsw", "ready_after_s": round(time.perf_counter() - t0, 2)}
+
     def searches(
         self, questions: list[str], vectors: dict[str, NDArray[np.float32]], live: bool
     ) -> dict[str, Any]:
@@ -280,10 +303,12 @@ def _run(
             t0, c0 = time.perf_counter(), time.process_time()
             fill = timed(f"fill to {size}", lambda s=size: bench.fill_to(s, texts, vectors))  # type: ignore[misc]
             writes_at = bench.single_writes(list(numbered([f"late {t}" for t in texts], late)))
+            index = timed("index", bench.index_ready)
             report["sizes"][str(size)] = {
                 "entries": bench.count,
                 "fill": fill,
                 "write": writes_at,
+                "vector_index": index,
                 "search_live": timed("live", lambda: bench.searches(qs, vectors, True)),
                 "search_store": timed("store", lambda: bench.searches(qs, vectors, False)),
                 "rss_mb": rss_mb(),

@@ -220,6 +220,11 @@ class SQLiteStore(Store):
 
         return self._vectors.search(sorted(scope.memory_ids), vector, limit, rank)
 
+    def vectors_indexed(self, memory_id: str) -> int | None:
+        """Rows of the memory's vectors that its approximate index covers (it is built in
+        the background once the memory reaches ``ann_threshold``); None while it has none."""
+        return self._vectors.indexed(memory_id)
+
     def _vectors_after(self, conn: Conn, high: int) -> list[tuple[int, str, bytes]]:
         rows = conn.execute(
             "SELECT message_id, memory_id, embedding FROM entries WHERE message_id > ? "
