@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from memstrata.settings import Settings
 from memstrata.store import open_store
-from memstrata.store.sqlite import SQLiteStore, _best_passing
+from memstrata.store.sqlite import SQLiteStore, _best_passing, vectors
 from memstrata.store.sqlite.ann import AnnIndex
 from memstrata.store.sqlite.vectors import ANN_THRESHOLD, Hits, VectorCache
 from memstrata.testing.conformance import StoreConformance
@@ -109,6 +109,18 @@ def test_a_selective_filter_falls_back_to_exact_and_loses_no_row(
     assert rank.seen[-1] == len(data)  # the last ranking was the exact one over every row
     few = set(worst[:3])
     assert {i for i, _ in indexed.search([M], q, 10, Ranker(10, few))} == few
+
+
+def test_a_filter_that_rejects_the_best_candidates_widens_the_index_search(
+    monkeypatch: pytest.MonkeyPatch, indexed: VectorCache, data: NDArray[np.float32]
+) -> None:
+    monkeypatch.setattr(vectors, "ANN_SHARE", 0.5)  # room to widen in a small index
+    q = clustered(1, seed=8)[0]
+    allowed = set(exact_top(data, q, len(data))[100:])  # the best 100 rows fail the filter
+    rank = Ranker(10, allowed)
+    hits = indexed.search([M], q, 10, rank)
+    assert rank.seen[1:] == [64, 512]  # a second, wider look at the index; no exact scan
+    assert len({i for i, _ in hits} & set(exact_top(data, q, 10, allowed))) >= 9
 
 
 def test_erased_rows_leave_the_index(indexed: VectorCache, data: NDArray[np.float32]) -> None:

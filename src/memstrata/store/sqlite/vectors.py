@@ -42,8 +42,10 @@ ANN_THRESHOLD = 20_000
 #: Rows added to a published index per exclusive hold, so a search waits at most that long.
 EXTEND_CHUNK = 512
 #: A filtered approximate search gives up for the exact path once it would ask the index for
-#: this share of its rows: a selective filter then still finds every passing row.
-ANN_SHARE = 0.25
+#: more than this share of its rows: a selective filter then still finds every passing row, and
+#: no wider search costs more than the scan (at 1M rows k = 12,800 took 80 ms, k = 102,400
+#: 590 ms, the exact product 140 ms).
+ANN_SHARE = 1 / 64
 
 
 @dataclass
