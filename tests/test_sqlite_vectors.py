@@ -115,6 +115,7 @@ def test_a_filter_that_rejects_the_best_candidates_widens_the_index_search(
     monkeypatch: pytest.MonkeyPatch, indexed: VectorCache, data: NDArray[np.float32]
 ) -> None:
     monkeypatch.setattr(vectors, "ANN_SHARE", 0.5)  # room to widen in a small index
+    monkeypatch.setattr(vectors, "EXPANSION_SEARCH", 0)  # first look: 4 x limit, not ef
     q = clustered(1, seed=8)[0]
     allowed = set(exact_top(data, q, len(data))[100:])  # the best 100 rows fail the filter
     rank = Ranker(10, allowed)

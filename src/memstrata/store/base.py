@@ -400,13 +400,10 @@ class Reader:
         return allowed
 
     def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
+        """The stored vectors of those of ``ids`` that exist and have one."""
         if not ids:
             return {}
-        rows = self.conn.execute(
-            f"SELECT message_id, embedding FROM entries WHERE message_id IN ({_marks(len(ids))})",
-            list(ids),
-        )
-        return {int(r[0]): self.store.decode_vector(r[1]) for r in rows if r[1] is not None}
+        return self.store.vectors_of(self.conn, ids)
 
     def keyword_candidates(
         self, scope: Scope, text: str, f: EntryFilter, limit: int
@@ -1007,6 +1004,14 @@ class Store(ABC):
             after = [n for _, n in sorted(found.get((mid, 1), []))]
             out[mid] = (tuple(before[:reach]), tuple(after[:reach]))
         return out
+
+    def vectors_of(self, conn: Conn, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
+        """Stored vectors by message id (see :meth:`Reader.vectors`). Default: read the rows."""
+        rows = conn.execute(
+            f"SELECT message_id, embedding FROM entries WHERE message_id IN ({_marks(len(ids))})",
+            list(ids),
+        )
+        return {int(r[0]): self.decode_vector(r[1]) for r in rows if r[1] is not None}
 
     def entries_inserted(
         self, conn: Conn, ids: Sequence[int], vectors: NDArray[np.float32]

@@ -1,8 +1,15 @@
-"""The embedded default store: one SQLite file in WAL mode, FTS5 BM25, exact vector search.
+"""The embedded default store: one SQLite file in WAL mode, searched through in-process indexes.
 
 One writer at a time (``BEGIN IMMEDIATE``, so capacity checks are exact even across
-processes), any number of readers. ``secure_delete`` is on and erasure merges the keyword
-index and truncates the WAL, so erased text does not survive in the file.
+processes), any number of readers. ``secure_delete`` is on and erasure truncates the WAL, so
+erased text does not survive in the file.
+
+Search reads three indexes this process keeps beside the file, each caught up with a
+message-id high-water mark before it is used (rows never change once written, and committed
+ids form a prefix): BM25 postings per memory (:mod:`.keywords`), float32 vectors per memory with
+an HNSW index past a size threshold (:mod:`.vectors`, :mod:`.ann`), and raw turns by
+conversation (:mod:`.conversations`). They live in memory only; the file stays the one truth,
+and every candidate passes the SQL filter before it is returned.
 """
 
 from __future__ import annotations
@@ -220,6 +227,14 @@ class SQLiteStore(Store):
 
         return self._vectors.search(sorted(scope.memory_ids), vector, limit, rank)
 
+    def vectors_of(self, conn: Conn, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
+        """From the in-process vector cache; rows it does not hold (a vector of another
+        dimension than its memory's) are read from the file."""
+        self._vectors.sync(lambda high: self._vectors_after(conn, high))
+        found = self._vectors.vectors(ids)
+        missing = [i for i in ids if i not in found]
+        return found | (super().vectors_of(conn, missing) if missing else {})
+
     def vectors_indexed(self, memory_id: str) -> int | None:
         """Rows of the memory's vectors that its approximate index covers (it is built in
         the background once the memory reaches ``ann_threshold``); None while it has none."""
@@ -244,11 +259,9 @@ class SQLiteStore(Store):
         return [p for p in candidates if p.exists()]
 
     def scrub(self) -> None:
-        """Merge the keyword index (dropping deleted postings) and truncate the WAL."""
+        """Truncate the WAL, which may still hold pages of erased rows."""
         with self._write_lock:
-            raw = self._writer
-            raw.execute("INSERT INTO entries_fts (entries_fts) VALUES ('optimize')")
-            raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _best_passing(

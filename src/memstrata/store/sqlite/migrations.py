@@ -193,4 +193,14 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         END;
         """,
     ),
+    (
+        4,
+        "keyword search moves to the in-process index: drop FTS5",
+        """
+        DROP TRIGGER entries_fts_insert;
+        DROP TRIGGER entries_fts_delete;
+        DROP TRIGGER entries_fts_update;
+        DROP TABLE entries_fts;
+        """,
+    ),
 )

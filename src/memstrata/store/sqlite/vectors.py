@@ -25,7 +25,7 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.store.sqlite.ann import AnnIndex
+from memstrata.store.sqlite.ann import EXPANSION_SEARCH, AnnIndex
 
 G = TypeVar("G", bound=np.generic)
 Loader = Callable[[int], list[tuple[int, str, bytes]]]
@@ -197,6 +197,23 @@ class VectorCache:
             if ann is not None and len(positions):
                 ann.remove(positions)
 
+    def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
+        """Copies of the live vectors of those of ``ids`` held here."""
+        wanted = np.unique(np.asarray(ids, dtype=np.int64))
+        with self._lock:
+            views = [block.view() for block in self._blocks.values()]
+        out: dict[int, NDArray[np.float32]] = {}
+        for known, rows, alive in views:
+            at = np.searchsorted(known, wanted)
+            inside = at < len(known)
+            at, found = at[inside], wanted[inside]
+            hit = known[at] == found
+            at, found = at[hit], found[hit]
+            keep = alive[at]
+            for message_id, row in zip(found[keep].tolist(), rows[at[keep]], strict=True):
+                out[message_id] = row
+        return out
+
     def indexed(self, memory_id: str) -> int | None:
         """How many rows of the memory its approximate index covers; None without one."""
         with self._lock:
@@ -240,7 +257,9 @@ class VectorCache:
         """Index candidates scored exactly and ranked, widening eightfold until ``limit`` pass.
         Returns the hits and the rows covered, or None once the next widening would ask for
         :data:`ANN_SHARE` of the rows: a selective filter is cheaper and complete exactly."""
-        k = max(4 * limit, 64)
+        # The index visits EXPANSION_SEARCH nodes whatever k is, so asking for that many
+        # costs no more and leaves the filter enough candidates without a second search.
+        k = max(4 * limit, 64, EXPANSION_SEARCH)
         while True:
             positions, covered = ann.search(query, k)
             with self._lock:
