@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime
+from typing import Any
 
+import numpy as np
 import pytest
 
 from memstrata.models import Entry, EntryType, Fusion, Hit
@@ -90,3 +92,21 @@ def test_random_fences_differ() -> None:
     a = assemble([hit(1, "x")], 100).text
     b = assemble([hit(1, "x")], 100).text
     assert a != b
+
+
+def test_a_limit_returns_the_head_of_the_full_ranking() -> None:
+    rng = np.random.default_rng(5)
+    keyword = [(i, float(s)) for i, s in zip(range(0, 60, 2), rng.random(30), strict=True)]
+    vector = {i: float(rng.random()) for i in range(60)}
+    rings = {i: ((i - 1, i + 1), (i - 2, i + 2)) for i in range(60)}
+    for method in (Fusion.WEIGHTED, Fusion.RRF):
+        args: dict[str, Any] = {
+            "keyword_weight": 0.4,
+            "method": method,
+            "threshold": 0.1,
+            "neighbours": rings,
+            "neighbour_weight": 0.5,
+        }
+        full = fuse(keyword, vector, **args)
+        assert len(full) > 12
+        assert fuse(keyword, vector, limit=12, **args) == full[:12]

@@ -55,7 +55,8 @@ class Searching(EngineCore):
                     vector,
                     keyword_weight=req.keywords_similarity_weight,
                     method=req.fusion,
-                )[: max(CONTEXT_FACTOR * req.top_n, MIN_CONTEXT)]
+                    limit=max(CONTEXT_FACTOR * req.top_n, MIN_CONTEXT),
+                )
                 candidates = {s.message_id for s in own}
                 neighbours = with_neighbours(r, scope, f, candidates, span, vector, query_vector)
             ranked = fuse(
@@ -66,7 +67,8 @@ class Searching(EngineCore):
                 threshold=req.similarity_threshold,
                 neighbours=neighbours,
                 neighbour_weight=weight,
-            )[: req.top_n]
+                limit=req.top_n,
+            )
             entries = r.get_entries(scope, [s.message_id for s in ranked])
         hits = [Hit(entries[s.message_id], s.score, s.keyword, s.vector) for s in ranked]
         self.usage.record([h.entry.message_id for h in hits], self.clock.now())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,8 +29,10 @@ def fuse(
     threshold: float = 0.0,
     neighbours: Mapping[int, Sequence[Sequence[int]]] | None = None,
     neighbour_weight: float = 0.0,
+    limit: int | None = None,
 ) -> list[Scored]:
-    """Fuse candidates, drop those under ``threshold``, best first (ties: newer id first).
+    """Fuse candidates, drop those under ``threshold``, best first (ties: newer id first),
+    the best ``limit`` of them when it is given.
 
     ``keyword`` holds (id, BM25 score) best first; ``vector`` maps every candidate (from both
     legs) to its cosine similarity. ``keyword_weight`` is the weight of the keyword side, as
@@ -47,64 +50,44 @@ def fuse(
     kw_norm = {i: (s / best if best > 0 else 0.0) for i, s in keyword}
     ids = set(kw_norm) | set(vector)
     if method is Fusion.RRF:
-        scored = _rrf(keyword, vector, kw_norm, ids, keyword_weight)
+        own = _rrf(keyword, vector, ids, keyword_weight)
+        kept = [i for i in ids if max(kw_norm.get(i, 0.0), vector.get(i, 0.0)) >= threshold]
     else:
-        scored = [
-            Scored(
-                i,
-                keyword_weight * kw_norm.get(i, 0.0)
-                + (1 - keyword_weight) * max(vector.get(i, 0.0), 0.0),
-                kw_norm.get(i, 0.0),
-                vector.get(i, 0.0),
-            )
-            for i in ids
-        ]
-    kept = [s for s in scored if _passes(s, method, threshold)]
+        vw = 1 - keyword_weight
+        own = {
+            i: keyword_weight * kw_norm.get(i, 0.0) + vw * max(vector.get(i, 0.0), 0.0) for i in ids
+        }
+        kept = [i for i in ids if own[i] >= threshold]
+    score = own
     if neighbours and neighbour_weight > 0:
-        kept = _with_context(kept, scored, neighbours, neighbour_weight)
-    kept.sort(key=lambda s: (-s.score, -s.message_id))
-    return kept
+        score = {i: own[i] + neighbour_weight * _context(i, own, neighbours) for i in kept}
+    key = lambda i: (-score[i], -i)  # noqa: E731
+    order = sorted(kept, key=key) if limit is None else heapq.nsmallest(limit, kept, key=key)
+    return [Scored(i, score[i], kw_norm.get(i, 0.0), vector.get(i, 0.0)) for i in order]
 
 
-def _with_context(
-    kept: list[Scored],
-    scored: list[Scored],
-    neighbours: Mapping[int, Sequence[Sequence[int]]],
-    weight: float,
-) -> list[Scored]:
-    own = {s.message_id: s.score for s in scored}
-    out = []
-    for s in kept:
-        bonus = sum(
-            max((own.get(n, 0.0) for n in ring), default=0.0)
-            for ring in neighbours.get(s.message_id, ())
-        )
-        out.append(Scored(s.message_id, s.score + weight * bonus, s.keyword, s.vector))
-    return out
-
-
-def _passes(s: Scored, method: Fusion, threshold: float) -> bool:
-    if method is Fusion.RRF:
-        return max(s.keyword, s.vector) >= threshold
-    return s.score >= threshold
+def _context(
+    i: int, own: Mapping[int, float], neighbours: Mapping[int, Sequence[Sequence[int]]]
+) -> float:
+    """The best own score at each distance of ``i``'s conversation neighbours, summed."""
+    return sum(max((own.get(n, 0.0) for n in ring), default=0.0) for ring in neighbours.get(i, ()))
 
 
 def _rrf(
     keyword: Sequence[tuple[int, float]],
     vector: Mapping[int, float],
-    kw_norm: Mapping[int, float],
     ids: set[int],
     keyword_weight: float,
-) -> list[Scored]:
+) -> dict[int, float]:
     kw_rank = {i: r for r, (i, _) in enumerate(keyword, start=1)}
     vec_order = sorted(vector.items(), key=lambda kv: (-kv[1], -kv[0]))
     vec_rank = {i: r for r, (i, _) in enumerate(vec_order, start=1)}
-    out = []
+    out = {}
     for i in ids:
         score = 0.0
         if i in kw_rank:
             score += keyword_weight * (RRF_K + 1) / (RRF_K + kw_rank[i])
         if i in vec_rank:
             score += (1 - keyword_weight) * (RRF_K + 1) / (RRF_K + vec_rank[i])
-        out.append(Scored(i, score, kw_norm.get(i, 0.0), vector.get(i, 0.0)))
+        out[i] = score
     return out

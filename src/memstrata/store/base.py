@@ -348,12 +348,11 @@ class Reader:
         1..``span`` before and after it in its conversation (same memory, user, agent and
         session; ordered by valid time, then id). Other entries have none."""
         wanted = sorted(set(ids))
-        if not scope or not wanted or span < 1:
+        raw_visible = f.types is None or EntryType.RAW in f.types
+        if not scope or not wanted or span < 1 or not raw_visible:
             return {}
         near = self.store.conversation_near(self.conn, scope, wanted, NEIGHBOUR_REACH * span)
-        visible = self._visible_near(
-            scope, replace(f, types=frozenset({EntryType.RAW})), near, span
-        )
+        visible = self._visible_near(scope, f, near, span)  # every turn of ``near`` is raw
         out: dict[int, tuple[tuple[int, ...], ...]] = {}
         for mid, sides in near.items():
             before, after = ([n for n in side if n in visible] for side in sides)
