@@ -160,6 +160,8 @@ class _Block:
         if postings is None:
             return 0
         docs, _ = postings.view()
+        if self.live == self.size:  # nothing erased: every posting counts
+            return len(docs)
         return int(np.count_nonzero(self.alive[docs]))
 
     def scores(
@@ -172,8 +174,10 @@ class _Block:
             if postings is None:
                 continue
             docs, tfs = postings.view()
-            keep = self.alive[docs]
-            docs, tf = docs[keep], tfs[keep].astype(np.float64)  # float32 would round scores
+            if self.live < self.size:  # skip erased documents
+                keep = self.alive[docs]
+                docs, tfs = docs[keep], tfs[keep]
+            tf = tfs.astype(np.float64)  # float32 would round the scores
             norm = K1 * (1 - B + B * self.lengths[docs] / avgdl)
             hit_docs.append(docs)
             hit_scores.append(idf * tf * (K1 + 1) / (tf + norm))
