@@ -941,7 +941,7 @@ class Store(ABC):
     claim_suffix = ""
     #: The entries table as a query names it when it looks rows up by message id. SQLite's
     #: planner prefers a (memory_id, ...) index range over the primary key even for a short
-    #: id list (a scan of the whole memory), so it says `` NOT INDEXED`` (rowid lookups only).
+    #: id list (a scan of the whole memory), so it names an index that starts with the id.
     entries_by_id = "entries e"
 
     @abstractmethod

@@ -59,7 +59,9 @@ class _Conn:
 
 class SQLiteStore(Store):
     name = "sqlite"
-    entries_by_id = "entries e NOT INDEXED"
+    #: Candidate checks read only filter columns: from this index they skip the rows' text
+    #: and vector (0.9 -> 0.56 ms per 200 ids at 1M entries).
+    entries_by_id = "entries e INDEXED BY entries_filter"
 
     def __init__(self, path: str | Path, *, ann_threshold: int = ANN_THRESHOLD) -> None:
         """``ann_threshold``: vectors from which a memory is also searched through an

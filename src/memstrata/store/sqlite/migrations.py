@@ -203,4 +203,14 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         DROP TABLE entries_fts;
         """,
     ),
+    (
+        5,
+        "a covering index for the filter checks of search candidates",
+        """
+        CREATE INDEX entries_filter ON entries (
+            message_id, memory_id, message_type, user_id, agent_id, session_id, source_id,
+            status, trust, valid_at, invalid_at, recorded_at, retired_at, forget_at
+        );
+        """,
+    ),
 )
