@@ -238,7 +238,9 @@ def speed_table(rows: Sequence[SpeedRow]) -> str | None:
     sizes = sorted({s for r in rows for s in r.sizes})
     header = ["system", "ingest turns/s (live, 1 per call)", "fill turns/s (store only)"]
     header += [f"{_size(s)} {k} p50 / p95 ms" for s in sizes for k in KINDS]
-    header += ["peak RSS MB"]
+    # memory at the largest size every system reached, so a 1M-only run does not skew it
+    common = max(set.intersection(*(set(r.sizes) for r in rows)), default=None)
+    header += [f"RSS MB at {_size(common)}" if common else "peak RSS MB"]
     lines = [header, ["---"] * len(header)]
     for row in rows:
         ref = None if row is base else base
@@ -246,8 +248,15 @@ def speed_table(rows: Sequence[SpeedRow]) -> str | None:
         cells.append(_rate(row.ingest_turns_per_s, ref.ingest_turns_per_s if ref else None))
         cells.append(_rate(row.fill_turns_per_s, ref.fill_turns_per_s if ref else None))
         cells += [_pair(row, ref, s, k) for s in sizes for k in KINDS]
-        lines.append([*cells, _rss(row.rss_mb, ref.rss_mb if ref else None)])
+        lines.append([*cells, _rss(_rss_at(row, common), _rss_at(ref, common) if ref else None)])
     return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
+
+
+def _rss_at(row: SpeedRow, size: int | None) -> float | None:
+    """The row's RSS after the given size, or its peak when no size is common to all."""
+    if size is None or size not in row.sizes:
+        return row.rss_mb
+    return row.sizes[size].rss_mb
 
 
 def _size(n: int) -> str:
