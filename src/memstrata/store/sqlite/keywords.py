@@ -10,8 +10,12 @@ millisecond at 100k.
 BM25 is FTS5's: ``idf = ln((N - n + 0.5) / (n + 0.5))`` (at least 1e-6), k1 = 1.2, b = 0.75,
 with N, n and the average length of the memories searched, counting entries in any state
 (as the PostgreSQL store does). Words are split on anything but letters and digits, accents
-removed, lower-cased and Porter-stemmed (FTS5's ``porter unicode61 remove_diacritics 2``);
-stop words are counted in a document's length but not indexed, as queries never ask for them.
+removed, lower-cased and Porter-stemmed, as FTS5's ``porter unicode61 remove_diacritics 2``
+does (words under 3 characters unstemmed). The stemmer is Snowball's Porter (PyStemmer), which
+stems a few words otherwise than FTS5's copy ("ecology": "ecologi", not "ecolog"), so scores
+equal FTS5's exactly only where no such word occurs. Stop words count in a document's length
+but are not indexed, so a query word whose stem is a stop word ("one": "on") does not match
+the stop word itself, as in the PostgreSQL store.
 
 Text never changes once written (a correction is a new entry), so the index, like the vector
 cache, can only be behind: :meth:`KeywordIndex.sync` reads rows committed since its last
@@ -40,6 +44,8 @@ K1 = 1.2
 B = 0.75
 #: FTS5's floor for the idf of a term in more than half of the documents.
 MIN_IDF = 1e-6
+#: Word lengths FTS5's porter tokenizer stems (others pass unchanged).
+STEM_MIN, STEM_MAX = 3, 64
 #: Rows read per statement while catching up (bounds the memory a first load takes).
 LOAD_CHUNK = 20_000
 
@@ -60,11 +66,13 @@ def _words(text: str) -> list[str]:
 
 
 def _stem_map(words: Iterable[str]) -> dict[str, str]:
-    """Each distinct word of ``words`` to its Porter stem."""
+    """Each distinct word of ``words`` to its Porter stem. Like FTS5's porter tokenizer, words
+    of fewer than 3 or more than 64 characters stay as they are ("us" is not "u")."""
     distinct = list(set(words))
+    stemmed = [w for w in distinct if STEM_MIN <= len(w) <= STEM_MAX]
     with _stemmer_lock:  # a Stemmer object is not safe to share between threads
-        stems: list[str] = _stemmer.stemWords(distinct)
-    return dict(zip(distinct, stems, strict=True))
+        stems: list[str] = _stemmer.stemWords(stemmed)
+    return dict(zip(distinct, distinct, strict=True)) | dict(zip(stemmed, stems, strict=True))
 
 
 def _indexed(text: str) -> tuple[list[str], int]:
