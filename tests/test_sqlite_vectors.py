@@ -264,3 +264,18 @@ def test_the_threshold_is_a_setting(tmp_path: Path) -> None:
         assert isinstance(store, SQLiteStore) and store._vectors._threshold == 1234
     finally:
         store.close()
+
+
+def test_a_loader_that_returns_rows_a_part_at_a_time_is_drained() -> None:
+    data = clustered(10, seed=4)
+    every = rows_of(data)
+    marks: list[int] = []
+
+    def three_at_a_time(high: int) -> list[tuple[int, str, bytes]]:
+        marks.append(high)
+        return every(high)[:3]
+
+    cache = VectorCache(ann_threshold=0)
+    cache.sync(three_at_a_time)
+    assert marks == [0, 3, 6, 9, 10]
+    assert sorted(cache.vectors(range(1, 12))) == list(range(1, 11))

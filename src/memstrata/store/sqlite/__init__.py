@@ -35,6 +35,8 @@ from memstrata.store.sqlite.migrations import MIGRATIONS
 from memstrata.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
 
 BUSY_TIMEOUT_MS = 30_000
+#: Vectors read per statement while the cache catches up (50k x 384 float32: 77 MB).
+VECTOR_LOAD_CHUNK = 50_000
 SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
@@ -245,8 +247,8 @@ class SQLiteStore(Store):
     def _vectors_after(self, conn: Conn, high: int) -> list[tuple[int, str, bytes]]:
         rows = conn.execute(
             "SELECT message_id, memory_id, embedding FROM entries WHERE message_id > ? "
-            "AND embedding IS NOT NULL ORDER BY message_id",
-            [high],
+            "AND embedding IS NOT NULL ORDER BY message_id LIMIT ?",
+            [high, VECTOR_LOAD_CHUNK],
         )
         return [(int(r[0]), str(r[1]), bytes(r[2])) for r in rows]
 

@@ -118,18 +118,23 @@ class VectorCache:
         self._run = run
 
     def sync(self, load_after: Loader) -> None:
-        """Load vectors of every entry with a message id above the high-water mark."""
+        """Load vectors of every entry with a message id above the high-water mark. The
+        loader may return them a part at a time (the store reads a chunk per statement, so a
+        first load of a million rows never holds them all as Python objects at once): it is
+        called again until it returns nothing."""
         with self._lock:
-            rows = load_after(self._high)
-            if not rows:
+            grown: set[str] = set()
+            while rows := load_after(self._high):
+                by_memory: dict[str, list[tuple[int, bytes]]] = {}
+                for message_id, memory_id, blob in rows:
+                    by_memory.setdefault(memory_id, []).append((message_id, blob))
+                for memory_id, items in by_memory.items():
+                    self._append(memory_id, items)
+                self._high = max(self._high, rows[-1][0])
+                grown |= by_memory.keys()
+            if not grown:
                 return
-            by_memory: dict[str, list[tuple[int, bytes]]] = {}
-            for message_id, memory_id, blob in rows:
-                by_memory.setdefault(memory_id, []).append((message_id, blob))
-            for memory_id, items in by_memory.items():
-                self._append(memory_id, items)
-            self._high = max(self._high, rows[-1][0])
-            due = [self._blocks[m] for m in by_memory if m in self._blocks]
+            due = [self._blocks[m] for m in grown if m in self._blocks]
             due = [b for b in due if self._wants_index(b)]
             for block in due:
                 block.building = True
