@@ -111,3 +111,19 @@ def test_conversation_index_agrees_with_the_sql_lookup(store: SQLiteStore) -> No
     with store.read() as r:
         one = store.conversation_near(r.conn, Scope(frozenset({memories[0].id})), ids, 3)
     assert set(one) < set(fast) and one == {i: fast[i] for i in one}
+
+
+def test_warming_catches_every_index_up_with_the_file(store: SQLiteStore) -> None:
+    memory = make_memory()
+    ids = StoreConformance().seed(
+        store, memory, [(f"turn {n} about gardens", unit(1), {"session_id": "s"}) for n in range(5)]
+    )
+    store.warm()
+    assert store._keywords._high == store._vectors._high == store._conversations._high == ids[-1]
+    with store.read() as r:  # and what they hold is what a search would have loaded
+        assert (
+            len(r.keyword_candidates(Scope(frozenset({memory.id})), "gardens", EntryFilter(), 10))
+            == 5
+        )
+        near = store.conversation_near(r.conn, Scope(frozenset({memory.id})), [ids[2]], 1)
+    assert near == {ids[2]: ((ids[1],), (ids[3],))}

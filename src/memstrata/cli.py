@@ -92,6 +92,9 @@ def serve(
         app = create_app(engine, settings)
         stop = threading.Event()
         thread = _start_worker(engine, stop) if worker else None
+        # Search indexes the store keeps in memory are built now rather than by the first
+        # search; a search arriving meanwhile waits for the index it needs.
+        threading.Thread(target=engine.store.warm, name="memstrata-warm", daemon=True).start()
         _announce(settings, admin, new_key)
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=log_level)
         try:

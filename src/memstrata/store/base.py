@@ -1020,6 +1020,10 @@ class Store(ABC):
     def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
         """Hook before entries are physically deleted (index maintenance). Default: nothing."""
 
+    def warm(self) -> None:
+        """Build whatever in-process search state the backend keeps, so the first search does
+        not pay for it. Default: nothing (PostgreSQL keeps its indexes in the server)."""
+
     def scrub(self) -> None:
         """After an erasure: make deleted content unrecoverable from the files. Default: nothing."""
 

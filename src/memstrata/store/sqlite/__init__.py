@@ -231,6 +231,14 @@ class SQLiteStore(Store):
 
         return self._vectors.search(sorted(scope.memory_ids), vector, limit, rank)
 
+    def warm(self) -> None:
+        """Catch the keyword, vector and conversation indexes up with the file (at a million
+        entries about a minute; the HNSW index then builds in the background)."""
+        with self._read_conn() as conn:
+            self._keywords.sync(lambda high, n: self._texts_after(conn, high, n))
+            self._vectors.sync(lambda high: self._vectors_after(conn, high))
+            self._conversations.sync(lambda high, n: self._turns_after(conn, high, n))
+
     def vectors_of(self, conn: Conn, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
         """From the in-process vector cache; rows it does not hold (a vector of another
         dimension than its memory's) are read from the file."""
