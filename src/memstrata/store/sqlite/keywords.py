@@ -15,7 +15,7 @@ does (words under 3 characters unstemmed). The stemmer is Snowball's Porter (PyS
 stems a few words otherwise than FTS5's copy ("ecology": "ecologi", not "ecolog"), so scores
 equal FTS5's exactly only where no such word occurs. Stop words count in a document's length
 but are not indexed, so a query word whose stem is a stop word ("one": "on") does not match
-the stop word itself, as in the PostgreSQL store.
+the stop word itself.
 
 Text never changes once written (a correction is a new entry), so the index, like the vector
 cache, can only be behind: :meth:`KeywordIndex.sync` reads rows committed since its last
