@@ -276,7 +276,7 @@ class EngineCore:
                 changed.append(t.message_id)
         return changed
 
-    def _make_room(
+    def make_room(
         self,
         w: Writer,
         memory: Memory,
@@ -284,7 +284,8 @@ class EngineCore:
         now: datetime,
         protected: frozenset[int] = frozenset(),
     ) -> None:
-        """Evict by the memory's policy until ``incoming`` bytes fit; refuse if they cannot."""
+        """Evict by the memory's policy inside the caller's write transaction so ``incoming``
+        bytes fit; raises CapacityExceeded when they cannot."""
         if memory.used_bytes + incoming <= memory.memory_size:
             return
         candidates = w.eviction_candidates(
@@ -299,18 +300,6 @@ class EngineCore:
         )
         actor = f"policy:{memory.forgetting_policy.value}"
         self._delete_with_tombstones(w, memory.id, plan.evict, now, actor, "evicted", "entry.evict")
-
-    def make_room(
-        self,
-        w: Writer,
-        memory: Memory,
-        incoming: int,
-        now: datetime,
-        protected: frozenset[int] = frozenset(),
-    ) -> None:
-        """Evict by the memory's policy inside the caller's write transaction so ``incoming``
-        bytes fit (extraction writes use it); raises CapacityExceeded when they cannot."""
-        self._make_room(w, memory, incoming, now, protected)
 
     def _delete_with_tombstones(
         self,

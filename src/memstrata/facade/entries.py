@@ -101,7 +101,7 @@ class Entries(EngineCore):
             locked = w.lock_memory(memory.id)
             if locked is None:
                 raise NotFound(f"Memory '{memory.id}' not found.")
-            self._make_room(w, locked, sum(e.size_bytes for e in new), now)
+            self.make_room(w, locked, sum(e.size_bytes for e in new), now)
             ids = w.insert_entries(new, vectors, now)
             for mid in ids:
                 w.audit(

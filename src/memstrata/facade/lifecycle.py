@@ -116,7 +116,7 @@ class Lifecycle(EngineCore):
                     f"Message '{eid}' is not current (it was replaced by '{old.superseded_by}')."
                 )
             size = entry_size(text, vector.shape[1])
-            self._make_room(w, locked, size, now, protected=frozenset({eid}))
+            self.make_room(w, locked, size, now, protected=frozenset({eid}))
             new = NewEntry(
                 memory_id=mid,
                 tenant_id=old.tenant_id,
