@@ -29,14 +29,13 @@ from memstrata.errors import StoreError
 from memstrata.models import Scope
 from memstrata.store.base import Conn, Reader, Row, Store
 from memstrata.store.filters import EntryFilter
+from memstrata.store.sqlite.catchup import LOAD_CHUNK
 from memstrata.store.sqlite.conversations import ConversationIndex, Near, Turn
 from memstrata.store.sqlite.keywords import KeywordIndex
 from memstrata.store.sqlite.migrations import MIGRATIONS
 from memstrata.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
 
 BUSY_TIMEOUT_MS = 30_000
-#: Vectors read per statement while the cache catches up (50k x 384 float32: 77 MB).
-VECTOR_LOAD_CHUNK = 50_000
 SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
@@ -186,7 +185,7 @@ class SQLiteStore(Store):
         """BM25 with the statistics of the memories searched (N, df, average length), best
         first, from the in-process index (:mod:`.keywords`); the SQL filter then runs on the
         best rows, widening until ``limit`` pass."""
-        self._keywords.sync(lambda high, n: self._texts_after(conn, high, n))
+        self._keywords.sync(lambda high: self._texts_after(conn, high))
         ids, scores = self._keywords.scores(sorted(scope.memory_ids), text)
         if not len(ids):
             return []
@@ -198,22 +197,22 @@ class SQLiteStore(Store):
         self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int
     ) -> dict[int, Near]:
         """From the in-process conversation index (:mod:`.conversations`)."""
-        self._conversations.sync(lambda high, n: self._turns_after(conn, high, n))
+        self._conversations.sync(lambda high: self._turns_after(conn, high))
         return self._conversations.near(sorted(scope.memory_ids), ids, reach)
 
-    def _turns_after(self, conn: Conn, high: int, n: int) -> list[Turn]:
+    def _turns_after(self, conn: Conn, high: int) -> list[Turn]:
         rows = conn.execute(
             "SELECT message_id, memory_id, user_id, agent_id, session_id, valid_at FROM entries "
             "WHERE message_id > ? AND message_type = 'raw' ORDER BY message_id LIMIT ?",
-            [high, n],
+            [high, LOAD_CHUNK],
         )
         return [(int(r[0]), r[1], r[2], r[3], r[4], float(r[5])) for r in rows]
 
-    def _texts_after(self, conn: Conn, high: int, n: int) -> list[tuple[int, str, str]]:
+    def _texts_after(self, conn: Conn, high: int) -> list[tuple[int, str, str]]:
         rows = conn.execute(
             "SELECT message_id, memory_id, content FROM entries WHERE message_id > ? "
             "ORDER BY message_id LIMIT ?",
-            [high, n],
+            [high, LOAD_CHUNK],
         )
         return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
 
@@ -235,9 +234,9 @@ class SQLiteStore(Store):
         """Catch the keyword, vector and conversation indexes up with the file (at a million
         entries about a minute; the HNSW index then builds in the background)."""
         with self._read_conn() as conn:
-            self._keywords.sync(lambda high, n: self._texts_after(conn, high, n))
+            self._keywords.sync(lambda high: self._texts_after(conn, high))
             self._vectors.sync(lambda high: self._vectors_after(conn, high))
-            self._conversations.sync(lambda high, n: self._turns_after(conn, high, n))
+            self._conversations.sync(lambda high: self._turns_after(conn, high))
 
     def vectors_of(self, conn: Conn, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
         """From the in-process vector cache; rows it does not hold (a vector of another
@@ -256,7 +255,7 @@ class SQLiteStore(Store):
         rows = conn.execute(
             "SELECT message_id, memory_id, embedding FROM entries WHERE message_id > ? "
             "AND embedding IS NOT NULL ORDER BY message_id LIMIT ?",
-            [high, VECTOR_LOAD_CHUNK],
+            [high, LOAD_CHUNK],
         )
         return [(int(r[0]), str(r[1]), bytes(r[2])) for r in rows]
 

@@ -16,22 +16,20 @@ from __future__ import annotations
 import bisect
 import threading
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-G = TypeVar("G", bound=np.generic)
+from memstrata.store.sqlite.catchup import Load, catch_up
 
-#: Raw turns read per statement while catching up.
-LOAD_CHUNK = 50_000
+G = TypeVar("G", bound=np.generic)
 
 Turn = tuple[int, str, str, str, str, float]
 """(message_id, memory_id, user_id, agent_id, session_id, valid_at) of a raw turn."""
-Loader = Callable[[int, int], list[Turn]]
-"""``(mark, n)``: up to ``n`` raw turns with a message id above the mark, by id."""
+Loader = Load[Turn]
 Near = tuple[tuple[int, ...], tuple[int, ...]]
 """Turns before (nearest first) and after (nearest first) one turn in its conversation."""
 
@@ -123,18 +121,10 @@ class ConversationIndex:
     def sync(self, load_after: Loader) -> None:
         """Add every raw turn with a message id above the high-water mark."""
         with self._lock:
-            while True:
-                turns = load_after(self._high, LOAD_CHUNK)
-                if not turns:
-                    return
-                by_memory: dict[str, list[Turn]] = {}
-                for turn in turns:
-                    by_memory.setdefault(turn[1], []).append(turn)
-                for memory_id, items in by_memory.items():
-                    self._memories.setdefault(memory_id, _Memory()).append(items)
-                self._high = max(self._high, turns[-1][0])
-                if len(turns) < LOAD_CHUNK:
-                    return
+            self._high, _ = catch_up(load_after, self._high, self._append)
+
+    def _append(self, memory_id: str, turns: list[Turn]) -> None:
+        self._memories.setdefault(memory_id, _Memory()).append(turns)
 
     def drop(self, ids: Sequence[int]) -> None:
         """Take erased turns out of their conversations (ids of other entries are ignored)."""

@@ -30,7 +30,7 @@ import math
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,7 @@ import numpy as np
 import Stemmer
 from numpy.typing import NDArray
 
+from memstrata.store.sqlite.catchup import Load, catch_up
 from memstrata.store.text import MAX_TERMS, STOP_WORDS
 
 K1 = 1.2
@@ -46,11 +47,9 @@ B = 0.75
 MIN_IDF = 1e-6
 #: Word lengths FTS5's porter tokenizer stems (others pass unchanged).
 STEM_MIN, STEM_MAX = 3, 64
-#: Rows read per statement while catching up (bounds the memory a first load takes).
-LOAD_CHUNK = 20_000
-
-Loader = Callable[[int, int], list[tuple[int, str, str]]]
-"""``(mark, n)``: up to ``n`` rows (message_id, memory_id, content) above the mark, by id."""
+Row = tuple[int, str, str]
+"""(message_id, memory_id, content) of an entry."""
+Loader = Load[Row]
 
 _TOKEN = re.compile(r"[^\W_]+")
 _stemmer_lock = threading.Lock()
@@ -127,14 +126,14 @@ class _Block:
     live_length: float = 0.0
     postings: dict[str, _Postings] = field(default_factory=dict)
 
-    def append(self, rows: Sequence[tuple[int, str]]) -> None:
-        """Index ``rows`` (message_id, text), ids above any already here: the (stem,
+    def append(self, rows: Sequence[Row]) -> None:
+        """Index ``rows``, ids above any already here: the (stem,
         document) pairs of the whole batch are counted with one sort, not word by word."""
         start, need = self.size, self.size + len(rows)
         self.ids, self.lengths = _grow(self.ids, need), _grow(self.lengths, need)
         self.alive = _grow(self.alive, need)
-        documents = [_indexed(text) for _, text in rows]
-        self.ids[start:need] = [message_id for message_id, _ in rows]
+        documents = [_indexed(text) for _, _, text in rows]
+        self.ids[start:need] = [message_id for message_id, _, _ in rows]
         self.lengths[start:need] = [length for _, length in documents]
         self.alive[start:need] = True
         self.live_length += sum(length for _, length in documents)
@@ -212,18 +211,10 @@ class KeywordIndex:
     def sync(self, load_after: Loader) -> None:
         """Index every row with a message id above the high-water mark."""
         with self._lock:
-            while True:
-                rows = load_after(self._high, LOAD_CHUNK)
-                if not rows:
-                    return
-                by_memory: dict[str, list[tuple[int, str]]] = {}
-                for message_id, memory_id, text in rows:
-                    by_memory.setdefault(memory_id, []).append((message_id, text))
-                for memory_id, items in by_memory.items():
-                    self._blocks.setdefault(memory_id, _Block()).append(items)
-                self._high = max(self._high, rows[-1][0])
-                if len(rows) < LOAD_CHUNK:
-                    return
+            self._high, _ = catch_up(load_after, self._high, self._append)
+
+    def _append(self, memory_id: str, rows: list[Row]) -> None:
+        self._blocks.setdefault(memory_id, _Block()).append(rows)
 
     def drop(self, ids: Sequence[int]) -> None:
         wanted = np.sort(np.asarray(ids, dtype=np.int64))

@@ -26,10 +26,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.store.sqlite.ann import EXPANSION_SEARCH, AnnIndex
+from memstrata.store.sqlite.catchup import Load, catch_up
 
 G = TypeVar("G", bound=np.generic)
-Loader = Callable[[int], list[tuple[int, str, bytes]]]
-"""Returns (message_id, memory_id, float32 blob) of rows with a message id above the mark."""
+Loader = Load[tuple[int, str, bytes]]
+"""(message_id, memory_id, float32 blob) of rows above the mark (see :mod:`.catchup`)."""
 Rank = Callable[[NDArray[np.int64], NDArray[np.float32]], list[tuple[int, float]]]
 """The best (message_id, score) of these candidates that pass the search's filter, best first."""
 Runner = Callable[[Callable[[], None]], None]
@@ -118,20 +119,9 @@ class VectorCache:
         self._run = run
 
     def sync(self, load_after: Loader) -> None:
-        """Load vectors of every entry with a message id above the high-water mark. The
-        loader may return them a part at a time (the store reads a chunk per statement, so a
-        first load of a million rows never holds them all as Python objects at once): it is
-        called again until it returns nothing."""
+        """Load vectors of every entry with a message id above the high-water mark."""
         with self._lock:
-            grown: set[str] = set()
-            while rows := load_after(self._high):
-                by_memory: dict[str, list[tuple[int, bytes]]] = {}
-                for message_id, memory_id, blob in rows:
-                    by_memory.setdefault(memory_id, []).append((message_id, blob))
-                for memory_id, items in by_memory.items():
-                    self._append(memory_id, items)
-                self._high = max(self._high, rows[-1][0])
-                grown |= by_memory.keys()
+            self._high, grown = catch_up(load_after, self._high, self._append)
             if not grown:
                 return
             due = [self._blocks[m] for m in grown if m in self._blocks]
@@ -141,10 +131,10 @@ class VectorCache:
         for block in due:
             self._run(partial(self._index, block))
 
-    def _append(self, memory_id: str, items: list[tuple[int, bytes]]) -> None:
-        dim = len(items[0][1]) // 4
+    def _append(self, memory_id: str, rows: list[tuple[int, str, bytes]]) -> None:
+        dim = len(rows[0][2]) // 4
         block = self._blocks.setdefault(memory_id, _Block(dim))
-        usable = [(i, b) for i, b in items if len(b) == 4 * block.dim]
+        usable = [(i, b) for i, _, b in rows if len(b) == 4 * block.dim]
         if not usable:
             return
         ids = np.fromiter((i for i, _ in usable), dtype=np.int64, count=len(usable))
