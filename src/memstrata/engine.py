@@ -51,6 +51,10 @@ class Engine(Accounts, Searching, Operations):
         settings: Settings = kwargs.pop("settings", None) or Settings(data_dir=Path(data_dir))
         return cls(open_store(settings), settings=settings, **kwargs)
 
+    def warm(self) -> None:
+        """Build the store's in-process search indexes now rather than at the first search."""
+        self.store.warm()
+
     def close(self) -> None:
         self.usage.close()
         self.store.close()

@@ -216,6 +216,39 @@ class AuditEvent:
     after: dict[str, Any] = field(default_factory=dict)
 
 
+class AuditAction(enum.StrEnum):
+    """What an audit event records; every state change names one of these."""
+
+    MEMORY_CREATE = "memory.create"
+    MEMORY_UPDATE = "memory.update"
+    MEMORY_DELETE = "memory.delete"
+    ENTRY_ADD = "entry.add"
+    ENTRY_ENABLE = "entry.enable"
+    ENTRY_DISABLE = "entry.disable"
+    ENTRY_FORGET = "entry.forget"
+    ENTRY_RESTORE = "entry.restore"
+    ENTRY_CONFIRM = "entry.confirm"
+    ENTRY_REJECT = "entry.reject"
+    ENTRY_CORRECT = "entry.correct"
+    ENTRY_RETIRE = "entry.retire"
+    ENTRY_SUPERSEDE = "entry.supersede"
+    ENTRY_DEDUPE = "entry.dedupe"
+    ENTRY_ERASE = "entry.erase"
+    ENTRY_EVICT = "entry.evict"
+    USER_CREATE = "user.create"
+    TEAM_JOIN = "team.join"
+    TEAM_LEAVE = "team.leave"
+    KEY_CREATE = "key.create"
+    KEY_REVOKE = "key.revoke"
+
+
+class JobKind(enum.StrEnum):
+    """Kinds of background job the engine enqueues (``Job.kind``; a worker may be given
+    handlers for others)."""
+
+    EXTRACTION = "extraction"
+
+
 class JobState(enum.StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
@@ -281,6 +314,7 @@ class Page(Generic[T]):
 
 __all__ = [
     "ApiKey",
+    "AuditAction",
     "AuditEvent",
     "Entry",
     "EntryType",
@@ -289,6 +323,7 @@ __all__ = [
     "Fusion",
     "Hit",
     "Job",
+    "JobKind",
     "JobState",
     "Memory",
     "NewEntry",
@@ -313,6 +348,11 @@ class Scope:
     """
 
     memory_ids: frozenset[str]
+
+    @classmethod
+    def of(cls, *memory_ids: str) -> Scope:
+        """The scope of these memories (for a caller already checked against each)."""
+        return cls(frozenset(memory_ids))
 
     def __bool__(self) -> bool:
         return bool(self.memory_ids)
