@@ -17,10 +17,10 @@ from memstrata import (
     SearchRequest,
     TurnInput,
 )
-from memstrata.access import Action, decide, resolve
+from memstrata.access import Action, decide, readable
 from memstrata.models import Permission
 from memstrata.policies.capacity import entry_size, plan_eviction
-from memstrata.store.base import EvictionCandidate
+from memstrata.store.queries import EvictionCandidate
 from memstrata.testing import FrozenClock
 
 DIM = 64  # the deterministic embedder's dimension
@@ -190,7 +190,8 @@ def test_decide_gives_reasons() -> None:
     assert "only the owner" in decide(member, Action.ERASE, mem("o", Permission.TEAM)).reason
     assert "not a member" in decide(stranger, Action.READ, mem("o", Permission.TEAM)).reason
     assert "scoped" in decide(scoped, Action.READ, mem("o")).reason
-    assert resolve(stranger, Action.READ, [mem("o")]).memory_ids == frozenset()
+    private = mem("o")
+    assert readable(stranger, [private.id], {private.id: private})[0].memory_ids == frozenset()
 
 
 def test_a_caller_without_access_gets_nothing_even_naming_the_id(

@@ -10,8 +10,8 @@ from memstrata.extraction.extractor import Candidate
 from memstrata.extraction.reconcile import Neighbour
 from memstrata.models import Scope, Trust
 from memstrata.retrieval.candidates import hybrid_candidates
-from memstrata.store.base import Reader
 from memstrata.store.filters import EntryFilter
+from memstrata.store.reader import Reader
 
 #: Neighbours drawn from each search leg per candidate.
 NEIGHBOURS = 10

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memstrata.errors import CapacityExceeded
-from memstrata.store.base import EvictionCandidate
+from memstrata.store.queries import EvictionCandidate
 
 #: Bytes per vector component (float32).
 VECTOR_COMPONENT_BYTES = 4

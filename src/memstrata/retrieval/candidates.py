@@ -8,8 +8,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.models import Scope
-from memstrata.store.base import Reader
 from memstrata.store.filters import EntryFilter
+from memstrata.store.reader import Reader
 
 
 def hybrid_candidates(

@@ -27,11 +27,13 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memstrata.errors import StoreError
 from memstrata.models import Scope
-from memstrata.store.base import Conn, Row, Store
+from memstrata.store.base import Store
 from memstrata.store.filters import EntryFilter
 from memstrata.store.postgres import search
 from memstrata.store.postgres.conn import PgConn
 from memstrata.store.postgres.migrations import MIGRATIONS
+from memstrata.store.queries import Passing
+from memstrata.store.sql import Conn, Row
 
 #: ``pg_advisory_lock`` key that serialises migrations across processes ("memstrat").
 MIGRATION_LOCK = 0x6D656D7374726174
@@ -152,13 +154,21 @@ class PostgresStore(Store):
         return np.array(value, dtype=np.float32)
 
     def keyword_search(
-        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int
+        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
     ) -> list[tuple[int, float]]:
+        """BM25 in one statement whose WHERE clause is ``f``, so ``passing`` is not needed."""
         return search.keyword_search(conn, scope, text, f, limit)
 
     def vector_search(
-        self, conn: Conn, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
+        self,
+        conn: Conn,
+        scope: Scope,
+        vector: NDArray[np.float32],
+        f: EntryFilter,
+        limit: int,
+        passing: Passing,
     ) -> list[tuple[int, float]]:
+        """pgvector with ``f`` in the statement's WHERE clause, so ``passing`` is not needed."""
         return search.vector_search(conn, scope, vector, f, limit, self.indexed_dims)
 
     def scrub(self) -> None:

@@ -13,7 +13,7 @@ from functools import lru_cache
 import psycopg
 
 from memstrata.errors import StoreError
-from memstrata.store.base import Row
+from memstrata.store.sql import Row
 
 
 def _skip_quoted(sql: str, start: int, quote: str) -> int:

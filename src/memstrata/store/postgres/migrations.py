@@ -4,7 +4,7 @@ Every table carries ``tenant_id`` and every primary key leads with it, so the sc
 distributed by tenant (Citus, see docs/deployment.md). The base's queries name entries by
 ``message_id`` and memories by ``id`` alone, so those keep a unique index of their own too.
 Times are epoch seconds (``double precision``) and flags are integers, as in SQLite, so the
-portable SQL in :mod:`memstrata.store.base` runs unchanged.
+portable SQL of :mod:`memstrata.store.reader` and :mod:`memstrata.store.writer` runs unchanged.
 
 Keyword search: ``entries.fts`` is a stored ``tsvector`` tokenised like SQLite's FTS5
 ``porter unicode61 remove_diacritics 2`` (non-alphanumerics split words, accents are removed,

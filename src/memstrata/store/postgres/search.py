@@ -20,8 +20,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.models import Scope
-from memstrata.store.base import Conn
 from memstrata.store.filters import EntryFilter, where_clause
+from memstrata.store.sql import Conn, marks
 from memstrata.store.text import keyword_terms
 
 K1 = 1.2
@@ -32,10 +32,6 @@ EF_SEARCH_MIN = 40
 EF_SEARCH_MAX = 1000
 #: Scopes with at most this many entries are searched exactly (a few milliseconds).
 EXACT_MAX_ROWS = 5000
-
-
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
 
 
 _BM25 = f"""
@@ -86,7 +82,7 @@ def keyword_search(
         return []
     memories = sorted(scope.memory_ids)
     where, params = where_clause(scope, f)
-    sql = _BM25.format(scope=_marks(len(memories)), where=where)
+    sql = _BM25.format(scope=marks(len(memories)), where=where)
     rows = conn.execute(sql, [terms, *memories, *memories, *params, limit])
     return [(int(r[0]), float(r[1])) for r in rows]
 
@@ -128,7 +124,7 @@ def _scope_rows(conn: Conn, scope: Scope) -> int:
     """Entries in the scope's memories, any state (the term statistics keep the count)."""
     memories = sorted(scope.memory_ids)
     rows = conn.execute(
-        f"SELECT coalesce(sum(docs), 0) FROM fts_docs WHERE memory_id IN ({_marks(len(memories))})",
+        f"SELECT coalesce(sum(docs), 0) FROM fts_docs WHERE memory_id IN ({marks(len(memories))})",
         memories,
     )
     return int(rows[0][0])

@@ -27,10 +27,13 @@ from numpy.typing import NDArray
 
 from memstrata.errors import StoreError
 from memstrata.models import Scope
-from memstrata.store.base import Conn, Reader, Row, Store
+from memstrata.store.base import Store
 from memstrata.store.filters import EntryFilter
+from memstrata.store.neighbours import Near
+from memstrata.store.queries import Passing
+from memstrata.store.sql import Conn, Row
 from memstrata.store.sqlite.catchup import LOAD_CHUNK
-from memstrata.store.sqlite.conversations import ConversationIndex, Near, Turn
+from memstrata.store.sqlite.conversations import ConversationIndex, Turn
 from memstrata.store.sqlite.keywords import KeywordIndex
 from memstrata.store.sqlite.migrations import MIGRATIONS
 from memstrata.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
@@ -180,18 +183,16 @@ class SQLiteStore(Store):
         return np.frombuffer(value, dtype=np.float32).copy()
 
     def keyword_search(
-        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int
+        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
     ) -> list[tuple[int, float]]:
         """BM25 with the statistics of the memories searched (N, df, average length), best
-        first, from the in-process index (:mod:`.keywords`); the SQL filter then runs on the
-        best rows, widening until ``limit`` pass."""
+        first, from the in-process index (:mod:`.keywords`); ``passing`` (the SQL filter)
+        then runs on the best rows, widening until ``limit`` pass."""
         self._keywords.sync(lambda high: self._texts_after(conn, high))
         ids, scores = self._keywords.scores(sorted(scope.memory_ids), text)
         if not len(ids):
             return []
-        return _best_passing(
-            ids, scores, limit, lambda c: Reader(self, conn).passing(scope, f, c.tolist())
-        )
+        return _best_passing(ids, scores, limit, lambda c: passing(c.tolist()))
 
     def conversation_near(
         self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int
@@ -217,16 +218,21 @@ class SQLiteStore(Store):
         return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
 
     def vector_search(
-        self, conn: Conn, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
+        self,
+        conn: Conn,
+        scope: Scope,
+        vector: NDArray[np.float32],
+        f: EntryFilter,
+        limit: int,
+        passing: Passing,
     ) -> list[tuple[int, float]]:
         """Cosine over the scope's vectors, best first: exact, or through a memory's
-        approximate index past ``ann_threshold``. The SQL filter runs on the best candidates
-        only, widening until ``limit`` pass or every vector was considered."""
+        approximate index past ``ann_threshold``. ``passing`` (the SQL filter) runs on the
+        best candidates only, widening until ``limit`` pass or every vector was considered."""
         self._vectors.sync(lambda high: self._vectors_after(conn, high))
 
         def rank(ids: NDArray[np.int64], sims: NDArray[np.float32]) -> list[tuple[int, float]]:
-            passing = Reader(self, conn).passing
-            return _best_passing(ids, sims, limit, lambda c: passing(scope, f, c.tolist()))
+            return _best_passing(ids, sims, limit, lambda c: passing(c.tolist()))
 
         return self._vectors.search(sorted(scope.memory_ids), vector, limit, rank)
 

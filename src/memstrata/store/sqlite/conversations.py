@@ -23,6 +23,7 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata.store.neighbours import Near
 from memstrata.store.sqlite.catchup import Load, catch_up
 
 G = TypeVar("G", bound=np.generic)
@@ -30,8 +31,6 @@ G = TypeVar("G", bound=np.generic)
 Turn = tuple[int, str, str, str, str, float]
 """(message_id, memory_id, user_id, agent_id, session_id, valid_at) of a raw turn."""
 Loader = Load[Turn]
-Near = tuple[tuple[int, ...], tuple[int, ...]]
-"""Turns before (nearest first) and after (nearest first) one turn in its conversation."""
 
 
 @dataclass

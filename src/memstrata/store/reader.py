@@ -1,0 +1,326 @@
+"""Reads: every query a caller may run over one connection's snapshot.
+
+A :class:`Reader` is what :meth:`Store.read` yields (and a :class:`~.writer.Writer` extends).
+Its statements are portable SQL; where a backend answers faster from its own index (keyword
+and vector candidates, conversation neighbours, stored vectors) it calls the backend's hook
+on :class:`~.base.Store`. Every entry query takes a :class:`Scope`, and an empty scope
+returns nothing without running a query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memstrata.clock import to_epoch
+from memstrata.models import (
+    AuditEvent,
+    Entry,
+    EntryType,
+    Job,
+    JobState,
+    Memory,
+    Scope,
+    Tombstone,
+    User,
+)
+from memstrata.store.filters import EntryFilter, where_clause
+from memstrata.store.neighbours import NEIGHBOUR_REACH, nearest_visible
+from memstrata.store.queries import AuditQuery, MemoryQuery, Passing
+from memstrata.store.rows import (
+    AUDIT_COLUMNS,
+    ENTRY_COLUMNS,
+    JOB_COLUMNS,
+    MEMORY_COLUMNS,
+    TOMBSTONE_COLUMNS,
+    USER_COLUMNS,
+    audit_from_row,
+    entry_from_row,
+    job_from_row,
+    memory_from_row,
+    tombstone_from_row,
+    user_from_row,
+)
+from memstrata.store.sql import Conn, Row, chunks, marks
+
+if TYPE_CHECKING:
+    from memstrata.store.base import Store
+
+#: The entry columns as selected from ``entries e``.
+_ENTRY_SELECT = ", ".join(f"e.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
+
+
+class Reader:
+    """Read queries over one connection. Every entry query takes a :class:`Scope`."""
+
+    def __init__(self, store: Store, conn: Conn) -> None:
+        self.store = store
+        self.conn = conn
+
+    # --- memories -------------------------------------------------------------------------
+
+    def memory(self, memory_id: str) -> Memory | None:
+        rows = self.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?", [memory_id])
+        return memory_from_row(rows[0]) if rows else None
+
+    def memories(self, ids: Iterable[str]) -> list[Memory]:
+        wanted = sorted(set(ids))
+        if not wanted:
+            return []
+        rows = self.conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks(len(wanted))})", wanted
+        )
+        return [memory_from_row(r) for r in rows]
+
+    def memory_named(self, tenant_id: str, name: str) -> Memory | None:
+        rows = self.conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE tenant_id = ? AND name = ?",
+            [tenant_id, name],
+        )
+        return memory_from_row(rows[0]) if rows else None
+
+    def find_memories(self, q: MemoryQuery) -> tuple[list[Memory], int]:
+        tenants = sorted(q.tenant_ids if q.owner_ids is None else q.tenant_ids & q.owner_ids)
+        if not tenants:
+            return [], 0
+        sql = [f"tenant_id IN ({marks(len(tenants))})", "(tenant_id = ? OR permissions = 'team')"]
+        params: list[object] = [*tenants, q.user_id]
+        if q.keywords:
+            sql.append("lower(name) LIKE ? ESCAPE '!'")
+            kw = q.keywords.lower().replace("!", "!!").replace("%", "!%").replace("_", "!_")
+            params.append(f"%{kw}%")
+        if q.type_flags is not None:
+            sql.append("(memory_types & ?) > 0")
+            params.append(q.type_flags)
+        if q.storage_type is not None:
+            sql.append("storage_type = ?")
+            params.append(q.storage_type)
+        if q.ids is not None:
+            ids = sorted(q.ids)
+            if not ids:
+                return [], 0
+            sql.append(f"id IN ({marks(len(ids))})")
+            params.extend(ids)
+        where = " AND ".join(sql)
+        total = self.conn.execute(f"SELECT count(*) FROM memories WHERE {where}", params)[0][0]
+        rows = self.conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {where} "
+            "ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
+            [*params, q.limit, q.offset],
+        )
+        return [memory_from_row(r) for r in rows], int(total)
+
+    # --- entries --------------------------------------------------------------------------
+
+    def entries(
+        self,
+        scope: Scope,
+        f: EntryFilter,
+        *,
+        order: str = "recorded",
+        limit: int = 30,
+        offset: int = 0,
+    ) -> tuple[list[Entry], int]:
+        """Entries of ``scope`` passing ``f``, newest first by record or valid time."""
+        if not scope:
+            return [], 0
+        where, params = where_clause(scope, f)
+        key = {"recorded": "e.message_id DESC", "valid": "e.valid_at DESC, e.message_id DESC"}
+        table = self.store.entries_by_id if f.message_ids is not None else "entries e"
+        total = self.conn.execute(f"SELECT count(*) FROM {table} WHERE {where}", params)[0][0]
+        rows = self.conn.execute(
+            f"SELECT {_ENTRY_SELECT} FROM {table} WHERE {where} "
+            f"ORDER BY {key[order]} LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+        return [entry_from_row(r) for r in rows], int(total)
+
+    def get_entries(self, scope: Scope, ids: Iterable[int]) -> dict[int, Entry]:
+        wanted = frozenset(ids)
+        if not scope or not wanted:
+            return {}
+        found, _ = self.entries(
+            scope, EntryFilter(message_ids=wanted, current_only=False), limit=len(wanted)
+        )
+        return {e.message_id: e for e in found}
+
+    def entry(self, scope: Scope, message_id: int) -> Entry | None:
+        return self.get_entries(scope, [message_id]).get(message_id)
+
+    def neighbours(
+        self, scope: Scope, ids: Iterable[int], f: EntryFilter, span: int
+    ) -> dict[int, tuple[tuple[int, ...], ...]]:
+        """For each raw entry among ``ids``: the ids of the visible raw turns at distance
+        1..``span`` before and after it in its conversation (same memory, user, agent and
+        session; ordered by valid time, then id). Other entries have none."""
+        wanted = sorted(set(ids))
+        raw_visible = f.types is None or EntryType.RAW in f.types
+        if not scope or not wanted or span < 1 or not raw_visible:
+            return {}
+        near = self.store.conversation_near(self.conn, scope, wanted, NEIGHBOUR_REACH * span)
+        return nearest_visible(near, span, self._passing(scope, f))  # every turn is raw
+
+    def passing(self, scope: Scope, f: EntryFilter, ids: Iterable[int]) -> set[int]:
+        """Which of ``ids`` are entries of ``scope`` that pass ``f``."""
+        wanted = sorted(set(ids))
+        allowed: set[int] = set()
+        for chunk in chunks(wanted, 10_000):
+            where, params = where_clause(scope, replace(f, message_ids=frozenset(chunk)))
+            rows = self.conn.execute(
+                f"SELECT e.message_id FROM {self.store.entries_by_id} WHERE {where}", params
+            )
+            allowed.update(int(r[0]) for r in rows)
+        return allowed
+
+    def _passing(self, scope: Scope, f: EntryFilter) -> Passing:
+        """:meth:`passing` for one scope and filter, as the backends' search legs take it."""
+        return lambda ids: self.passing(scope, f, ids)
+
+    def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
+        """The stored vectors of those of ``ids`` that exist and have one."""
+        if not ids:
+            return {}
+        return self.store.vectors_of(self.conn, ids)
+
+    def keyword_candidates(
+        self, scope: Scope, text: str, f: EntryFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        """Best keyword matches as (message_id, score), higher is better."""
+        if not scope or limit <= 0:
+            return []
+        passing = self._passing(scope, f)
+        return self.store.keyword_search(self.conn, scope, text, f, limit, passing)
+
+    def vector_candidates(
+        self, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        """Nearest entries as (message_id, cosine similarity), higher is better."""
+        if not scope or limit <= 0:
+            return []
+        passing = self._passing(scope, f)
+        return self.store.vector_search(self.conn, scope, vector, f, limit, passing)
+
+    def evidence(self, message_id: int) -> list[int]:
+        rows = self.conn.execute(
+            "SELECT source_id FROM evidence WHERE message_id = ? ORDER BY source_id", [message_id]
+        )
+        return [int(r[0]) for r in rows]
+
+    def tombstones(self, memory_id: str) -> list[Tombstone]:
+        rows = self.conn.execute(
+            f"SELECT {TOMBSTONE_COLUMNS} FROM tombstones WHERE memory_id = ? ORDER BY message_id",
+            [memory_id],
+        )
+        return [tombstone_from_row(r) for r in rows]
+
+    # --- audit and jobs -------------------------------------------------------------------
+
+    def audit_events(self, q: AuditQuery) -> tuple[list[AuditEvent], int]:
+        sql: list[str] = []
+        params: list[object] = []
+        if q.memory_ids is not None:
+            ids = sorted(q.memory_ids)
+            if not ids:
+                return [], 0
+            sql.append(f"memory_id IN ({marks(len(ids))})")
+            params.extend(ids)
+        for column, value in (("message_id", q.message_id), ("actor", q.actor)):
+            if value is not None:
+                sql.append(f"{column} = ?")
+                params.append(value)
+        if q.action is not None:
+            sql.append("action = ?")
+            params.append(q.action)
+        if q.since is not None:
+            sql.append("at >= ?")
+            params.append(to_epoch(q.since))
+        if q.until is not None:
+            sql.append("at < ?")
+            params.append(to_epoch(q.until))
+        where = " AND ".join(sql) or "1 = 1"
+        total = self.conn.execute(f"SELECT count(*) FROM audit WHERE {where}", params)[0][0]
+        rows = self.conn.execute(
+            f"SELECT {AUDIT_COLUMNS} FROM audit WHERE {where} ORDER BY id DESC LIMIT ? OFFSET ?",
+            [*params, q.limit, q.offset],
+        )
+        return [audit_from_row(r) for r in rows], int(total)
+
+    def job(self, job_id: int) -> Job | None:
+        rows = self.conn.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?", [job_id])
+        return job_from_row(rows[0]) if rows else None
+
+    def jobs_for_messages(self, message_ids: Sequence[int]) -> dict[int, Job]:
+        if not message_ids:
+            return {}
+        rows = self.conn.execute(
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE message_id IN ({marks(len(message_ids))}) "
+            "ORDER BY id",
+            list(message_ids),
+        )
+        return {int(j.message_id): j for j in map(job_from_row, rows) if j.message_id is not None}
+
+    def jobs(
+        self, memory_ids: frozenset[str] | None = None, state: JobState | None = None
+    ) -> list[Job]:
+        sql: list[str] = []
+        params: list[object] = []
+        if memory_ids is not None:
+            ids = sorted(memory_ids)
+            if not ids:
+                return []
+            sql.append(f"memory_id IN ({marks(len(ids))})")
+            params.extend(ids)
+        if state is not None:
+            sql.append("state = ?")
+            params.append(state.value)
+        where = " AND ".join(sql) or "1 = 1"
+        rows = self.conn.execute(
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE {where} ORDER BY id", params
+        )
+        return [job_from_row(r) for r in rows]
+
+    # --- users and keys -------------------------------------------------------------------
+
+    def user(self, user_id: str) -> User | None:
+        rows = self.conn.execute(f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", [user_id])
+        return user_from_row(rows[0]) if rows else None
+
+    def user_named(self, name: str) -> User | None:
+        rows = self.conn.execute(f"SELECT {USER_COLUMNS} FROM users WHERE name = ?", [name])
+        return user_from_row(rows[0]) if rows else None
+
+    def users(self) -> list[User]:
+        rows = self.conn.execute(f"SELECT {USER_COLUMNS} FROM users ORDER BY name")
+        return [user_from_row(r) for r in rows]
+
+    def user_count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM users")[0][0])
+
+    def teams_of(self, user_id: str) -> frozenset[str]:
+        rows = self.conn.execute("SELECT tenant_id FROM memberships WHERE user_id = ?", [user_id])
+        return frozenset(r[0] for r in rows) | {user_id}
+
+    def members_of(self, tenant_id: str) -> list[str]:
+        rows = self.conn.execute(
+            "SELECT user_id FROM memberships WHERE tenant_id = ? ORDER BY user_id", [tenant_id]
+        )
+        return [r[0] for r in rows]
+
+    def api_key(self, key_hash: str) -> tuple[str, str, str | None] | None:
+        """(key id, user id, scope json) of a live key with this hash."""
+        rows = self.conn.execute(
+            "SELECT id, user_id, scope FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+            [key_hash],
+        )
+        return (rows[0][0], rows[0][1], rows[0][2]) if rows else None
+
+    def api_keys(self, user_id: str) -> list[Row]:
+        return self.conn.execute(
+            "SELECT id, name, scope, created_at, revoked_at FROM api_keys WHERE user_id = ? "
+            "ORDER BY created_at",
+            [user_id],
+        )
