@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memstrata.engine import Engine, MessagePage, SearchRequest, TurnInput
+from memstrata.engine import Engine
 from memstrata.errors import (
     CapacityExceeded,
     Conflict,
@@ -33,6 +33,7 @@ from memstrata.models import (
     Trust,
     User,
 )
+from memstrata.requests import MessagePage, SearchRequest, TurnInput
 from memstrata.settings import Settings
 
 if TYPE_CHECKING:

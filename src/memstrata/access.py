@@ -9,9 +9,10 @@ the owner.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from memstrata.errors import Forbidden, NotFound
 from memstrata.models import Memory, Permission, Principal, Scope
 
 
@@ -52,6 +53,45 @@ def decide(actor: Principal, action: Action, memory: Memory) -> Decision:
     return Decision(True, "team member")
 
 
-def resolve(actor: Principal, action: Action, memories: Iterable[Memory]) -> Scope:
-    """The scope of ``memories`` that ``actor`` may ``action``; the others are dropped."""
-    return Scope(frozenset(m.id for m in memories if decide(actor, action, m)))
+def authorised(
+    actor: Principal, action: Action, memory: Memory | None, memory_id: str = "?"
+) -> Memory:
+    """``memory`` if ``actor`` may ``action`` it. A memory the caller cannot read does not
+    exist for it (NotFound, as for a missing one); one it can read but not act on is Forbidden
+    with the decision's reason."""
+    if memory is None or not decide(actor, Action.READ, memory):
+        raise NotFound(f"Memory '{memory.id if memory else memory_id}' not found.")
+    decision = decide(actor, action, memory)
+    if not decision:
+        raise Forbidden(decision.reason)
+    return memory
+
+
+def readable(
+    actor: Principal, ids: Sequence[str], found: Mapping[str, Memory]
+) -> tuple[Scope, list[Memory]]:
+    """The memories among ``ids`` (looked up as ``found``) that ``actor`` may read, in order,
+    and their scope; the others are dropped, as RAGFlow does."""
+    allowed = [found[i] for i in ids if i in found and decide(actor, Action.READ, found[i])]
+    return Scope(frozenset(m.id for m in allowed)), allowed
+
+
+def writable(actor: Principal, ids: Sequence[str], found: Mapping[str, Memory]) -> list[Memory]:
+    """Every memory of ``ids`` if ``actor`` may write them all; else NotFound naming the ones
+    it cannot see, or Forbidden."""
+    missing = [i for i in ids if i not in found or not decide(actor, Action.READ, found[i])]
+    if missing:
+        raise NotFound(f"Memory {missing} not found.")
+    return [authorised(actor, Action.WRITE, found[i]) for i in ids]
+
+
+def require_admin(actor: Principal, what: str) -> None:
+    """Only an administrator with an unscoped key may ``what``."""
+    if not actor.is_admin or actor.scope is not None:
+        raise Forbidden(f"only an administrator (with an unscoped key) may {what}")
+
+
+def require_self_or_admin(actor: Principal, user_id: str, what: str) -> None:
+    """Users manage their own keys, admins anyone's; a scoped key manages none."""
+    if actor.scope is not None or (actor.user_id != user_id and not actor.is_admin):
+        raise Forbidden(f"only the user or an administrator (with an unscoped key) may {what}")

@@ -32,18 +32,15 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from memstrata.clock import Clock
 from memstrata.errors import CapacityExceeded, ChatError, MemstrataError, ModelError, StoreError
-from memstrata.extraction.costs import Usage
 from memstrata.models import Job, JobState, Outcome
 from memstrata.providers.base import ChatModel, ChatReply, ChatRequest
+from memstrata.providers.usage import Usage
 from memstrata.settings import Settings
 from memstrata.store.base import Store, Writer
-
-if TYPE_CHECKING:
-    from memstrata.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -211,11 +208,13 @@ class JobContext:
         self.usage = Usage.from_result(job.result)
         """LLM cost of this job so far, earlier attempts included."""
 
-    def progress(self, value: float, message: str) -> None:
-        self.queue.progress(self.job.id, self.owner, value, message)
+    def progress(self, value: float, message: str, w: Writer | None = None) -> None:
+        """Move progress and log a step (inside ``w``'s transaction when it is given)."""
+        self.queue.progress(self.job.id, self.owner, value, message, w)
 
-    def log(self, message: str) -> None:
-        self.queue.progress(self.job.id, self.owner, None, message)
+    def log(self, message: str, w: Writer | None = None) -> None:
+        """Log a step without moving progress (inside ``w``'s transaction when given)."""
+        self.queue.progress(self.job.id, self.owner, None, message, w)
 
     def call(self, chat: ChatModel, request: ChatRequest) -> ChatReply:
         """Call the model; its cost is counted whether or not the reply is any good."""
@@ -231,22 +230,33 @@ class JobContext:
 Handler = Callable[[JobContext], "JobResult | Commit"]
 
 
+class Host(Protocol):
+    """What a worker needs of the engine it works for: the store holding the job table, the
+    clock, settings, and the handler of each job kind the engine enqueues."""
+
+    store: Store
+    clock: Clock
+    settings: Settings
+
+    def job_handlers(self) -> Mapping[str, Handler]: ...
+
+
 class Worker:
-    """Claims and runs jobs of one engine, one at a time."""
+    """Claims and runs jobs of one engine, one at a time, with the handlers it is given
+    (by default the engine's own, :meth:`Host.job_handlers`)."""
 
     def __init__(
         self,
-        engine: Engine,
+        engine: Host,
         *,
         config: WorkerConfig | None = None,
         owner: str | None = None,
         handlers: Mapping[str, Handler] | None = None,
     ) -> None:
-        self.engine = engine
         self.config = config or WorkerConfig.from_settings(engine.settings)
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.queue = JobQueue(engine.store, engine.clock, self.config)
-        self.handlers = dict(handlers) if handlers is not None else default_handlers(engine)
+        self.handlers = dict(handlers if handlers is not None else engine.job_handlers())
 
     def run_once(self) -> bool:
         """Claim one due job and run it to an outcome; False when there was nothing to do."""
@@ -288,7 +298,7 @@ class Worker:
             return
         try:
             ran = handler(ctx)
-            with self.engine.store.write() as w:
+            with self.queue.store.write() as w:
                 final = ran if isinstance(ran, JobResult) else ran(w)
                 costed = JobResult(
                     final.outcome, final.message, {**final.result, **ctx.usage.result()}
@@ -314,7 +324,7 @@ class Worker:
         )
 
     def _give_up(self, ctx: JobContext, why: str) -> None:
-        with self.engine.store.write() as w:
+        with self.queue.store.write() as w:
             self.queue.finish(
                 w,
                 ctx.job,
@@ -323,15 +333,8 @@ class Worker:
             )
 
 
-def default_handlers(engine: Engine) -> dict[str, Handler]:
-    from memstrata.engine import EXTRACTION_JOB
-    from memstrata.extraction.pipeline import Extraction
-
-    return {EXTRACTION_JOB: Extraction(engine)}
-
-
 def start_worker(
-    engine: Engine,
+    engine: Host,
     stop: threading.Event,
     *,
     config: WorkerConfig | None = None,
@@ -347,6 +350,7 @@ def start_worker(
 __all__ = [
     "Commit",
     "Handler",
+    "Host",
     "JobContext",
     "JobQueue",
     "JobResult",

@@ -343,7 +343,7 @@ __all__ = [
 class Scope:
     """A resolved set of memories a caller may touch; every store query takes one.
 
-    Built by :func:`memstrata.access.resolve` after a permission decision for each memory.
+    Built from the memories :func:`memstrata.access.readable` let the caller read.
     An empty scope makes every query return nothing without touching an index.
     """
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from memstrata.clock import ensure_utc
 from memstrata.errors import InvalidInput
-from memstrata.models import EntryType, ForgettingPolicy, Fusion, Permission, Trust
+from memstrata.models import EntryType, ForgettingPolicy, Fusion, JobState, Permission, Trust
 
 NAME_LIMIT = 128
 MEMORY_SIZE_LIMIT = 10 * 1024 * 1024
@@ -178,6 +178,36 @@ def entry_types(value: object, field: str = "message_type") -> frozenset[EntryTy
         except ValueError:
             raise InvalidInput(field, f"Unknown {field} '{v}'.") from None
     return frozenset(out)
+
+
+def trust_states(
+    value: object, field: str = "trust", *, searchable: bool = False
+) -> frozenset[Trust] | None:
+    """A trust filter: None, one state, comma-separated states or a list of them.
+    ``searchable``: only states search can return (rejected entries are never retrieved)."""
+    if value is None or value == "":
+        return None
+    items = [p for p in value.split(",") if p.strip()] if isinstance(value, str) else value
+    if not isinstance(items, Iterable) or isinstance(items, (bytes, dict)):
+        raise InvalidInput(field, f"{field} must be a list of trust states.")
+    allowed = [t for t in Trust if not (searchable and t is Trust.REJECTED)]
+    out = set()
+    for item in items:
+        state = item.strip() if isinstance(item, str) else item
+        if state not in allowed:
+            names = ", ".join(f"'{t.value}'" for t in allowed)
+            raise InvalidInput(field, f"{field} must be one of {names}, got {item!r}.")
+        out.add(Trust(state))
+    return frozenset(out) if out else None
+
+
+def job_state(value: object, field: str = "state") -> JobState:
+    try:
+        return JobState(str(value))
+    except ValueError:
+        raise InvalidInput(
+            field, f"{field} must be one of {[s.value for s in JobState]}, got {value!r}."
+        ) from None
 
 
 def trust_verdict(value: object) -> Trust:

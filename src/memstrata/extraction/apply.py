@@ -12,21 +12,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata.audit import iso
 from memstrata.extraction.extractor import Candidate
 from memstrata.extraction.neighbours import near
 from memstrata.extraction.reconcile import Action, Decision, Thresholds, closing_time, plan
 from memstrata.jobs import JobContext, JobResult
-from memstrata.models import Entry, Memory, NewEntry, Origin, Outcome, Scope, Trust
+from memstrata.models import AuditAction, Entry, Memory, NewEntry, Origin, Outcome, Scope, Trust
 from memstrata.policies.capacity import entry_size
+from memstrata.policies.eviction import make_room
 from memstrata.store.base import Writer
-
-if TYPE_CHECKING:
-    from memstrata.engine import Engine
 
 ACTOR = "extraction"
 
@@ -64,7 +63,7 @@ class _Tally:
 
 def apply(
     w: Writer,
-    engine: Engine,
+    now: datetime,
     ctx: JobContext,
     memory_id: str,
     raw_id: int,
@@ -72,8 +71,7 @@ def apply(
     base: Mapping[str, Any],
     thresholds: Thresholds,
 ) -> JobResult:
-    now = engine.clock.now()
-    scope = Scope(frozenset({memory_id}))
+    scope = Scope.of(memory_id)
     memory = w.lock_memory(memory_id)
     raw = w.entry(scope, raw_id)
     if memory is None or raw is None:
@@ -83,13 +81,13 @@ def apply(
     final = _recheck(settled, targets)
     for before, after in zip(planned, final, strict=True):
         if after.decision != before.decision:
-            ctx.queue.progress(ctx.job.id, ctx.owner, None, after.log_line(), w)
+            ctx.log(after.log_line(), w)
     tally = _Tally([], [], [], sum(p.decision.action is Action.SUPPRESS for p in final))
-    _insert(w, engine, memory, raw, final, targets, now, tally, ctx.job.id)
+    _insert(w, memory, raw, final, targets, now, tally, ctx.job.id)
     for p in final:
         if p.decision.action is Action.DUPLICATE and p.decision.target is not None:
             _dedupe(w, targets[p.decision.target], raw_id, now, tally)
-    ctx.queue.progress(ctx.job.id, ctx.owner, 0.95, "Messages saved to storage.", w)
+    ctx.progress(0.95, "Messages saved to storage.", w)
     counts = tally.counts()
     summary = ", ".join(f"{n} {k}" for k, n in counts.items())
     ids = {"added": tally.added, "deduped": tally.deduped, "superseded": tally.superseded}
@@ -144,7 +142,6 @@ def _checked(d: Decision, targets: Mapping[int, Entry], claimed: set[int]) -> De
 
 def _insert(
     w: Writer,
-    engine: Engine,
     memory: Memory,
     raw: Entry,
     planned: Sequence[Planned],
@@ -159,13 +156,13 @@ def _insert(
     vectors = np.stack([p.vector for p in adding]).astype(np.float32)
     new = [_new_entry(memory, raw, p, vectors.shape[1]) for p in adding]
     protected = frozenset({raw.message_id, *targets})
-    engine.make_room(w, memory, sum(e.size_bytes for e in new), now, protected)
+    make_room(w, memory, sum(e.size_bytes for e in new), now, protected)
     ids = w.insert_entries(new, vectors, now)
     for p, new_id, entry in zip(adding, ids, new, strict=True):
         w.audit(
             at=now,
             actor=ACTOR,
-            action="entry.add",
+            action=AuditAction.ENTRY_ADD,
             memory_id=memory.id,
             message_id=new_id,
             reason=f"extracted from turn {raw.message_id} by job {job_id}",
@@ -212,12 +209,12 @@ def _supersede(
     w.audit(
         at=now,
         actor=ACTOR,
-        action="entry.supersede",
+        action=AuditAction.ENTRY_SUPERSEDE,
         memory_id=old.memory_id,
         message_id=old.message_id,
         reason=f"contradicted by entry {new_id} from turn {raw_id}",
-        before={"invalid_at": _iso(old.invalid_at), "retired_at": None},
-        after={"invalid_at": _iso(closes), "retired_at": _iso(now), "superseded_by": new_id},
+        before={"invalid_at": iso(old.invalid_at), "retired_at": None},
+        after={"invalid_at": iso(closes), "retired_at": iso(now), "superseded_by": new_id},
     )
 
 
@@ -228,13 +225,9 @@ def _dedupe(w: Writer, target: Entry, raw_id: int, now: datetime, tally: _Tally)
     w.audit(
         at=now,
         actor=ACTOR,
-        action="entry.dedupe",
+        action=AuditAction.ENTRY_DEDUPE,
         memory_id=target.memory_id,
         message_id=target.message_id,
         reason=f"repeated in turn {raw_id}",
         after={"evidence": raw_id},
     )
-
-
-def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()

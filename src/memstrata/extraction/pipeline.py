@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata.clock import Clock
 from memstrata.errors import InvalidInput
 from memstrata.extraction import prompts, prompts_reconcile
 from memstrata.extraction.apply import Planned, apply
@@ -34,9 +34,8 @@ from memstrata.extraction.reconcile import (
 from memstrata.jobs import Commit, JobContext, JobResult
 from memstrata.models import Entry, Memory, Outcome, Scope
 from memstrata.providers.base import ChatModel, ChatReply
-
-if TYPE_CHECKING:
-    from memstrata.engine import Engine
+from memstrata.providers.registry import ModelRegistry
+from memstrata.store.base import Store
 
 #: Characters of a rejected reply kept in the job result, for diagnosis.
 REPLY_EXCERPT = 500
@@ -49,10 +48,21 @@ class _Turn:
 
 
 class Extraction:
-    """The handler of ``extraction`` jobs."""
+    """The handler of ``extraction`` jobs: reads the turn from ``store``, calls the memory's
+    chat model and embedder from ``models``, and commits through the job's own writer."""
 
-    def __init__(self, engine: Engine, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> None:
-        self.engine = engine
+    def __init__(
+        self,
+        store: Store,
+        models: ModelRegistry,
+        clock: Clock,
+        max_items_per_type: int,
+        thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    ) -> None:
+        self.store = store
+        self.models = models
+        self.clock = clock
+        self.max_items = max_items_per_type
         self.thresholds = thresholds
 
     def __call__(self, ctx: JobContext) -> JobResult | Commit:
@@ -67,7 +77,7 @@ class Extraction:
             return _rejected(parsed, text)
         candidates = parsed.candidates
         ctx.progress(0.5, f"Extracted {len(candidates)} messages from raw dialogue.")
-        embedder = self.engine.embedder(turn.memory)
+        embedder = self.models.embedder(turn.memory.embd_id)
         ctx.progress(0.65, "Embedding model prepared.")
         vectors = embedder.embed([c.content for c in candidates])
         ctx.progress(0.85, "Extracted content embedded.")
@@ -76,17 +86,15 @@ class Extraction:
         if any(p.judged for p in planned):
             base["reconcile_version"] = prompts_reconcile.PROMPT_VERSION
         raw_id = turn.raw.message_id
-        memory_id, thresholds = turn.memory.id, self.thresholds
-        return lambda w: apply(w, self.engine, ctx, memory_id, raw_id, planned, base, thresholds)
+        memory_id, thresholds, clock = turn.memory.id, self.thresholds, self.clock
+        return lambda w: apply(w, clock.now(), ctx, memory_id, raw_id, planned, base, thresholds)
 
     def _load(self, ctx: JobContext) -> _Turn | JobResult:
         job = ctx.job
-        with self.engine.store.read() as r:
+        with self.store.read() as r:
             memory = r.memory(job.memory_id)
             raw = (
-                None
-                if job.message_id is None
-                else r.entry(Scope(frozenset({job.memory_id})), job.message_id)
+                None if job.message_id is None else r.entry(Scope.of(job.memory_id), job.message_id)
             )
         if memory is None or raw is None:
             return JobResult(Outcome.FAILED, "The memory or the turn no longer exists.")
@@ -99,17 +107,14 @@ class Extraction:
     def _chat(self, memory: Memory) -> ChatModel | JobResult:
         """The memory's chat model, or the reason there is none (outcome ``skipped``)."""
         try:
-            chat = self.engine.chat_model(memory)
+            chat = self.models.chat_model(memory.llm_id)
         except InvalidInput as exc:
             return JobResult(Outcome.SKIPPED, f"Skipped: no chat model: {exc}")
         return chat or _skipped_no_model(memory)
 
     def _extract(self, ctx: JobContext, turn: _Turn, chat: ChatModel) -> tuple[Parsed, str]:
         """The model's reply to the extraction prompt, validated; and its text."""
-        settings = self.engine.settings
-        request = prompts.build_request(
-            turn.memory, turn.raw, self.engine.clock.now(), settings.max_items_per_type
-        )
+        request = prompts.build_request(turn.memory, turn.raw, self.clock.now(), self.max_items)
         ctx.progress(
             0.15, f"Prompts and LLM prepared ({prompts.PROMPT_VERSION}, {turn.memory.llm_id})."
         )
@@ -118,7 +123,7 @@ class Extraction:
         parsed = parse_reply(
             reply.text,
             turn.memory.extracted_types,
-            max_items=settings.max_items_per_type,
+            max_items=self.max_items,
             conversation_time=turn.raw.valid_at,
         )
         for note in parsed.notes:
@@ -138,7 +143,7 @@ class Extraction:
             if self._repeats_earlier(i, candidates, vectors):
                 ctx.log(f"{candidate.type.value}: item {i + 1} repeats an earlier item; dropped")
                 continue
-            with self.engine.store.read() as r:
+            with self.store.read() as r:
                 current, rejected = near(r, memory.id, candidate, vectors[i])
             decision = plan(candidate, current, rejected, self.thresholds)
             judged = decision.action is Action.JUDGE

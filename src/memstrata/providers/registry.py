@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
 
 from memstrata.errors import InvalidInput
 from memstrata.providers.base import ChatModel, Embedder
@@ -95,6 +98,19 @@ class ModelRegistry:
                 )
                 self._cache[key] = found
             return found
+
+    def embed_by_model(
+        self, embd_ids: Iterable[str], texts: list[str]
+    ) -> dict[str, NDArray[np.float32]]:
+        """Vectors of ``texts`` under each of ``embd_ids``; each distinct embedder runs once."""
+        by_embedder: dict[int, NDArray[np.float32]] = {}
+        out: dict[str, NDArray[np.float32]] = {}
+        for embd_id in embd_ids:
+            embedder = self.embedder(embd_id)
+            if id(embedder) not in by_embedder:
+                by_embedder[id(embedder)] = embedder.embed(texts)
+            out[embd_id] = by_embedder[id(embedder)]
+        return out
 
 
 def _local_default() -> Embedder:

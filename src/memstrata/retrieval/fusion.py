@@ -20,6 +20,87 @@ class Scored:
     vector: float
 
 
+@dataclass(frozen=True)
+class Fused:
+    """Every candidate's own fused score, before threshold, context and ranking.
+
+    ``admit`` holds the score the threshold compares: the fused score for weighted fusion,
+    the better of the two normalised side scores for reciprocal-rank fusion.
+    """
+
+    keyword: Sequence[tuple[int, float]]
+    vector: Mapping[int, float]
+    keyword_weight: float
+    method: Fusion
+    own: dict[int, float]
+    keyword_norm: dict[int, float]
+    admit: dict[int, float]
+
+    def joined(self, vector: Mapping[int, float]) -> Fused:
+        """The scores once more entries joined the vector pool (conversation neighbours).
+        Weighted scores are per entry, so only the newcomers are scored; reciprocal ranks
+        depend on the whole pool, so they are ranked again."""
+        if self.method is Fusion.RRF:
+            return score(
+                self.keyword, vector, keyword_weight=self.keyword_weight, method=self.method
+            )
+        new = {i: c for i, c in vector.items() if i not in self.own}
+        own = dict(self.own)
+        vw = 1 - self.keyword_weight
+        own.update({i: vw * max(c, 0.0) for i, c in new.items()})
+        return Fused(
+            self.keyword, vector, self.keyword_weight, self.method, own, self.keyword_norm, own
+        )
+
+    def leaders(self, limit: int) -> list[int]:
+        """Ids of the ``limit`` best candidates by their own score (ties: newer id first)."""
+        return [s.message_id for s in rank(self, limit=limit)]
+
+
+def score(
+    keyword: Sequence[tuple[int, float]],
+    vector: Mapping[int, float],
+    *,
+    keyword_weight: float,
+    method: Fusion = Fusion.WEIGHTED,
+) -> Fused:
+    """Own fused scores of every candidate (see :func:`fuse`)."""
+    best = max((s for _, s in keyword), default=0.0)
+    kw_norm = {i: (s / best if best > 0 else 0.0) for i, s in keyword}
+    ids = set(kw_norm) | set(vector)
+    if method is Fusion.RRF:
+        own = _rrf(keyword, vector, ids, keyword_weight)
+        admit = {i: max(kw_norm.get(i, 0.0), vector.get(i, 0.0)) for i in ids}
+    else:
+        vw = 1 - keyword_weight
+        own = {
+            i: keyword_weight * kw_norm.get(i, 0.0) + vw * max(vector.get(i, 0.0), 0.0) for i in ids
+        }
+        admit = own
+    return Fused(keyword, vector, keyword_weight, method, own, kw_norm, admit)
+
+
+def rank(
+    fused: Fused,
+    *,
+    threshold: float = 0.0,
+    neighbours: Mapping[int, Sequence[Sequence[int]]] | None = None,
+    neighbour_weight: float = 0.0,
+    limit: int | None = None,
+) -> list[Scored]:
+    """The candidates whose own score reaches ``threshold``, with conversation context added,
+    best first (ties: newer id first), the best ``limit`` of them when it is given."""
+    own = fused.own
+    kept = [i for i, s in fused.admit.items() if s >= threshold]
+    final = own
+    if neighbours and neighbour_weight > 0:
+        final = {i: own[i] + neighbour_weight * _context(i, own, neighbours) for i in kept}
+    key = lambda i: (-final[i], -i)  # noqa: E731
+    order = sorted(kept, key=key) if limit is None else heapq.nsmallest(limit, kept, key=key)
+    kw, vec = fused.keyword_norm, fused.vector
+    return [Scored(i, final[i], kw.get(i, 0.0), vec.get(i, 0.0)) for i in order]
+
+
 def fuse(
     keyword: Sequence[tuple[int, float]],
     vector: Mapping[int, float],
@@ -46,24 +127,14 @@ def fuse(
     Neighbours must be candidates themselves (their own scores are what is borrowed). The
     threshold looks at an entry's own score: context reorders, it never admits an entry.
     """
-    best = max((s for _, s in keyword), default=0.0)
-    kw_norm = {i: (s / best if best > 0 else 0.0) for i, s in keyword}
-    ids = set(kw_norm) | set(vector)
-    if method is Fusion.RRF:
-        own = _rrf(keyword, vector, ids, keyword_weight)
-        kept = [i for i in ids if max(kw_norm.get(i, 0.0), vector.get(i, 0.0)) >= threshold]
-    else:
-        vw = 1 - keyword_weight
-        own = {
-            i: keyword_weight * kw_norm.get(i, 0.0) + vw * max(vector.get(i, 0.0), 0.0) for i in ids
-        }
-        kept = [i for i in ids if own[i] >= threshold]
-    score = own
-    if neighbours and neighbour_weight > 0:
-        score = {i: own[i] + neighbour_weight * _context(i, own, neighbours) for i in kept}
-    key = lambda i: (-score[i], -i)  # noqa: E731
-    order = sorted(kept, key=key) if limit is None else heapq.nsmallest(limit, kept, key=key)
-    return [Scored(i, score[i], kw_norm.get(i, 0.0), vector.get(i, 0.0)) for i in order]
+    fused = score(keyword, vector, keyword_weight=keyword_weight, method=method)
+    return rank(
+        fused,
+        threshold=threshold,
+        neighbours=neighbours,
+        neighbour_weight=neighbour_weight,
+        limit=limit,
+    )
 
 
 def _context(

@@ -1,1 +1,3 @@
-"""The engine facade, one concern per module; :class:`memstrata.engine.Engine` joins them."""
+"""The engine's services, one concern each, every one constructed with only what it needs
+(the store, the model registry, the clock, settings). :class:`memstrata.engine.Engine`
+composes them into the one facade adapters call."""

@@ -1,28 +1,30 @@
-"""Users, teams and API keys."""
+"""Users, teams and API keys: who exists, who belongs to whose team, and which key speaks
+for whom (keys are stored as hashes only and shown once, when created)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
 import uuid
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from memstrata import validation as v
-from memstrata.errors import Conflict, Forbidden, NotFound
-from memstrata.facade.core import (
-    EngineCore,
-    _api_key,
-    _require_admin,
-    _require_self_or_admin,
-    hash_key,
-)
-from memstrata.models import (
-    ApiKey,
-    Principal,
-    User,
-)
+from memstrata.access import require_admin, require_self_or_admin
+from memstrata.clock import Clock, from_epoch
+from memstrata.errors import Conflict, Forbidden, NotFound, Unauthorized
+from memstrata.models import ApiKey, AuditAction, Principal, User
+from memstrata.store.base import Store
 
 
-class Accounts(EngineCore):
+class AccountService:
+    """Users, teams and API keys (only keys' hashes are stored)."""
+
+    def __init__(self, store: Store, clock: Clock) -> None:
+        self.store = store
+        self.clock = clock
+
     def create_user(self, name: str, *, admin: bool = False, actor: str = "system") -> User:
         name = v.text(name, "name", limit=v.NAME_LIMIT, empty=False).strip()
         now = self.clock.now()
@@ -32,7 +34,11 @@ class Accounts(EngineCore):
                 raise Conflict(f"User '{name}' already exists.")
             w.insert_user(user)
             w.audit(
-                at=now, actor=actor, action="user.create", memory_id=None, after={"user": user.id}
+                at=now,
+                actor=actor,
+                action=AuditAction.USER_CREATE,
+                memory_id=None,
+                after={"user": user.id},
             )
         return user
 
@@ -55,7 +61,7 @@ class Accounts(EngineCore):
             w.audit(
                 at=now,
                 actor=actor.user_id,
-                action="team.join",
+                action=AuditAction.TEAM_JOIN,
                 memory_id=None,
                 after={"tenant": tenant_id, "user": user_id},
             )
@@ -64,7 +70,7 @@ class Accounts(EngineCore):
         self, actor: Principal, user_id: str, *, name: str = "", scope: Sequence[str] | None = None
     ) -> tuple[str, str]:
         """A new key for ``user_id``: returns (key id, the key). Only its hash is stored."""
-        _require_self_or_admin(actor, user_id, "create keys")
+        require_self_or_admin(actor, user_id, "create keys")
         scoped = None if scope is None else v.memory_ids(list(scope), "scope")
         key = "ms-" + secrets.token_urlsafe(32)
         key_id = uuid.uuid4().hex
@@ -82,8 +88,6 @@ class Accounts(EngineCore):
         key_id: str | None = None,
     ) -> str:
         """Store the hash of a key chosen elsewhere (for example an admin key from settings)."""
-        import json
-
         key_id = key_id or uuid.uuid4().hex
         now = self.clock.now()
         with self.store.write() as w:
@@ -101,31 +105,27 @@ class Accounts(EngineCore):
                 w.audit(
                     at=now,
                     actor=actor,
-                    action="key.create",
+                    action=AuditAction.KEY_CREATE,
                     memory_id=None,
                     after={"key": key_id, "user": user_id},
                 )
         return key_id
 
     def authenticate(self, key: str) -> Principal:
-        import json
-
         with self.store.read() as r:
             found = r.api_key(hash_key(key))
         if found is None:
-            from memstrata.errors import Unauthorized
-
             raise Unauthorized("Invalid API key.")
         _, user_id, scope = found
         return self.principal(user_id, None if scope is None else frozenset(json.loads(scope)))
 
     def add_user(self, actor: Principal, name: str, *, admin: bool = False) -> User:
         """Create a user on behalf of an administrator."""
-        _require_admin(actor, "create users")
+        require_admin(actor, "create users")
         return self.create_user(name, admin=admin, actor=actor.user_id)
 
     def list_users(self, actor: Principal) -> list[User]:
-        _require_admin(actor, "list users")
+        require_admin(actor, "list users")
         with self.store.read() as r:
             return r.users()
 
@@ -137,7 +137,7 @@ class Accounts(EngineCore):
 
     def list_api_keys(self, actor: Principal, user_id: str) -> list[ApiKey]:
         """Keys of ``user_id`` (never the keys themselves: only their hashes are stored)."""
-        _require_self_or_admin(actor, user_id, "list keys")
+        require_self_or_admin(actor, user_id, "list keys")
         with self.store.read() as r:
             if r.user(user_id) is None:
                 raise NotFound(f"User '{user_id}' not found.")
@@ -145,7 +145,7 @@ class Accounts(EngineCore):
         return [_api_key(user_id, row) for row in rows]
 
     def revoke_api_key(self, actor: Principal, user_id: str, key_id: str) -> None:
-        _require_self_or_admin(actor, user_id, "revoke keys")
+        require_self_or_admin(actor, user_id, "revoke keys")
         now = self.clock.now()
         with self.store.write() as w:
             if key_id not in {row[0] for row in w.api_keys(user_id)}:
@@ -154,7 +154,7 @@ class Accounts(EngineCore):
                 w.audit(
                     at=now,
                     actor=actor.user_id,
-                    action="key.revoke",
+                    action=AuditAction.KEY_REVOKE,
                     memory_id=None,
                     after={"key": key_id, "user": user_id},
                 )
@@ -171,7 +171,7 @@ class Accounts(EngineCore):
     def leave_team(self, actor: Principal, tenant_id: str, user_id: str) -> None:
         """Remove ``user_id`` from a team (its owner, an admin, or the member themselves)."""
         if actor.scope is not None or actor.user_id not in (tenant_id, user_id):
-            _require_admin(actor, "remove team members")
+            require_admin(actor, "remove team members")
         now = self.clock.now()
         with self.store.write() as w:
             if user_id not in w.members_of(tenant_id):
@@ -180,7 +180,7 @@ class Accounts(EngineCore):
             w.audit(
                 at=now,
                 actor=actor.user_id,
-                action="team.leave",
+                action=AuditAction.TEAM_LEAVE,
                 memory_id=None,
                 after={"tenant": tenant_id, "user": user_id},
             )
@@ -216,3 +216,21 @@ class Accounts(EngineCore):
             if found is None:
                 raise
             return found
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _api_key(user_id: str, row: tuple[Any, ...]) -> ApiKey:
+    key_id, name, scope, created, revoked = row
+    created_at = from_epoch(created)
+    assert created_at is not None
+    return ApiKey(
+        id=key_id,
+        user_id=user_id,
+        name=name,
+        scope=None if scope is None else tuple(json.loads(scope)),
+        created_at=created_at,
+        revoked_at=from_epoch(revoked),
+    )

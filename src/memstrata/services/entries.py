@@ -1,4 +1,5 @@
-"""Writing turns and reading entries."""
+"""Entries in and out: writing conversation turns (embedded, budgeted, queued for extraction
+in the same transaction) and reading entries, pages, versions and evidence."""
 
 from __future__ import annotations
 
@@ -8,17 +9,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata import validation as v
-from memstrata.access import Action
+from memstrata.access import Action, authorised, readable, writable
+from memstrata.clock import Clock
 from memstrata.errors import InvalidInput, NotFound
-from memstrata.facade.core import (
-    EXTRACTION_JOB,
-    EngineCore,
-    MessagePage,
-    TurnInput,
-)
 from memstrata.models import (
+    AuditAction,
     Entry,
     EntryType,
+    JobKind,
     Memory,
     NewEntry,
     Origin,
@@ -26,10 +24,21 @@ from memstrata.models import (
     Scope,
 )
 from memstrata.policies.capacity import entry_size
+from memstrata.policies.eviction import make_room
+from memstrata.providers.registry import ModelRegistry
+from memstrata.requests import MessagePage, TurnInput
+from memstrata.store.base import Reader, Store
 from memstrata.store.filters import EntryFilter
 
 
-class Entries(EngineCore):
+class EntryService:
+    """Raw turns in (embedded, budgeted, queued for extraction); entries and pages out."""
+
+    def __init__(self, store: Store, models: ModelRegistry, clock: Clock) -> None:
+        self.store = store
+        self.models = models
+        self.clock = clock
+
     def add_turn(
         self,
         actor: Principal,
@@ -66,8 +75,11 @@ class Entries(EngineCore):
             raise InvalidInput("messages", "messages cannot be empty.")
         for t in turns:
             v.text(t.content, "content", empty=False)
-        memories = self._writable(actor, ids)
-        vectors = self._embed_by_model(memories, [t.content for t in turns])
+        with self.store.read() as r:
+            memories = writable(actor, ids, {m.id: m for m in r.memories(ids)})
+        vectors = self.models.embed_by_model(
+            {m.embd_id for m in memories}, [t.content for t in turns]
+        )
         written: list[Entry] = []
         for memory in memories:
             written.extend(self._write_raw(actor, memory, turns, vectors[memory.embd_id]))
@@ -101,25 +113,25 @@ class Entries(EngineCore):
             locked = w.lock_memory(memory.id)
             if locked is None:
                 raise NotFound(f"Memory '{memory.id}' not found.")
-            self.make_room(w, locked, sum(e.size_bytes for e in new), now)
+            make_room(w, locked, sum(e.size_bytes for e in new), now)
             ids = w.insert_entries(new, vectors, now)
             for mid in ids:
                 w.audit(
                     at=now,
                     actor=actor.user_id,
-                    action="entry.add",
+                    action=AuditAction.ENTRY_ADD,
                     memory_id=memory.id,
                     message_id=mid,
                 )
                 if locked.extracted_types:
                     w.enqueue_job(
-                        kind=EXTRACTION_JOB,
+                        kind=JobKind.EXTRACTION,
                         tenant_id=memory.tenant_id,
                         memory_id=memory.id,
                         message_id=mid,
                         at=now,
                     )
-            stored = w.get_entries(Scope(frozenset({memory.id})), ids)
+            stored = w.get_entries(Scope.of(memory.id), ids)
         return [stored[i] for i in ids]
 
     def list_messages(
@@ -129,21 +141,25 @@ class Entries(EngineCore):
         *,
         agent_ids: Sequence[str] | None = None,
         keywords: str | None = None,
+        trust: object = None,
         page: int = 1,
         page_size: int = 50,
     ) -> MessagePage:
-        """Raw entries newest first (session id substring match on ``keywords``), each with the
-        current entries extracted from it and its extraction job."""
+        """Raw entries newest first (session id substring match on ``keywords``; ``trust``:
+        only turns in these trust states), each with the current entries extracted from it
+        and its extraction job."""
         mid = v.memory_id(memory_id)
+        trusts = v.trust_states(trust)
         with self.store.read() as r:
-            memory = self._authorised(r.memory(mid), actor, Action.READ, mid)
-            scope = Scope(frozenset({memory.id}))
+            memory = authorised(actor, Action.READ, r.memory(mid), mid)
+            scope = Scope.of(memory.id)
             raw, total = r.entries(
                 scope,
                 EntryFilter(
                     types=frozenset({EntryType.RAW}),
                     agent_ids=frozenset(agent_ids) if agent_ids else None,
                     session_contains=keywords or None,
+                    trust=trusts,
                 ),
                 order="valid",
                 limit=page_size,
@@ -171,7 +187,9 @@ class Entries(EngineCore):
         limit: int = 10,
     ) -> list[Entry]:
         """Newest entries by valid time; forgotten ones hidden, disabled ones kept (RAGFlow)."""
-        scope = self._readable(actor, v.memory_ids(memory_ids))
+        ids = v.memory_ids(memory_ids)
+        with self.store.read() as r:
+            scope, _ = readable(actor, ids, {m.id: m for m in r.memories(ids)})
         f = EntryFilter(
             agent_ids=frozenset({agent_id}) if agent_id else None,
             session_id=session_id or None,
@@ -186,8 +204,8 @@ class Entries(EngineCore):
     ) -> tuple[Entry, NDArray[np.float32] | None]:
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         with self.store.read() as r:
-            memory = self._authorised(r.memory(mid), actor, Action.READ, mid)
-            entry = self._entry(r.entry(Scope(frozenset({memory.id})), eid), memory, eid)
+            memory = authorised(actor, Action.READ, r.memory(mid), mid)
+            entry = existing(r.entry(Scope.of(memory.id), eid), memory.id, eid)
             vector = r.vectors([eid]).get(eid)
         return entry, vector
 
@@ -195,9 +213,9 @@ class Entries(EngineCore):
         """Every version of an entry, oldest first (corrections and supersessions)."""
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         with self.store.read() as r:
-            memory = self._authorised(r.memory(mid), actor, Action.READ, mid)
-            scope = Scope(frozenset({memory.id}))
-            return self._chain(r, scope, self._entry(r.entry(scope, eid), memory, eid))
+            memory = authorised(actor, Action.READ, r.memory(mid), mid)
+            scope = Scope.of(memory.id)
+            return versions(r, scope, existing(r.entry(scope, eid), memory.id, eid))
 
     def evidence(self, actor: Principal, memory_id: object, message_id: object) -> list[int]:
         """Raw entries supporting an extracted entry: its source and later duplicates."""
@@ -206,3 +224,23 @@ class Entries(EngineCore):
             extra = r.evidence(entry.message_id)
         first = [entry.source_id] if entry.source_id is not None else []
         return first + [s for s in extra if s not in first]
+
+
+def existing(entry: Entry | None, memory_id: str, message_id: int) -> Entry:
+    """``entry``, or NotFound naming the message that was asked for."""
+    if entry is None:
+        raise NotFound(f"Message '{message_id}' in memory '{memory_id}' not found.")
+    return entry
+
+
+def versions(r: Reader, scope: Scope, entry: Entry) -> list[Entry]:
+    """All versions linked to ``entry`` by supersession, oldest first."""
+    seen = {entry.message_id: entry}
+    frontier = [entry]
+    while frontier:
+        e = frontier.pop()
+        links = [i for i in (e.supersedes, e.superseded_by) if i is not None and i not in seen]
+        for linked in r.get_entries(scope, links).values():
+            seen[linked.message_id] = linked
+            frontier.append(linked)
+    return sorted(seen.values(), key=lambda e: e.message_id)

@@ -1,29 +1,44 @@
-"""The lifecycle of an entry: enable, forget, review, correct, erase."""
+"""The lifecycle of an entry: enable, forget and restore (cascading from a raw turn to what
+was extracted from it), review, correct (a new version; the old one retired) and erase (a hard
+delete of the entry, its versions and extracts, with a receipt)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from memstrata import validation as v
-from memstrata.access import Action
+from memstrata.access import Action, authorised
+from memstrata.audit import summary
+from memstrata.clock import Clock
 from memstrata.errors import Conflict
-from memstrata.facade.core import (
-    EngineCore,
-)
 from memstrata.models import (
+    AuditAction,
     Entry,
+    EntryType,
     EraseReceipt,
     NewEntry,
     Origin,
     Principal,
     Scope,
+    Trust,
 )
 from memstrata.policies.capacity import entry_size
-from memstrata.store.base import Writer
+from memstrata.policies.eviction import delete_with_tombstones, make_room
+from memstrata.providers.registry import ModelRegistry
+from memstrata.services.entries import existing, versions
+from memstrata.store.base import Store, Writer
 from memstrata.store.filters import EntryFilter
 
 
-class Lifecycle(EngineCore):
+class LifecycleService:
+    """State changes of entries, each with exactly one audit event per entry it touches."""
+
+    def __init__(self, store: Store, models: ModelRegistry, clock: Clock) -> None:
+        self.store = store
+        self.models = models
+        self.clock = clock
+
     def set_status(
         self, actor: Principal, memory_id: object, message_id: object, enabled: object
     ) -> list[int]:
@@ -34,7 +49,7 @@ class Lifecycle(EngineCore):
             memory_id,
             message_id,
             Action.WRITE,
-            "entry.enable" if flag else "entry.disable",
+            AuditAction.ENTRY_ENABLE if flag else AuditAction.ENTRY_DISABLE,
             {"status": flag},
         )
 
@@ -45,7 +60,7 @@ class Lifecycle(EngineCore):
             memory_id,
             message_id,
             Action.WRITE,
-            "entry.forget",
+            AuditAction.ENTRY_FORGET,
             {"forget_at": self.clock.now()},
             skip=lambda e: e.forget_at is not None,
         )
@@ -56,7 +71,7 @@ class Lifecycle(EngineCore):
             memory_id,
             message_id,
             Action.WRITE,
-            "entry.restore",
+            AuditAction.ENTRY_RESTORE,
             {"forget_at": None},
             skip=lambda e: e.forget_at is None,
         )
@@ -73,14 +88,14 @@ class Lifecycle(EngineCore):
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         now = self.clock.now()
         with self.store.write() as w:
-            memory = self._authorised(w.lock_memory(mid), actor, Action.REVIEW, mid)
-            entry = self._entry(w.entry(Scope(frozenset({mid})), eid), memory, eid)
+            memory = authorised(actor, Action.REVIEW, w.lock_memory(mid), mid)
+            entry = existing(w.entry(Scope.of(mid), eid), memory.id, eid)
             if entry.trust is not trust:
                 w.update_entries([eid], {"trust": trust})
                 w.audit(
                     at=now,
                     actor=actor.user_id,
-                    action=f"entry.{trust.value[:-2]}",
+                    action=VERDICTS[trust],
                     memory_id=mid,
                     message_id=eid,
                     reason=reason,
@@ -104,19 +119,19 @@ class Lifecycle(EngineCore):
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         new_valid = v.optional_timestamp(valid_at, "valid_at")
         with self.store.read() as r:
-            memory = self._authorised(r.memory(mid), actor, Action.WRITE, mid)
-        vector = self.embedder(memory).embed([text])
+            memory = authorised(actor, Action.WRITE, r.memory(mid), mid)
+        vector = self.models.embedder(memory.embd_id).embed([text])
         now = self.clock.now()
         with self.store.write() as w:
-            locked = self._authorised(w.lock_memory(mid), actor, Action.WRITE, mid)
-            scope = Scope(frozenset({mid}))
-            old = self._entry(w.entry(scope, eid), locked, eid)
+            locked = authorised(actor, Action.WRITE, w.lock_memory(mid), mid)
+            scope = Scope.of(mid)
+            old = existing(w.entry(scope, eid), mid, eid)
             if old.retired_at is not None:
                 raise Conflict(
                     f"Message '{eid}' is not current (it was replaced by '{old.superseded_by}')."
                 )
             size = entry_size(text, vector.shape[1])
-            self.make_room(w, locked, size, now, protected=frozenset({eid}))
+            make_room(w, locked, size, now, protected=frozenset({eid}))
             new = NewEntry(
                 memory_id=mid,
                 tenant_id=old.tenant_id,
@@ -138,7 +153,7 @@ class Lifecycle(EngineCore):
             w.audit(
                 at=now,
                 actor=actor.user_id,
-                action="entry.retire",
+                action=AuditAction.ENTRY_RETIRE,
                 memory_id=mid,
                 message_id=eid,
                 reason=reason,
@@ -147,7 +162,7 @@ class Lifecycle(EngineCore):
             w.audit(
                 at=now,
                 actor=actor.user_id,
-                action="entry.correct",
+                action=AuditAction.ENTRY_CORRECT,
                 memory_id=mid,
                 message_id=new_id,
                 reason=reason,
@@ -164,17 +179,24 @@ class Lifecycle(EngineCore):
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         now = self.clock.now()
         with self.store.write() as w:
-            memory = self._authorised(w.lock_memory(mid), actor, Action.ERASE, mid)
-            scope = Scope(frozenset({mid}))
-            start = self._entry(w.entry(scope, eid), memory, eid)
+            memory = authorised(actor, Action.ERASE, w.lock_memory(mid), mid)
+            scope = Scope.of(mid)
+            start = existing(w.entry(scope, eid), memory.id, eid)
             doomed = self._erasure_set(w, scope, start)
-            gone = self._delete_with_tombstones(
-                w, mid, sorted(doomed), now, actor.user_id, reason or "erased", "entry.erase"
+            gone = delete_with_tombstones(
+                w,
+                mid,
+                sorted(doomed),
+                now,
+                actor.user_id,
+                reason or "erased",
+                AuditAction.ENTRY_ERASE,
             )
         self.store.scrub()
         return EraseReceipt(mid, eid, tuple(gone), now, actor.user_id, reason or "erased")
 
-    def _erasure_set(self, w: Writer, scope: Scope, start: Entry) -> set[int]:
+    @staticmethod
+    def _erasure_set(w: Writer, scope: Scope, start: Entry) -> set[int]:
         doomed: set[int] = set()
         frontier = [start]
         while frontier:
@@ -182,7 +204,7 @@ class Lifecycle(EngineCore):
             if entry.message_id in doomed:
                 continue
             doomed.add(entry.message_id)
-            frontier.extend(self._chain(w, scope, entry))
+            frontier.extend(versions(w, scope, entry))
             children, _ = w.entries(
                 scope,
                 EntryFilter(source_ids=frozenset({entry.message_id}), current_only=False),
@@ -190,3 +212,49 @@ class Lifecycle(EngineCore):
             )
             frontier.extend(children)
         return doomed
+
+    def _cascade_update(
+        self,
+        actor: Principal,
+        memory_id: object,
+        message_id: object,
+        action: Action,
+        event: AuditAction,
+        changes: dict[str, object],
+        skip: Callable[[Entry], bool] | None = None,
+    ) -> list[int]:
+        mid, eid = v.memory_id(memory_id), v.message_id(message_id)
+        now = self.clock.now()
+        with self.store.write() as w:
+            memory = authorised(actor, action, w.lock_memory(mid), mid)
+            scope = Scope.of(mid)
+            entry = existing(w.entry(scope, eid), memory.id, eid)
+            targets = [entry]
+            if entry.message_type is EntryType.RAW:
+                children, _ = w.entries(
+                    scope, EntryFilter(source_ids=frozenset({eid})), limit=100_000
+                )
+                targets.extend(children)
+            changed = []
+            for t in targets:
+                before = {k: summary(getattr(t, k)) for k in changes}
+                after = {k: summary(val) for k, val in changes.items()}
+                if before == after or (skip is not None and skip(t)):
+                    continue
+                w.update_entries([t.message_id], changes)
+                w.audit(
+                    at=now,
+                    actor=actor.user_id,
+                    action=event,
+                    memory_id=mid,
+                    message_id=t.message_id,
+                    reason="" if t.message_id == eid else f"cascade from message {eid}",
+                    before=before,
+                    after=after,
+                )
+                changed.append(t.message_id)
+        return changed
+
+
+#: The audit action of each review verdict.
+VERDICTS = {Trust.CONFIRMED: AuditAction.ENTRY_CONFIRM, Trust.REJECTED: AuditAction.ENTRY_REJECT}

@@ -1,31 +1,40 @@
-"""Memories: create, configure, list, delete, export and import."""
+"""Memories: create, configure, list and delete (RAGFlow's rules: unique names per owner,
+embedding model and types locked once a memory holds entries)."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from memstrata import validation as v
-from memstrata.access import Action, decide
+from memstrata.access import Action, authorised, decide
+from memstrata.audit import summary
+from memstrata.clock import Clock
 from memstrata.errors import Forbidden, InvalidInput
 from memstrata.extraction.prompts import default_system_prompt, is_default_prompt
-from memstrata.facade.core import (
-    MEMORY_UPDATABLE,
-    EngineCore,
-    _summary,
-)
-from memstrata.models import (
-    Memory,
-    Page,
-    Principal,
-)
-from memstrata.store.base import MemoryQuery, Writer
+from memstrata.models import AuditAction, Memory, Page, Principal
+from memstrata.providers.registry import ModelRegistry
+from memstrata.requests import MEMORY_UPDATABLE
+from memstrata.settings import Settings
+from memstrata.store.base import MemoryQuery, Store, Writer
 
 
-class Memories(EngineCore):
+class MemoryService:
+    """Memories: create, read, list, configure and delete, with RAGFlow's rules."""
+
+    def __init__(
+        self, store: Store, models: ModelRegistry, clock: Clock, settings: Settings
+    ) -> None:
+        self.store = store
+        self.models = models
+        self.clock = clock
+        self.settings = settings
+
     def create_memory(
         self,
+        /,
         actor: Principal,
         *,
         name: object,
@@ -38,7 +47,7 @@ class Memories(EngineCore):
         base_name = v.name(name)
         types = v.memory_types(memory_type)
         embd = self._check_embd(embd_id)
-        llm = self._check_llm(llm_id)
+        llm = _check_llm(llm_id)
         now = self.clock.now()
         memory = Memory(
             id=uuid.uuid4().hex,
@@ -58,7 +67,7 @@ class Memories(EngineCore):
             w.audit(
                 at=now,
                 actor=actor.user_id,
-                action="memory.create",
+                action=AuditAction.MEMORY_CREATE,
                 memory_id=memory.id,
                 after={"name": memory.name, "memory_type": [t.value for t in types]},
             )
@@ -67,7 +76,7 @@ class Memories(EngineCore):
     def get_memory(self, actor: Principal, memory_id: object) -> Memory:
         with self.store.read() as r:
             mid = v.memory_id(memory_id)
-            return self._authorised(r.memory(mid), actor, Action.READ, mid)
+            return authorised(actor, Action.READ, r.memory(mid), mid)
 
     def list_memories(
         self,
@@ -108,7 +117,7 @@ class Memories(EngineCore):
         mid = v.memory_id(memory_id)
         now = self.clock.now()
         with self.store.write() as w:
-            memory = self._authorised(w.lock_memory(mid), actor, Action.CONFIGURE, mid)
+            memory = authorised(actor, Action.CONFIGURE, w.lock_memory(mid), mid)
             wanted = self._memory_changes(w, memory, changes)
             if "permissions" in wanted and not decide(actor, Action.SHARE, memory):
                 raise Forbidden("only the owner may change permissions")
@@ -121,10 +130,10 @@ class Memories(EngineCore):
             w.audit(
                 at=now,
                 actor=actor.user_id,
-                action="memory.update",
+                action=AuditAction.MEMORY_UPDATE,
                 memory_id=mid,
-                before={k: _summary(getattr(memory, k)) for k in stored},
-                after={k: _summary(val) for k, val in stored.items()},
+                before={k: summary(getattr(memory, k)) for k in stored},
+                after={k: summary(val) for k, val in stored.items()},
             )
             updated = w.memory(mid)
         assert updated is not None
@@ -134,12 +143,12 @@ class Memories(EngineCore):
         mid = v.memory_id(memory_id)
         now = self.clock.now()
         with self.store.write() as w:
-            memory = self._authorised(w.lock_memory(mid), actor, Action.DELETE, mid)
+            memory = authorised(actor, Action.DELETE, w.lock_memory(mid), mid)
             removed = w.delete_memory(mid)
             w.audit(
                 at=now,
                 actor=actor.user_id,
-                action="memory.delete",
+                action=AuditAction.MEMORY_DELETE,
                 memory_id=memory.id,
                 after={"entries_removed": len(removed)},
             )
@@ -181,6 +190,27 @@ class Memories(EngineCore):
             )
         return wanted
 
+    def _check_embd(self, value: object) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise InvalidInput("embd_id", "embd_id is required.")
+        self.models.check_embedder(value)
+        return value.strip()
+
+    def _validated_options(self, options: Mapping[str, object]) -> dict[str, Any]:
+        checks: dict[str, Callable[[object], object]] = {
+            "permissions": v.permission,
+            "memory_size": v.memory_size,
+            "forgetting_policy": v.forgetting_policy,
+            "temperature": v.temperature,
+            "avatar": lambda x: v.optional_text(x, "avatar"),
+            "description": lambda x: v.optional_text(x, "description"),
+            "system_prompt": lambda x: v.optional_text(x, "system_prompt"),
+            "user_prompt": lambda x: v.optional_text(x, "user_prompt"),
+            "llm_id": _check_llm,
+            "embd_id": self._check_embd,
+        }
+        return {key: checks[key](value) for key, value in options.items() if key in checks}
+
     @staticmethod
     def _unique_name(w: Writer, tenant_id: str, base: str) -> str:
         name, n = base, 0
@@ -190,3 +220,9 @@ class Memories(EngineCore):
         if len(name) > v.NAME_LIMIT:
             raise InvalidInput("name", f"Memory name {name} exceeds limit of {v.NAME_LIMIT}.")
         return name
+
+
+def _check_llm(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput("llm_id", "llm_id is required.")
+    return value.strip()

@@ -47,9 +47,11 @@ class EntryFilter:
         user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
+        trust: frozenset[Trust] | None = None,
     ) -> EntryFilter:
         return cls(
             types=types,
+            trust=trust,
             user_id=user_id,
             agent_ids=frozenset({agent_id}) if agent_id is not None else None,
             session_id=session_id,

@@ -1,0 +1,136 @@
+"""The search plan: one request checked once, two candidate pools drawn inside the store
+with one filter, scored once, conversation context for the leaders, one ranking.
+
+Every field of a :class:`~memstrata.requests.SearchRequest` is validated here and nowhere
+else, from the loosely typed values adapters pass on (query strings, JSON bodies, SDK
+arguments); the defaults are the request type's own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from memstrata import validation as v
+from memstrata.access import readable
+from memstrata.clock import Clock
+from memstrata.errors import InvalidInput
+from memstrata.models import Hit, Principal
+from memstrata.providers.registry import ModelRegistry
+from memstrata.requests import SearchRequest
+from memstrata.retrieval.candidates import hybrid_candidates, with_neighbours
+from memstrata.retrieval.context import Context, assemble
+from memstrata.retrieval.fusion import rank, score
+from memstrata.retrieval.usage import UsageRecorder
+from memstrata.settings import Settings
+from memstrata.store.base import Store
+from memstrata.store.filters import EntryFilter
+
+#: Each leg draws ``max(POOL_FACTOR * top_n, MIN_POOL)`` candidates.
+POOL_FACTOR, MIN_POOL = 4, 50
+#: Conversation context is looked up for the best ``CONTEXT_FACTOR * top_n`` candidates by
+#: their own score (at least ``MIN_CONTEXT``): further down, no bonus reaches the top.
+CONTEXT_FACTOR, MIN_CONTEXT = 3, 30
+
+
+class SearchService:
+    """Hybrid search and the context block built from it."""
+
+    def __init__(
+        self,
+        store: Store,
+        models: ModelRegistry,
+        clock: Clock,
+        settings: Settings,
+        usage: UsageRecorder,
+    ) -> None:
+        self.store = store
+        self.models = models
+        self.clock = clock
+        self.settings = settings
+        self.usage = usage
+
+    def search(self, actor: Principal, request: SearchRequest) -> list[Hit]:
+        """Hybrid search: BM25 and vector candidates filtered in the store, fused, best first."""
+        req = checked(request, self.settings)
+        ids = list(req.memory_ids)
+        with self.store.read() as r:
+            scope, memories = readable(actor, ids, {m.id: m for m in r.memories(ids)})
+        if not scope:
+            return []
+        embedders = {id(self.models.embedder(m.embd_id)): m.embd_id for m in memories}
+        if len(embedders) > 1:
+            raise InvalidInput("memory_id", "memories use different embedding models")
+        query_vector = self.models.embedder(memories[0].embd_id).embed([req.query])[0]
+        f = EntryFilter.retrieval(
+            valid_on=req.valid_on or self.clock.now(),
+            as_of=req.as_of,
+            types=req.types,
+            user_id=req.user_id,
+            agent_id=req.agent_id,
+            session_id=req.session_id,
+            trust=req.trust,
+        )
+        pool = max(POOL_FACTOR * req.top_n, MIN_POOL)
+        span, weight = req.neighbour_span or 0, req.neighbour_weight or 0.0
+        with self.store.read() as r:
+            keyword, vector = hybrid_candidates(r, scope, req.query, query_vector, f, pool)
+            fused = score(
+                keyword, vector, keyword_weight=req.keywords_similarity_weight, method=req.fusion
+            )
+            neighbours = {}
+            if span and weight:
+                leaders = fused.leaders(max(CONTEXT_FACTOR * req.top_n, MIN_CONTEXT))
+                neighbours = with_neighbours(r, scope, f, leaders, span, vector, query_vector)
+                fused = fused.joined(vector)
+            ranked = rank(
+                fused,
+                threshold=req.similarity_threshold,
+                neighbours=neighbours,
+                neighbour_weight=weight,
+                limit=req.top_n,
+            )
+            entries = r.get_entries(scope, [s.message_id for s in ranked])
+        hits = [Hit(entries[s.message_id], s.score, s.keyword, s.vector) for s in ranked]
+        self.usage.record([h.entry.message_id for h in hits], self.clock.now())
+        return hits
+
+    def context(self, actor: Principal, request: SearchRequest, max_tokens: int = 2000) -> Context:
+        """The hits of ``request`` as a fenced, token-bounded block for a prompt."""
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise InvalidInput("max_tokens", "max_tokens must be a positive integer.")
+        return assemble(self.search(actor, request), max_tokens)
+
+
+def checked(req: SearchRequest, settings: Settings) -> SearchRequest:
+    """``req`` with every field validated and typed, and neighbour context from settings
+    where the request leaves it open."""
+    weight = settings.neighbour_weight if req.neighbour_weight is None else req.neighbour_weight
+    span = settings.neighbour_span if req.neighbour_span is None else req.neighbour_span
+    return replace(
+        req,
+        query=v.text(req.query, "query", limit=v.MAX_QUERY_BYTES, empty=False),
+        memory_ids=tuple(v.memory_ids(req.memory_ids)),
+        top_n=v.top_n(req.top_n),
+        similarity_threshold=v.unit_float(req.similarity_threshold, "similarity_threshold"),
+        keywords_similarity_weight=v.unit_float(
+            req.keywords_similarity_weight, "keywords_similarity_weight"
+        ),
+        user_id=_filter_id(req.user_id, "user_id"),
+        agent_id=_filter_id(req.agent_id, "agent_id"),
+        session_id=_filter_id(req.session_id, "session_id"),
+        types=v.entry_types(req.types),
+        valid_on=v.optional_timestamp(req.valid_on, "valid_on"),
+        as_of=v.optional_timestamp(req.as_of, "as_of"),
+        fusion=v.fusion(req.fusion),
+        neighbour_weight=v.unit_float(weight, "neighbour_weight"),
+        neighbour_span=v.span(span),
+        trust=v.trust_states(req.trust, searchable=True),
+    )
+
+
+def _filter_id(value: object, field: str) -> str | None:
+    """An exact-match filter; None or empty text means none."""
+    return None if value is None or value == "" else v.text(value, field, limit=v.MAX_ID_TEXT)
+
+
+__all__ = ["SearchService", "checked"]

@@ -1,0 +1,84 @@
+"""Export and import of a memory as JSONL (the format is :mod:`memstrata.transfer`'s): an
+import goes through the same writes, checks and audit events as the turns it holds would."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from memstrata import transfer
+from memstrata import validation as v
+from memstrata.access import Action, authorised
+from memstrata.clock import Clock
+from memstrata.errors import InvalidInput
+from memstrata.models import Principal, Scope
+from memstrata.requests import TurnInput
+from memstrata.services.entries import EntryService
+from memstrata.services.lifecycle import LifecycleService
+from memstrata.services.memories import MemoryService
+from memstrata.store.base import Store
+from memstrata.store.filters import EntryFilter
+
+
+class TransferService:
+    """A memory out as records, and records back in as turns."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        memories: MemoryService,
+        entries: EntryService,
+        lifecycle: LifecycleService,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.memories = memories
+        self.entries = entries
+        self.lifecycle = lifecycle
+
+    def export_memory(self, actor: Principal, memory_id: object) -> list[dict[str, Any]]:
+        """A memory as JSONL records (:mod:`memstrata.transfer`): its configuration, then
+        every current entry, raw and extracted, with its times, type and source id."""
+        mid = v.memory_id(memory_id)
+        with self.store.read() as r:
+            memory = authorised(actor, Action.READ, r.memory(mid), mid)
+            entries, _ = r.entries(Scope.of(mid), EntryFilter(), limit=max(memory.entry_count, 1))
+        return transfer.export_records(memory, entries, self.clock.now())
+
+    def import_memory(
+        self, actor: Principal, memory_id: object | None, records: Iterable[object]
+    ) -> transfer.ImportReport:
+        """Write an export's raw turns into a memory (a new one, from the file's header, when
+        ``memory_id`` is None), keeping their conversation times and enable/forget state."""
+        plan = transfer.plan_import(records)
+        if memory_id is None:
+            if plan.memory is None:
+                raise InvalidInput("records", "a new memory needs the export's header record.")
+            memory = self.memories.create_memory(actor, **transfer.memory_arguments(plan.memory))
+        else:
+            memory = self.memories.get_memory(actor, memory_id)
+        if not plan.turns:
+            return transfer.ImportReport(memory.id, 0, skipped_extracted=plan.skipped_extracted)
+        turns = [
+            TurnInput(t.content, t.user_id, t.agent_id, t.session_id, t.valid_at)
+            for t in plan.turns
+        ]
+        written = self.entries.add_messages(actor, [memory.id], turns)
+        for turn, entry in zip(plan.turns, written, strict=True):
+            if not turn.enabled:
+                self.lifecycle.set_status(actor, memory.id, entry.message_id, False)
+            if turn.forgotten:
+                self.lifecycle.forget(actor, memory.id, entry.message_id)
+        return transfer.ImportReport(
+            memory_id=memory.id,
+            imported=len(written),
+            id_map={
+                t.old_id: e.message_id
+                for t, e in zip(plan.turns, written, strict=True)
+                if t.old_id is not None
+            },
+            skipped_extracted=plan.skipped_extracted,
+            disabled=sum(not t.enabled for t in plan.turns),
+            forgotten=sum(t.forgotten for t in plan.turns),
+        )
