@@ -43,8 +43,12 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> object:
-    """``memstrata.Client`` and ``AsyncClient`` import httpx only when first used."""
+    """``memstrata.Client`` and ``AsyncClient`` import httpx (the ``server`` extra) only when
+    first used."""
     if name in ("Client", "AsyncClient"):
+        from memstrata.extras import require
+
+        require("httpx", extra="server", what=f"memstrata.{name}")
         from memstrata import client
 
         return getattr(client, name)

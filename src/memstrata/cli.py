@@ -8,7 +8,6 @@ files anyway.
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 import threading
@@ -19,14 +18,13 @@ from typing import Any
 
 import click
 
-from memstrata import transfer
+from memstrata import jobs, transfer
 from memstrata.engine import Engine
-from memstrata.errors import MemstrataError, NotFound
+from memstrata.errors import MemstrataError, MissingExtra, NotFound
+from memstrata.extras import require
 from memstrata.models import Principal, User
 from memstrata.settings import Settings
 
-#: Background jobs: ``start_worker(engine, stop)`` runs them in a thread until ``stop`` is set.
-WORKER_MODULE = "memstrata.jobs"
 WORKER_STOP_TIMEOUT_S = 30.0
 
 data_dir_option = click.option(
@@ -55,6 +53,8 @@ def _fail_cleanly(command: Callable[..., None]) -> Callable[..., None]:
     def run(*args: Any, **kwargs: Any) -> None:
         try:
             command(*args, **kwargs)
+        except MissingExtra as exc:
+            raise click.ClickException(str(exc)) from exc
         except MemstrataError as exc:
             raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
 
@@ -78,10 +78,12 @@ def main() -> None:
 @click.option("--port", type=int, default=None, help="Port to listen on (default 9380).")
 @click.option("--worker/--no-worker", default=True, help="Run background jobs in this process.")
 @click.option("--log-level", default="info", show_default=True)
+@_fail_cleanly
 def serve(
     data_dir: Path | None, host: str | None, port: int | None, worker: bool, log_level: str
 ) -> None:
     """Serve the REST API (and the background worker) on the embedded store."""
+    require("fastapi", "uvicorn", extra="server", what="memstrata serve")
     import uvicorn
 
     from memstrata.api import create_app
@@ -91,10 +93,10 @@ def serve(
         admin, new_key = engine.ensure_admin(settings.admin_api_key)
         app = create_app(engine, settings)
         stop = threading.Event()
-        thread = _start_worker(engine, stop) if worker else None
+        thread = jobs.start_worker(engine, stop) if worker else None
         # Search indexes the store keeps in memory are built now rather than by the first
         # search; a search arriving meanwhile waits for the index it needs.
-        threading.Thread(target=engine.store.warm, name="memstrata-warm", daemon=True).start()
+        threading.Thread(target=engine.warm, name="memstrata-warm", daemon=True).start()
         _announce(settings, admin, new_key)
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=log_level)
         try:
@@ -120,33 +122,11 @@ def _announce(settings: Settings, admin: User, new_key: str | None) -> None:
     sys.stdout.flush()
 
 
-def _jobs() -> Any:
-    """The worker module (:mod:`memstrata.jobs`), or None where it is not installed."""
-    try:
-        return importlib.import_module(WORKER_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name != WORKER_MODULE:
-            raise
-        return None
-
-
-def _start_worker(engine: Engine, stop: threading.Event) -> threading.Thread | None:
-    jobs = _jobs()
-    if jobs is None:
-        click.echo(f"note: no background worker ({WORKER_MODULE} is missing)", err=True)
-        return None
-    thread: threading.Thread = jobs.start_worker(engine, stop)
-    return thread
-
-
 @main.command()
 @data_dir_option
 @_fail_cleanly
 def worker(data_dir: Path | None) -> None:
     """Run background jobs only (for a separate worker process)."""
-    jobs = _jobs()
-    if jobs is None:
-        raise click.ClickException(f"{WORKER_MODULE} is missing")
     with Engine.open(settings=_settings(data_dir)) as engine:
         stop = threading.Event()
         try:

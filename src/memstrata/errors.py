@@ -81,6 +81,18 @@ class ChatError(ModelError):
         self.status = status
 
 
+class MissingExtra(MemstrataError, ImportError):
+    """An optional part is used without the extra that installs it: ``extra`` names the extra,
+    ``name`` the missing module (as on ImportError)."""
+
+    code = "missing_extra"
+
+    def __init__(self, message: str, *, extra: str, module: str) -> None:
+        super().__init__(message)
+        self.extra = extra
+        self.name = module
+
+
 class StoreError(MemstrataError, RuntimeError):
     """The storage backend failed in a way the caller cannot fix by changing the request."""
 
@@ -94,6 +106,7 @@ __all__ = [
     "Forbidden",
     "InvalidInput",
     "MemstrataError",
+    "MissingExtra",
     "ModelError",
     "NotFound",
     "StoreError",

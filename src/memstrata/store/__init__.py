@@ -26,6 +26,9 @@ def open_store(settings: Settings) -> Store:
             f"database_url must be a postgresql:// URL, not {scheme or 'schemeless'!r}; "
             "leave it unset for SQLite in data_dir",
         )
+    from memstrata.extras import require
+
+    require("psycopg", "psycopg_pool", "pgvector", extra="postgres", what="the PostgreSQL store")
     from memstrata.store.postgres import PostgresStore
 
     return PostgresStore(url, pool_size=settings.database_pool_size)
