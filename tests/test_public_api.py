@@ -5,8 +5,10 @@ from __future__ import annotations
 import memstrata
 
 EXPECTED = {
+    "AsyncClient",
     "AuditEvent",
     "CapacityExceeded",
+    "Client",
     "Conflict",
     "Engine",
     "Entry",
@@ -39,7 +41,8 @@ EXPECTED = {
 
 
 def test_exported_members_are_pinned() -> None:
-    assert set(memstrata.__all__) >= EXPECTED
+    assert set(memstrata.__all__) == EXPECTED
+    assert len(memstrata.__all__) == len(EXPECTED)
     for name in memstrata.__all__:
         assert hasattr(memstrata, name), name
 

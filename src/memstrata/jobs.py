@@ -40,7 +40,8 @@ from memstrata.models import Job, JobState, Outcome
 from memstrata.providers.base import ChatModel, ChatReply, ChatRequest
 from memstrata.providers.usage import Usage
 from memstrata.settings import Settings
-from memstrata.store.base import Store, Writer
+from memstrata.store.base import Store
+from memstrata.store.writer import Writer
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from memstrata.jobs import JobContext, JobResult
 from memstrata.models import AuditAction, Entry, Memory, NewEntry, Origin, Outcome, Scope, Trust
 from memstrata.policies.capacity import entry_size
 from memstrata.policies.eviction import make_room
-from memstrata.store.base import Writer
+from memstrata.store.writer import Writer
 
 ACTOR = "extraction"
 

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from memstrata.models import AuditAction, Memory, Scope, Tombstone
 from memstrata.policies.capacity import plan_eviction
-from memstrata.store.base import Writer
+from memstrata.store.writer import Writer
 
 #: Eviction candidates are read at least this many at a time.
 EVICTION_BATCH = 512

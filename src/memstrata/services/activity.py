@@ -8,7 +8,8 @@ from memstrata.access import Action, authorised
 from memstrata.extraction.costs import ExtractionCosts, summarise
 from memstrata.models import AuditEvent, Job, JobKind, Page, Principal
 from memstrata.services.memories import MemoryService
-from memstrata.store.base import AuditQuery, Store
+from memstrata.store.base import Store
+from memstrata.store.queries import AuditQuery
 
 
 class ActivityService:

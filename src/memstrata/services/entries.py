@@ -27,8 +27,9 @@ from memstrata.policies.capacity import entry_size
 from memstrata.policies.eviction import make_room
 from memstrata.providers.registry import ModelRegistry
 from memstrata.requests import MessagePage, TurnInput
-from memstrata.store.base import Reader, Store
+from memstrata.store.base import Store
 from memstrata.store.filters import EntryFilter
+from memstrata.store.reader import Reader
 
 
 class EntryService:

@@ -27,8 +27,9 @@ from memstrata.policies.capacity import entry_size
 from memstrata.policies.eviction import delete_with_tombstones, make_room
 from memstrata.providers.registry import ModelRegistry
 from memstrata.services.entries import existing, versions
-from memstrata.store.base import Store, Writer
+from memstrata.store.base import Store
 from memstrata.store.filters import EntryFilter
+from memstrata.store.writer import Writer
 
 
 class LifecycleService:

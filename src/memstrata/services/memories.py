@@ -18,7 +18,9 @@ from memstrata.models import AuditAction, Memory, Page, Principal
 from memstrata.providers.registry import ModelRegistry
 from memstrata.requests import MEMORY_UPDATABLE
 from memstrata.settings import Settings
-from memstrata.store.base import MemoryQuery, Store, Writer
+from memstrata.store.base import Store
+from memstrata.store.queries import MemoryQuery
+from memstrata.store.writer import Writer
 
 
 class MemoryService:
