@@ -1,0 +1,186 @@
+"""Conformance: entries keep every field, ids only grow, and scope and filters exclude inside
+the store (every filter test seeds an entry the filter must drop), in listings, search
+legs and conversation neighbours alike."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memstrata.models import EntryType, Origin, Scope, Trust
+from memstrata.store.base import Store
+from memstrata.store.filters import EntryFilter
+from memstrata.testing.conformance.support import T0, Conformance, Seed, make_memory, unit
+
+
+class EntryConformance(Conformance):
+    def test_entry_round_trip_keeps_every_field(self, store: Store) -> None:
+        memory = make_memory()
+        (i,) = self.seed(
+            store,
+            memory,
+            [
+                (
+                    "hello",
+                    unit(1, 2),
+                    {
+                        "user_id": "u",
+                        "agent_id": "a",
+                        "session_id": "s",
+                        "source_id": 7,
+                        "invalid_at": T0 + timedelta(days=1),
+                        "trust": Trust.CONFIRMED,
+                        "origin": Origin.IMPORT,
+                        "message_type": EntryType.SEMANTIC,
+                    },
+                )
+            ],
+        )
+        with store.read() as r:
+            e = r.entry(Scope.of(memory.id), i)
+            vec = r.vectors([i])[i]
+        assert e is not None
+        assert (e.content, e.user_id, e.agent_id, e.session_id, e.source_id) == (
+            "hello",
+            "u",
+            "a",
+            "s",
+            7,
+        )
+        assert e.message_type is EntryType.SEMANTIC and e.trust is Trust.CONFIRMED
+        assert e.origin is Origin.IMPORT and e.invalid_at == T0 + timedelta(days=1)
+        assert e.valid_at == T0 and e.recorded_at == T0 and e.status
+        np.testing.assert_allclose(vec, unit(1, 2), rtol=1e-6)
+
+    def test_message_ids_increase_and_are_never_reused(self, store: Store) -> None:
+        memory = make_memory()
+        first = self.seed(store, memory, [("one", unit(1), {}), ("two", unit(1), {})])
+        with store.write() as w:
+            w.delete_entries(memory.id, [first[1]])
+        (third,) = self.seed(store, memory, [("three", unit(1), {})])
+        assert first[0] < first[1] < third
+
+    def test_empty_scope_returns_nothing_without_touching_the_index(
+        self, store: Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        memory = make_memory()
+        self.seed(store, memory, [("indexed text", unit(1), {})])
+
+        def boom(*args: object) -> list[tuple[int, float]]:
+            raise AssertionError("the index was queried with an empty scope")
+
+        monkeypatch.setattr(store, "keyword_search", boom)
+        monkeypatch.setattr(store, "vector_search", boom)
+        empty = Scope.of()
+        with store.read() as r:
+            assert r.keyword_candidates(empty, "indexed", EntryFilter(), 10) == []
+            assert r.vector_candidates(empty, unit(1), EntryFilter(), 10) == []
+            assert r.entries(empty, EntryFilter()) == ([], 0)
+
+    def test_scope_excludes_other_memories(self, store: Store) -> None:
+        mine, theirs = make_memory(), make_memory("tenant-b")
+        (a,) = self.seed(store, mine, [("shared secret word", unit(1), {})])
+        self.seed(store, theirs, [("shared secret word", unit(1), {})])
+        kw, vec = self.search_ids(store, mine, EntryFilter(), "secret", unit(1))
+        assert kw == {a} and vec == {a}
+
+    @pytest.mark.parametrize(
+        ("field", "excluded", "f"),
+        [
+            ("status", {"status": False}, EntryFilter(enabled_only=True)),
+            ("trust", {"trust": Trust.REJECTED}, EntryFilter(hide_rejected=True)),
+            (
+                "type",
+                {"message_type": EntryType.SEMANTIC},
+                EntryFilter(types=frozenset({EntryType.RAW})),
+            ),
+            ("user", {"user_id": "other"}, EntryFilter(user_id="")),
+            ("agent", {"agent_id": "other"}, EntryFilter(agent_ids=frozenset({""}))),
+            ("session", {"session_id": "other"}, EntryFilter(session_id="")),
+            (
+                "expired",
+                {"invalid_at": T0 + timedelta(hours=1)},
+                EntryFilter(valid_on=T0 + timedelta(hours=2)),
+            ),
+            (
+                "future",
+                {"valid_at": T0 + timedelta(days=3)},
+                EntryFilter(valid_on=T0 + timedelta(hours=2)),
+            ),
+        ],
+    )
+    def test_filters_exclude_inside_the_store(
+        self, store: Store, field: str, excluded: dict[str, Any], f: EntryFilter
+    ) -> None:
+        memory = make_memory()
+        kept, _dropped = self.seed(
+            store,
+            memory,
+            [
+                ("the zebra crossing", unit(1, 0.1), {}),
+                ("the zebra crossing", unit(1, 0.2), excluded),
+            ],
+        )
+        kw, vec = self.search_ids(store, memory, f, "zebra", unit(1))
+        assert kw == {kept} and vec == {kept}, field
+        with store.read() as r:
+            listed, total = r.entries(Scope.of(memory.id), f)
+        assert [e.message_id for e in listed] == [kept] and total == 1
+
+    def test_forgotten_and_retired_follow_the_record_clock(self, store: Store) -> None:
+        memory = make_memory()
+        a, b, c = self.seed(
+            store,
+            memory,
+            [
+                ("penguin facts", unit(1), {}),
+                ("penguin facts", unit(1), {}),
+                ("penguin facts", unit(1), {}),
+            ],
+        )
+        later = T0 + timedelta(days=1)
+        with store.write() as w:
+            w.update_entries([b], {"forget_at": later})
+            w.update_entries([c], {"retired_at": later})
+        now = EntryFilter(hide_forgotten=True, current_only=True)
+        assert self.search_ids(store, memory, now, "penguin", unit(1)) == ({a}, {a})
+        before = EntryFilter(hide_forgotten=True, as_of=T0 + timedelta(hours=1))
+        assert self.search_ids(store, memory, before, "penguin", unit(1)) == ({a, b, c},) * 2
+        too_early = EntryFilter(as_of=T0 - timedelta(hours=1))
+        assert self.search_ids(store, memory, too_early, "penguin", unit(1)) == (set(), set())
+
+    def test_session_substring_is_literal(self, store: Store) -> None:
+        memory = make_memory()
+        a, _ = self.seed(
+            store,
+            memory,
+            [("x", unit(1), {"session_id": "run_%42"}), ("y", unit(1), {"session_id": "run-x42"})],
+        )
+        with store.read() as r:
+            found, _ = r.entries(Scope.of(memory.id), EntryFilter(session_contains="_%4"))
+        assert [e.message_id for e in found] == [a]
+
+    def test_neighbours_follow_the_conversation(self, store: Store) -> None:
+        memory = make_memory()
+        later = T0 + timedelta(minutes=1)
+        rows: list[Seed] = [
+            ("s1 first", unit(1), {"session_id": "s1"}),
+            ("s2 only", unit(1), {"session_id": "s2"}),
+            ("s1 third, written early", unit(1), {"session_id": "s1", "valid_at": later}),
+            ("s1 second", unit(1), {"session_id": "s1"}),
+            ("s1 other user", unit(1), {"session_id": "s1", "user_id": "u2"}),
+            ("s1 hidden", unit(1), {"session_id": "s1", "status": False}),
+            ("s1 fact", unit(1), {"session_id": "s1", "message_type": EntryType.SEMANTIC}),
+        ]
+        first, only, third, second, other, _hidden, fact = self.seed(store, memory, rows)
+        f = EntryFilter(enabled_only=True)
+        with store.read() as r:
+            got = r.neighbours(Scope.of(memory.id), [first, second, only, fact], f, 2)
+            none = r.neighbours(Scope.of(), [first], f, 2)
+        assert got[first] == ((second,), (third,))
+        assert got[second] == ((first, third), ())
+        assert got[only] == ((), ())
+        assert fact not in got and other not in got[first][0] and none == {}

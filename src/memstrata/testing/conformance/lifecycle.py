@@ -1,0 +1,97 @@
+"""Conformance: what deletion, rollback, eviction order, the audit log and evidence leave
+behind (accounting and both search indexes included)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from memstrata.models import AuditAction, ForgettingPolicy, Scope
+from memstrata.store.base import Store
+from memstrata.store.filters import EntryFilter
+from memstrata.store.queries import AuditQuery
+from memstrata.testing.conformance.support import T0, Conformance, make_memory, new_entry, unit
+
+
+class LifecycleConformance(Conformance):
+    def test_delete_removes_from_both_indexes_and_accounting(self, store: Store) -> None:
+        memory = make_memory()
+        a, b = self.seed(
+            store, memory, [("walrus tusk", unit(1), {}), ("walrus again", unit(1), {})]
+        )
+        with store.read() as r:
+            m = r.memory(memory.id)
+            assert m is not None and m.entry_count == 2
+            size_b = r.get_entries(Scope.of(memory.id), [b])[b].size_bytes
+        with store.write() as w:
+            w.delete_entries(memory.id, [a])
+        assert self.search_ids(store, memory, EntryFilter(), "walrus", unit(1)) == ({b}, {b})
+        with store.read() as r:
+            m = r.memory(memory.id)
+            assert m is not None and (m.entry_count, m.used_bytes) == (1, size_b)
+            assert r.vectors([a]) == {}
+
+    def test_failed_transaction_leaves_nothing(self, store: Store) -> None:
+        memory = make_memory()
+        self.seed(store, memory, [("kept", unit(1), {})])
+        with pytest.raises(RuntimeError), store.write() as w:
+            w.insert_entries([new_entry(memory, "rolled back")], np.stack([unit(1)]), T0)
+            w.audit(at=T0, actor="x", action=AuditAction.ENTRY_ADD, memory_id=memory.id)
+            raise RuntimeError("boom")
+        with store.read() as r:
+            entries, total = r.entries(Scope.of(memory.id), EntryFilter())
+            events, _ = r.audit_events(AuditQuery(memory_ids=frozenset({memory.id})))
+            m = r.memory(memory.id)
+        assert [e.content for e in entries] == ["kept"] and total == 1 and events == []
+        assert m is not None and m.entry_count == 1
+        assert self.search_ids(store, memory, EntryFilter(), "rolled", unit(1))[0] == set()
+
+    def test_eviction_candidates_forgotten_first_then_policy_order(self, store: Store) -> None:
+        memory = make_memory()
+        a, b, c = self.seed(
+            store, memory, [("a", unit(1), {}), ("b", unit(1), {}), ("c", unit(1), {})]
+        )
+        with store.write() as w:
+            w.update_entries([c], {"forget_at": T0})
+            w.record_use({a: 1}, {a: T0 + timedelta(days=2)})
+            fifo = [
+                x.message_id for x in w.eviction_candidates(memory.id, ForgettingPolicy.FIFO, 10)
+            ]
+            lru = [x.message_id for x in w.eviction_candidates(memory.id, ForgettingPolicy.LRU, 10)]
+        assert fifo == [c, a, b]
+        assert lru == [c, b, a]
+
+    def test_audit_query_filters(self, store: Store) -> None:
+        m1, m2 = make_memory(), make_memory()
+        add, forget = AuditAction.ENTRY_ADD, AuditAction.ENTRY_FORGET
+        with store.write() as w:
+            w.audit(at=T0, actor="alice", action=add, memory_id=m1.id, message_id=1)
+            w.audit(
+                at=T0 + timedelta(hours=1),
+                actor="bob",
+                action=forget,
+                memory_id=m1.id,
+                message_id=1,
+                before={"forget_at": None},
+            )
+            w.audit(at=T0, actor="alice", action=add, memory_id=m2.id, message_id=2)
+        with store.read() as r:
+            only_m1, total = r.audit_events(AuditQuery(memory_ids=frozenset({m1.id})))
+            assert total == 2 and {e.memory_id for e in only_m1} == {m1.id}
+            bob, _ = r.audit_events(AuditQuery(actor="bob"))
+            assert [e.action for e in bob] == ["entry.forget"]
+            assert bob[0].before == {"forget_at": None}
+            late, _ = r.audit_events(AuditQuery(since=T0 + timedelta(minutes=30)))
+            assert [e.actor for e in late] == ["bob"]
+            assert r.audit_events(AuditQuery(memory_ids=frozenset())) == ([], 0)
+
+    def test_evidence_and_tombstones(self, store: Store) -> None:
+        memory = make_memory()
+        (a,) = self.seed(store, memory, [("fact", unit(1), {})])
+        with store.write() as w:
+            assert w.add_evidence(a, 41, T0) is True
+            assert w.add_evidence(a, 41, T0) is False
+        with store.read() as r:
+            assert r.evidence(a) == [41]
