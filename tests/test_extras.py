@@ -47,7 +47,7 @@ def test_the_console_script_without_click_exits_with_one_line(
     monkeypatch.setattr(sys, "argv", ["memstrata", "serve"])
     with pytest.raises(SystemExit) as exited:
         console_script()
-    assert exited.value.code == f"error: the memstrata command {SERVER_LINE}"
+    assert exited.value.code == f"Error: the memstrata command {SERVER_LINE}"
 
 
 def test_the_console_script_runs_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,7 @@ def main() -> None:
     try:
         require("click", extra="server", what="the memstrata command")
     except MissingExtra as exc:
-        sys.exit(f"error: {exc}")
+        sys.exit(f"Error: {exc}")  # as click prints its errors
     from memstrata.cli import main as command
 
     command()
