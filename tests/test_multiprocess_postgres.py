@@ -14,7 +14,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -33,6 +32,7 @@ import pytest
 
 from memstrata.testing import FakeLLM
 from memstrata.testing.fake_llm import Reply
+from memstrata.testing.ports import free_port
 
 if TYPE_CHECKING:
     from memstrata.testing.postgres import EmbeddedPostgres
@@ -81,13 +81,6 @@ class Model:
 # --- processes --------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @dataclass
 class Cluster:
     env: dict[str, str]
@@ -105,7 +98,7 @@ class Cluster:
         return proc
 
     def serve(self, name: str) -> str:
-        port = _free_port()
+        port = free_port()
         self.start(name, "serve", "--no-worker", "--port", str(port), "--log-level", "warning")
         url = f"http://127.0.0.1:{port}/api/v1"
         _wait_until_serving(url, self.procs[name], self.logs / f"{name}.log")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from memstrata.testing.ports import free_port
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -36,19 +37,12 @@ LLM = "glm-4-flash@ZHIPU-AI"
 START_TIMEOUT_S = 90.0
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """A live ``memstrata serve``: its base URL and its log file."""
     data = tmp_path_factory.mktemp("live-data")
     log = data.parent / f"{data.name}.log"
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "MEMSTRATA_ADMIN_API_KEY": ADMIN_KEY}
     command = [sys.executable, "-m", "memstrata.cli", "serve", "--data-dir", str(data)]
     with log.open("w") as out:

@@ -22,7 +22,7 @@ def near(
 ) -> tuple[list[Neighbour], list[Neighbour]]:
     """Current entries of the candidate's type near it (forgotten and rejected ones left out),
     and rejected entries of that type near it (retired versions included), in one memory."""
-    scope = Scope(frozenset({memory_id}))
+    scope = Scope.of(memory_id)
     types = frozenset({candidate.type})
     current = EntryFilter(types=types, hide_forgotten=True, hide_rejected=True)
     rejected = EntryFilter(types=types, trust=frozenset({Trust.REJECTED}), current_only=False)

