@@ -26,20 +26,12 @@ def health() -> Any:
 
 @router.get("/users/me", summary="The caller: user, teams and key scope")
 def me(actor: Actor) -> Any:
-    return wire.envelope(
-        {
-            "id": actor.user_id,
-            "name": actor.name,
-            "is_admin": actor.is_admin,
-            "tenant_ids": sorted(actor.tenant_ids),
-            "scope": None if actor.scope is None else sorted(actor.scope),
-        }
-    )
+    return wire.envelope(wire.principal_dict(actor))
 
 
 @router.get("/users", summary="All users (admin)")
 def list_users(engine: EngineDep, actor: Actor) -> Any:
-    return wire.envelope([wire.user_dict(u) for u in engine.list_users(actor)])
+    return wire.envelope(wire.users_dict(engine.list_users(actor)))
 
 
 @router.post("/users", summary="Create a user (admin)")
@@ -53,7 +45,7 @@ def create_user(engine: EngineDep, actor: Actor, body: NewUser | None = None) ->
 
 @router.get("/users/{user_id}/keys", summary="A user's API keys (the user or an admin)")
 def list_keys(engine: EngineDep, actor: Actor, user_id: str) -> Any:
-    return wire.envelope([wire.key_dict(k) for k in engine.list_api_keys(actor, user_id)])
+    return wire.envelope(wire.keys_dict(engine.list_api_keys(actor, user_id)))
 
 
 @router.post("/users/{user_id}/keys", summary="A new API key, shown once (the user or an admin)")
@@ -62,7 +54,7 @@ def create_key(engine: EngineDep, actor: Actor, user_id: str, body: NewKey | Non
     name = v.optional_id_text(fields.name, "name")
     key_id, key = engine.create_api_key(actor, user_id, name=name, scope=_scope(fields.scope))
     found = next(k for k in engine.list_api_keys(actor, user_id) if k.id == key_id)
-    return wire.envelope({**wire.key_dict(found), "key": key})
+    return wire.envelope(wire.new_key_dict(found, key))
 
 
 @router.delete("/users/{user_id}/keys/{key_id}", summary="Revoke an API key")
@@ -73,7 +65,7 @@ def revoke_key(engine: EngineDep, actor: Actor, user_id: str, key_id: str) -> An
 
 @router.get("/teams/{tenant_id}/members", summary="Members of a user's team")
 def list_members(engine: EngineDep, actor: Actor, tenant_id: str) -> Any:
-    return wire.envelope({"tenant_id": tenant_id, "members": engine.team_members(actor, tenant_id)})
+    return wire.envelope(wire.members_dict(tenant_id, engine.team_members(actor, tenant_id)))
 
 
 @router.post("/teams/{tenant_id}/members", summary="Add a member (the team's owner or an admin)")
@@ -117,8 +109,7 @@ def audit(
         limit=size,
         offset=(number - 1) * size,
     )
-    events = [wire.audit_dict(a) for a in found.items]
-    return wire.envelope({"events": events, "total_count": found.total})
+    return wire.envelope(wire.audit_page_dict(found))
 
 
 def _scope(value: object) -> list[str] | None:

@@ -93,8 +93,7 @@ def list_memories(
     # RAGFlow pages by update time, then shows the page newest-created first.
     items = sorted(found.items, key=_created, reverse=True)
     names = engine.user_names(m.tenant_id for m in items)
-    listed = [wire.memory_item_dict(m, names.get(m.tenant_id)) for m in items]
-    return wire.envelope({"memory_list": listed, "total_count": found.total})
+    return wire.envelope(wire.memory_page_dict(items, found.total, names))
 
 
 def _created(m: Memory) -> float:
@@ -124,14 +123,7 @@ def list_messages(
         page=params.page(page),
         page_size=params.size(page_size, 50),
     )
-    rows = [
-        wire.message_row_dict(
-            e, found.extracted.get(e.message_id, ()), found.jobs.get(e.message_id)
-        )
-        for e in found.items
-    ]
-    listed = {"message_list": rows, "total_count": found.total}
-    return wire.envelope({"messages": listed, "storage_type": "table"})
+    return wire.envelope(wire.message_page_dict(found))
 
 
 @router.get("/memories/{memory_id}/jobs", summary="Background jobs of a memory, newest first")
@@ -150,8 +142,7 @@ def list_jobs(
         page=params.page(page),
         page_size=params.size(page_size, params.FALLBACK_SIZE),
     )
-    jobs = [wire.job_dict(j) for j in found.items]
-    return wire.envelope({"jobs": jobs, "total_count": found.total})
+    return wire.envelope(wire.job_page_dict(found))
 
 
 @router.get(

@@ -13,17 +13,21 @@ from memstrata import wire
 from memstrata.api import params
 from memstrata.api.bodies import AddMessage, ContextQuery, Correct, Reason, Review, SetStatus
 from memstrata.api.deps import Actor, EngineDep
-from memstrata.engine import SearchRequest
 from memstrata.errors import InvalidInput
 from memstrata.models import Fusion
+from memstrata.requests import (
+    DEFAULT_KEYWORD_WEIGHT,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_SIMILARITY_THRESHOLD,
+    DEFAULT_TOP_N,
+    SearchRequest,
+)
 
 router = APIRouter(tags=["messages"])
 
 Ids = Annotated[list[str] | None, Query()]
 Text = Annotated[str | None, Query()]
 ENTRY = "/messages/{memory_id}:{message_id}"
-DEFAULT_TOP_N = 5
-DEFAULT_MAX_TOKENS = 2000
 
 
 @router.post("/messages", summary="Add a conversation turn to memories (RAGFlow 1.7)")
@@ -40,7 +44,7 @@ def add_message(engine: EngineDep, actor: Actor, body: AddMessage | None = None)
         session_id=fields.session_id,
         conversation_time=fields.conversation_time,
     )
-    return wire.envelope([wire.entry_dict(e) for e in written], wire.ADD_MESSAGE_OK)
+    return wire.envelope(wire.entries_dict(written), wire.ADD_MESSAGE_OK)
 
 
 def search_parameters(
@@ -80,7 +84,7 @@ SearchParameters = Annotated[dict[str, Any], Depends(search_parameters)]
 @router.get("/messages/search", summary="Hybrid keyword + vector search (RAGFlow 1.10)")
 def search(engine: EngineDep, actor: Actor, query: SearchParameters) -> Any:
     hits = engine.search(actor, _search_request(query))
-    return wire.envelope([wire.hit_dict(h) for h in hits])
+    return wire.envelope(wire.hits_dict(hits))
 
 
 @router.get("/messages", summary="Most recent messages (RAGFlow 1.11)")
@@ -102,7 +106,7 @@ def recent(
         session_id=params.optional(session_id),
         limit=params.size(limit, 10, "limit"),
     )
-    return wire.envelope([wire.entry_dict(e) for e in found])
+    return wire.envelope(wire.entries_dict(found))
 
 
 @router.get("/messages/context", summary="A prompt-ready, token-bounded block of memories")
@@ -124,7 +128,7 @@ def context_post(engine: EngineDep, actor: Actor, body: ContextQuery | None = No
 @router.delete(ENTRY, summary="Forget a message (soft; RAGFlow 1.8)")
 def forget(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
     changed = engine.forget(actor, params.path_memory_id(memory_id), message_id)
-    return wire.envelope({"changed": changed})
+    return wire.envelope(wire.changed_dict(changed))
 
 
 @router.put(ENTRY, summary="Enable or disable a message (RAGFlow 1.9)")
@@ -135,7 +139,7 @@ def set_status(
     fields.require("status")
     mid = params.path_memory_id(memory_id)
     changed = engine.set_status(actor, mid, message_id, fields.status)
-    return wire.envelope({"changed": changed})
+    return wire.envelope(wire.changed_dict(changed))
 
 
 @router.get(ENTRY + "/content", summary="A message with its vector (RAGFlow 1.12)")
@@ -176,7 +180,7 @@ def review(
 @router.post(ENTRY + "/restore", summary="Undo forget")
 def restore(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
     changed = engine.restore(actor, params.path_memory_id(memory_id), message_id)
-    return wire.envelope({"changed": changed})
+    return wire.envelope(wire.changed_dict(changed))
 
 
 @router.post(ENTRY + "/erase", summary="Hard-delete a message, its versions and its extracts")
@@ -191,13 +195,13 @@ def erase(
 @router.get(ENTRY + "/history", summary="Every version of a message, oldest first")
 def history(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
     versions = engine.history(actor, params.path_memory_id(memory_id), message_id)
-    return wire.envelope([wire.entry_dict(e) for e in versions])
+    return wire.envelope(wire.entries_dict(versions))
 
 
 @router.get(ENTRY + "/evidence", summary="Raw turns that support a message")
 def evidence(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
     sources = engine.evidence(actor, params.path_memory_id(memory_id), message_id)
-    return wire.envelope({"message_id": v.message_id(message_id), "source_ids": sources})
+    return wire.envelope(wire.evidence_dict(v.message_id(message_id), sources))
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -240,8 +244,8 @@ def _search_request(raw: Mapping[str, Any]) -> SearchRequest:
         query=v.text(raw.get("query"), "query", limit=v.MAX_QUERY_BYTES, empty=False),
         memory_ids=tuple(_ids(raw.get("memory_id"), "memory_id")),
         top_n=params.size(None if top_n is None else str(top_n), DEFAULT_TOP_N, "top_n"),
-        similarity_threshold=_unit(raw, "similarity_threshold", 0.2),
-        keywords_similarity_weight=_unit(raw, "keywords_similarity_weight", 0.7),
+        similarity_threshold=_unit(raw, "similarity_threshold", DEFAULT_SIMILARITY_THRESHOLD),
+        keywords_similarity_weight=_unit(raw, "keywords_similarity_weight", DEFAULT_KEYWORD_WEIGHT),
         user_id=_optional_text(raw.get("user_id"), "user_id"),
         agent_id=_optional_text(raw.get("agent_id"), "agent_id"),
         session_id=_optional_text(raw.get("session_id"), "session_id"),
