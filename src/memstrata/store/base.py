@@ -1,126 +1,24 @@
-"""The storage port: one base class, a few backend primitives, everything else derived once.
+"""The storage port: :class:`Store`, a backend's primitives with the sessions over them.
 
-A backend supplies connections, row locking, keyword and vector candidate search, vector
-encoding and its migrations; the hooks below have portable defaults it may override. The
-queries themselves are written once, in portable SQL with ``?`` placeholders
-(:mod:`.reader`, :mod:`.writer`), so every backend runs the same statements.
+A backend subclasses :class:`Store` and supplies the primitives of :class:`~.backend.Backend`
+(connections, row locking, keyword and vector candidate search, vector encoding, its
+migrations). Everything else is derived once: the queries are written in portable SQL with
+``?`` placeholders (:mod:`.reader`, :mod:`.writer`), so every backend runs the same statements.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-import numpy as np
-from numpy.typing import NDArray
-
-from memstrata.models import Scope
-from memstrata.store import neighbours
-from memstrata.store.filters import EntryFilter
-from memstrata.store.neighbours import Near
-from memstrata.store.queries import AuditQuery, EvictionCandidate, MemoryQuery, Passing
+from memstrata.store.backend import Backend
 from memstrata.store.reader import Reader
-from memstrata.store.sql import Conn, marks
 from memstrata.store.writer import Writer
 
 
-class Store(ABC):
-    """A storage backend. Subclasses implement the primitives below; the rest lives here."""
-
-    #: Human name of the backend, used in reports.
-    name = "abstract"
-    #: Appended to the job claim's SELECT: row locking where the backend has it (PostgreSQL:
-    #: `` FOR UPDATE SKIP LOCKED``). SQLite needs none: its write transaction is exclusive.
-    claim_suffix = ""
-    #: The entries table as a query names it when it looks rows up by message id. SQLite's
-    #: planner prefers a (memory_id, ...) index range over the primary key even for a short
-    #: id list (a scan of the whole memory), so it names an index that starts with the id.
-    entries_by_id = "entries e"
-
-    @abstractmethod
-    def migrate(self) -> None:
-        """Apply numbered migrations not yet recorded."""
-
-    @abstractmethod
-    def close(self) -> None: ...
-
-    @abstractmethod
-    def _read_conn(self) -> AbstractContextManager[Conn]:
-        """A connection for reads (a consistent snapshot for its duration)."""
-
-    @abstractmethod
-    def _write_conn(self) -> AbstractContextManager[Conn]:
-        """A connection inside a write transaction: commit on exit, roll back on error."""
-
-    @abstractmethod
-    def lock_memory(self, conn: Conn, memory_id: str) -> None:
-        """Serialise writers of one memory until the transaction ends."""
-
-    @abstractmethod
-    def keyword_search(
-        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
-    ) -> list[tuple[int, float]]:
-        """The best ``limit`` keyword matches of ``text`` in ``scope`` that pass ``f``, as
-        (message_id, score), best first. ``passing`` is that filter as a check on ids, for a
-        backend that ranks outside SQL (SQLite); one that filters in its query may ignore it."""
-
-    @abstractmethod
-    def vector_search(
-        self,
-        conn: Conn,
-        scope: Scope,
-        vector: NDArray[np.float32],
-        f: EntryFilter,
-        limit: int,
-        passing: Passing,
-    ) -> list[tuple[int, float]]:
-        """The ``limit`` entries of ``scope`` nearest ``vector`` that pass ``f``, as
-        (message_id, cosine similarity), best first; ``passing`` as for keyword search."""
-
-    @abstractmethod
-    def encode_vector(self, vector: NDArray[np.float32]) -> object: ...
-
-    @abstractmethod
-    def decode_vector(self, value: Any) -> NDArray[np.float32]: ...
-
-    def conversation_near(
-        self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int
-    ) -> dict[int, Near]:
-        """For each raw entry of ``scope`` among ``ids``: up to ``reach`` raw turns before and
-        after it in its conversation, nearest first, visible or not (the caller checks).
-        Default: :func:`.neighbours.conversation_near`, portable SQL over covering indexes."""
-        return neighbours.conversation_near(conn, scope, ids, reach)
-
-    def vectors_of(self, conn: Conn, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
-        """Stored vectors by message id (see :meth:`Reader.vectors`). Default: read the rows."""
-        rows = conn.execute(
-            f"SELECT message_id, embedding FROM entries WHERE message_id IN ({marks(len(ids))})",
-            list(ids),
-        )
-        return {int(r[0]): self.decode_vector(r[1]) for r in rows if r[1] is not None}
-
-    def entries_inserted(
-        self, conn: Conn, ids: Sequence[int], vectors: NDArray[np.float32]
-    ) -> None:
-        """Hook after entries are inserted (index maintenance). Default: nothing."""
-
-    def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
-        """Hook before entries are physically deleted (index maintenance). Default: nothing."""
-
-    def warm(self) -> None:
-        """Build whatever in-process search state the backend keeps, so the first search does
-        not pay for it. Default: nothing (PostgreSQL keeps its indexes in the server)."""
-
-    def scrub(self) -> None:
-        """After an erasure: make deleted content unrecoverable from the files. Default: nothing."""
-
-    def files(self) -> list[Path]:
-        """Local files holding this store's data, for checks that scan them after an erasure.
-        Empty when the data lives in a server this process cannot read (PostgreSQL)."""
-        return []
+class Store(Backend):
+    """A storage backend. Subclasses implement the primitives of :class:`Backend`; reads and
+    writes run through the sessions opened here."""
 
     @contextmanager
     def read(self) -> Iterator[Reader]:
@@ -132,13 +30,3 @@ class Store(ABC):
         """One write transaction; it commits when the block ends without an error."""
         with self._write_conn() as conn:
             yield Writer(self, conn)
-
-
-__all__ = [
-    "AuditQuery",  # transitional: re-exported until the engine imports from its module
-    "EvictionCandidate",  # transitional: re-exported until the engine imports from its module
-    "MemoryQuery",  # transitional: re-exported until the engine imports from its module
-    "Reader",  # transitional: re-exported until the engine imports from its module
-    "Store",
-    "Writer",  # transitional: re-exported until the engine imports from its module
-]

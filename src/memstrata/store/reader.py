@@ -48,7 +48,7 @@ from memstrata.store.rows import (
 from memstrata.store.sql import Conn, Row, chunks, marks
 
 if TYPE_CHECKING:
-    from memstrata.store.base import Store
+    from memstrata.store.backend import Backend
 
 #: The entry columns as selected from ``entries e``.
 _ENTRY_SELECT = ", ".join(f"e.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
@@ -57,7 +57,7 @@ _ENTRY_SELECT = ", ".join(f"e.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
 class Reader:
     """Read queries over one connection. Every entry query takes a :class:`Scope`."""
 
-    def __init__(self, store: Store, conn: Conn) -> None:
+    def __init__(self, store: Backend, conn: Conn) -> None:
         self.store = store
         self.conn = conn
 

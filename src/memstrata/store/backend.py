@@ -1,0 +1,122 @@
+"""What a storage backend supplies: a few primitives, and hooks with portable defaults.
+
+The primitives (abstract) are connections, row locking, the two search legs, vector
+encoding and migrations; the hooks keep a backend's own indexes current or answer faster
+from them. Readers and writers (:mod:`.reader`, :mod:`.writer`) run their SQL against a
+:class:`Backend`; :class:`~.base.Store` opens them on top, so they depend on the backend's
+primitives and not on the store that creates them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memstrata.models import Scope
+from memstrata.store import neighbours
+from memstrata.store.filters import EntryFilter
+from memstrata.store.neighbours import Near
+from memstrata.store.queries import Passing
+from memstrata.store.sql import Conn, marks
+
+
+class Backend(ABC):
+    """A storage backend's primitives and hooks. Backends subclass :class:`~.base.Store`."""
+
+    #: Human name of the backend, used in reports.
+    name = "abstract"
+    #: Appended to the job claim's SELECT: row locking where the backend has it (PostgreSQL:
+    #: `` FOR UPDATE SKIP LOCKED``). SQLite needs none: its write transaction is exclusive.
+    claim_suffix = ""
+    #: The entries table as a query names it when it looks rows up by message id. SQLite's
+    #: planner prefers a (memory_id, ...) index range over the primary key even for a short
+    #: id list (a scan of the whole memory), so it names an index that starts with the id.
+    entries_by_id = "entries e"
+
+    @abstractmethod
+    def migrate(self) -> None:
+        """Apply numbered migrations not yet recorded."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def _read_conn(self) -> AbstractContextManager[Conn]:
+        """A connection for reads (a consistent snapshot for its duration)."""
+
+    @abstractmethod
+    def _write_conn(self) -> AbstractContextManager[Conn]:
+        """A connection inside a write transaction: commit on exit, roll back on error."""
+
+    @abstractmethod
+    def lock_memory(self, conn: Conn, memory_id: str) -> None:
+        """Serialise writers of one memory until the transaction ends."""
+
+    @abstractmethod
+    def keyword_search(
+        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
+    ) -> list[tuple[int, float]]:
+        """The best ``limit`` keyword matches of ``text`` in ``scope`` that pass ``f``, as
+        (message_id, score), best first. ``passing`` is that filter as a check on ids, for a
+        backend that ranks outside SQL (SQLite); one that filters in its query may ignore it."""
+
+    @abstractmethod
+    def vector_search(
+        self,
+        conn: Conn,
+        scope: Scope,
+        vector: NDArray[np.float32],
+        f: EntryFilter,
+        limit: int,
+        passing: Passing,
+    ) -> list[tuple[int, float]]:
+        """The ``limit`` entries of ``scope`` nearest ``vector`` that pass ``f``, as
+        (message_id, cosine similarity), best first; ``passing`` as for keyword search."""
+
+    @abstractmethod
+    def encode_vector(self, vector: NDArray[np.float32]) -> object: ...
+
+    @abstractmethod
+    def decode_vector(self, value: Any) -> NDArray[np.float32]: ...
+
+    def conversation_near(
+        self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int
+    ) -> dict[int, Near]:
+        """For each raw entry of ``scope`` among ``ids``: up to ``reach`` raw turns before and
+        after it in its conversation, nearest first, visible or not (the caller checks).
+        Default: :func:`.neighbours.conversation_near`, portable SQL over covering indexes."""
+        return neighbours.conversation_near(conn, scope, ids, reach)
+
+    def vectors_of(self, conn: Conn, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
+        """Stored vectors by message id (see :meth:`.Reader.vectors`). Default: read the rows."""
+        rows = conn.execute(
+            f"SELECT message_id, embedding FROM entries WHERE message_id IN ({marks(len(ids))})",
+            list(ids),
+        )
+        return {int(r[0]): self.decode_vector(r[1]) for r in rows if r[1] is not None}
+
+    def entries_inserted(
+        self, conn: Conn, ids: Sequence[int], vectors: NDArray[np.float32]
+    ) -> None:
+        """Hook after entries are inserted (index maintenance). Default: nothing."""
+
+    def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
+        """Hook before entries are physically deleted (index maintenance). Default: nothing."""
+
+    def warm(self) -> None:
+        """Build whatever in-process search state the backend keeps, so the first search does
+        not pay for it. Default: nothing (PostgreSQL keeps its indexes in the server)."""
+
+    def scrub(self) -> None:
+        """After an erasure: make deleted content unrecoverable from the files. Default: nothing."""
+
+    def files(self) -> list[Path]:
+        """Local files holding this store's data, for checks that scan them after an erasure.
+        Empty when the data lives in a server this process cannot read (PostgreSQL)."""
+        return []
