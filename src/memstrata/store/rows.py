@@ -49,28 +49,9 @@ TOMBSTONE_COLUMNS = (
 )
 USER_COLUMNS = "id, name, is_admin, created_at"
 
-#: The :class:`Memory` attributes in :data:`MEMORY_COLUMNS` order.
-MEMORY_ATTRS = (
-    "id",
-    "tenant_id",
-    "name",
-    "memory_types",
-    "embd_id",
-    "llm_id",
-    "permissions",
-    "memory_size",
-    "forgetting_policy",
-    "temperature",
-    "system_prompt",
-    "user_prompt",
-    "avatar",
-    "description",
-    "storage_type",
-    "created_at",
-    "updated_at",
-    "used_bytes",
-    "entry_count",
-)
+#: The :class:`Memory` attributes in :data:`MEMORY_COLUMNS` order (columns and attributes
+#: share their names).
+MEMORY_ATTRS = tuple(c.strip() for c in MEMORY_COLUMNS.split(","))
 
 
 def flags_to_types(flags: int) -> tuple[EntryType, ...]:

@@ -54,24 +54,16 @@ ENTRY_FIELDS = frozenset(
         "use_count",
     }
 )
-#: Memory columns :meth:`Writer.update_memory` may change.
-MEMORY_FIELDS = frozenset(
-    {
-        "name",
-        "memory_types",
-        "embd_id",
-        "llm_id",
-        "permissions",
-        "memory_size",
-        "forgetting_policy",
-        "temperature",
-        "system_prompt",
-        "user_prompt",
-        "avatar",
-        "description",
-        "updated_at",
-    }
-)
+#: Memory columns :meth:`Writer.update_memory` may change: all but its identity, its
+#: storage, its creation and its accounting.
+MEMORY_FIELDS = frozenset(MEMORY_ATTRS) - {
+    "id",
+    "tenant_id",
+    "storage_type",
+    "created_at",
+    "used_bytes",
+    "entry_count",
+}
 
 
 class Writer(Reader):
