@@ -14,14 +14,7 @@ from memstrata.api import params
 from memstrata.api.bodies import AddMessage, ContextQuery, Correct, Reason, Review, SetStatus
 from memstrata.api.deps import Actor, EngineDep
 from memstrata.errors import InvalidInput
-from memstrata.models import Fusion
-from memstrata.requests import (
-    DEFAULT_KEYWORD_WEIGHT,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_SIMILARITY_THRESHOLD,
-    DEFAULT_TOP_N,
-    SearchRequest,
-)
+from memstrata.requests import DEFAULT_MAX_TOKENS, DEFAULT_TOP_N, SearchRequest
 
 router = APIRouter(tags=["messages"])
 
@@ -218,10 +211,6 @@ def _ids(value: object, field: str) -> list[str]:
     return params.id_list(items, field)
 
 
-def _optional_text(value: object, field: str) -> str | None:
-    return None if value in (None, "") else v.text(value, field, limit=v.MAX_ID_TEXT)
-
-
 def _reason(value: object) -> str:
     return "" if value is None else v.text(value, "reason", limit=v.MAX_ID_TEXT * 4)
 
@@ -237,25 +226,23 @@ def _max_tokens(value: object) -> int:
 
 
 def _search_request(raw: Mapping[str, Any]) -> SearchRequest:
-    """One search request from query parameters or a JSON body (same names, RAGFlow defaults)."""
-    types = raw.get("message_type")
-    top_n = raw.get("top_n")
-    return SearchRequest(
-        query=v.text(raw.get("query"), "query", limit=v.MAX_QUERY_BYTES, empty=False),
-        memory_ids=tuple(_ids(raw.get("memory_id"), "memory_id")),
-        top_n=params.size(None if top_n is None else str(top_n), DEFAULT_TOP_N, "top_n"),
-        similarity_threshold=_unit(raw, "similarity_threshold", DEFAULT_SIMILARITY_THRESHOLD),
-        keywords_similarity_weight=_unit(raw, "keywords_similarity_weight", DEFAULT_KEYWORD_WEIGHT),
-        user_id=_optional_text(raw.get("user_id"), "user_id"),
-        agent_id=_optional_text(raw.get("agent_id"), "agent_id"),
-        session_id=_optional_text(raw.get("session_id"), "session_id"),
-        types=v.entry_types(_ids(types, "message_type") if isinstance(types, list) else types),
-        valid_on=v.optional_timestamp(raw.get("valid_on"), "valid_on"),
-        as_of=v.optional_timestamp(raw.get("as_of"), "as_of"),
-        fusion=v.fusion(raw.get("fusion") or Fusion.WEIGHTED.value),
-    )
-
-
-def _unit(raw: Mapping[str, Any], field: str, default: float) -> float:
-    value = raw.get(field)
-    return default if value is None else v.unit_float(value, field)
+    """One search request from query parameters or a JSON body: RAGFlow's names mapped to the
+    request's fields, id lists split, ``top_n`` read RAGFlow's lenient way. The engine checks
+    every value; what was not sent takes the request's defaults."""
+    types, top_n = raw.get("message_type"), raw.get("top_n")
+    sent: dict[str, Any] = {
+        "top_n": params.size(None if top_n is None else str(top_n), DEFAULT_TOP_N, "top_n"),
+        "similarity_threshold": raw.get("similarity_threshold"),
+        "keywords_similarity_weight": raw.get("keywords_similarity_weight"),
+        "user_id": raw.get("user_id"),
+        "agent_id": raw.get("agent_id"),
+        "session_id": raw.get("session_id"),
+        "types": _ids(types, "message_type") if isinstance(types, list) else types,
+        "valid_on": raw.get("valid_on"),
+        "as_of": raw.get("as_of"),
+        "fusion": raw.get("fusion") or None,
+    }
+    query: Any = raw.get("query")  # even None: the engine says what a query must be
+    memory_ids = tuple(_ids(raw.get("memory_id"), "memory_id"))
+    options = {k: val for k, val in sent.items() if val is not None}
+    return SearchRequest(query, memory_ids, **options)
