@@ -98,6 +98,11 @@ class ContextQuery(Lenient):
     as_of: Any = _field(_TIME, "What the store knew at this time.")
     valid_on: Any = _field(_TIME, "What was true at this time.")
     fusion: Any = _field({"enum": ["weighted", "rrf"]}, "How the two legs are fused.")
+    trust: Any = _field(
+        {"anyOf": [_STRING, {"type": "array", "items": {"enum": ["unreviewed", "confirmed"]}}]},
+        "Only entries in these trust states, a list or comma-separated: `unreviewed`, "
+        "`confirmed` (default: both; rejected entries are never found).",
+    )
 
 
 class NewUser(Lenient):

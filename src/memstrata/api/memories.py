@@ -20,6 +20,13 @@ router = APIRouter(tags=["memories"])
 
 Ids = Annotated[list[str] | None, Query()]
 Text = Annotated[str | None, Query()]
+TrustStates = Annotated[
+    list[str] | None,
+    Query(
+        description="Only turns in these trust states, repeated or comma-separated: "
+        "`unreviewed`, `confirmed`, `rejected` (default: all)."
+    ),
+]
 #: RAGFlow passes these through on update; memstrata resolves models by id and ignores them.
 IGNORED_ON_UPDATE = ("tenant_llm_id", "tenant_embd_id")
 REQUIRED_ON_CREATE = ("name", "memory_type", "embd_id", "llm_id")
@@ -105,13 +112,17 @@ def get_config(engine: EngineDep, actor: Actor, memory_id: str) -> Any:
     return wire.envelope(_full(engine, engine.get_memory(actor, params.path_memory_id(memory_id))))
 
 
-@router.get("/memories/{memory_id}", summary="Raw turns with extracts and tasks (RAGFlow 1.6)")
+@router.get(
+    "/memories/{memory_id}",
+    summary="Raw turns with extracts and tasks (RAGFlow 1.6), by trust too",
+)
 def list_messages(
     engine: EngineDep,
     actor: Actor,
     memory_id: str,
     agent_id: Ids = None,
     keywords: Text = None,
+    trust: TrustStates = None,
     page: Text = None,
     page_size: Text = None,
 ) -> Any:
@@ -120,6 +131,7 @@ def list_messages(
         params.path_memory_id(memory_id),
         agent_ids=params.id_list(agent_id, "agent_id") or None,
         keywords=params.optional(keywords),
+        trust=params.id_list(trust, "trust") or None,
         page=params.page(page),
         page_size=params.size(page_size, 50),
     )

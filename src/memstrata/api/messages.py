@@ -20,6 +20,13 @@ router = APIRouter(tags=["messages"])
 
 Ids = Annotated[list[str] | None, Query()]
 Text = Annotated[str | None, Query()]
+TrustStates = Annotated[
+    list[str] | None,
+    Query(
+        description="Only entries in these trust states, repeated or comma-separated: "
+        "`unreviewed`, `confirmed` (default: both; rejected entries are never found)."
+    ),
+]
 ENTRY = "/messages/{memory_id}:{message_id}"
 
 
@@ -53,8 +60,9 @@ def search_parameters(
     as_of: Text = None,
     valid_on: Text = None,
     fusion: Text = None,
+    trust: TrustStates = None,
 ) -> dict[str, Any]:
-    """Search parameters as query strings (RAGFlow's names; the last four are memstrata's)."""
+    """Search parameters as query strings (RAGFlow's names; the last five are memstrata's)."""
     return {
         "query": query,
         "memory_id": memory_id,
@@ -68,13 +76,17 @@ def search_parameters(
         "as_of": as_of,
         "valid_on": valid_on,
         "fusion": fusion,
+        "trust": trust,
     }
 
 
 SearchParameters = Annotated[dict[str, Any], Depends(search_parameters)]
 
 
-@router.get("/messages/search", summary="Hybrid keyword + vector search (RAGFlow 1.10)")
+@router.get(
+    "/messages/search",
+    summary="Hybrid keyword + vector search (RAGFlow 1.10), by type, time and trust too",
+)
 def search(engine: EngineDep, actor: Actor, query: SearchParameters) -> Any:
     hits = engine.search(actor, _search_request(query))
     return wire.envelope(wire.hits_dict(hits))
@@ -102,7 +114,10 @@ def recent(
     return wire.envelope(wire.entries_dict(found))
 
 
-@router.get("/messages/context", summary="A prompt-ready, token-bounded block of memories")
+@router.get(
+    "/messages/context",
+    summary="A prompt-ready, token-bounded block of memories (search parameters, trust too)",
+)
 def context_get(
     engine: EngineDep, actor: Actor, query: SearchParameters, max_tokens: Text = None
 ) -> Any:
@@ -110,7 +125,7 @@ def context_get(
     return wire.envelope(wire.context_dict(found))
 
 
-@router.post("/messages/context", summary="The same, with a JSON body")
+@router.post("/messages/context", summary="The same, with a JSON body (trust too)")
 def context_post(engine: EngineDep, actor: Actor, body: ContextQuery | None = None) -> Any:
     sent = (body or ContextQuery()).sent()
     budget = _max_tokens(sent.get("max_tokens"))
@@ -211,6 +226,12 @@ def _ids(value: object, field: str) -> list[str]:
     return params.id_list(items, field)
 
 
+def _listed(value: object, field: str) -> object:
+    """A list filter: a list is split as ids are; one string (maybe comma-separated) or
+    anything else goes to the engine as sent."""
+    return _ids(value, field) if isinstance(value, list) else value
+
+
 def _reason(value: object) -> str:
     return "" if value is None else v.text(value, "reason", limit=v.MAX_ID_TEXT * 4)
 
@@ -229,7 +250,7 @@ def _search_request(raw: Mapping[str, Any]) -> SearchRequest:
     """One search request from query parameters or a JSON body: RAGFlow's names mapped to the
     request's fields, id lists split, ``top_n`` read RAGFlow's lenient way. The engine checks
     every value; what was not sent takes the request's defaults."""
-    types, top_n = raw.get("message_type"), raw.get("top_n")
+    top_n = raw.get("top_n")
     sent: dict[str, Any] = {
         "top_n": params.size(None if top_n is None else str(top_n), DEFAULT_TOP_N, "top_n"),
         "similarity_threshold": raw.get("similarity_threshold"),
@@ -237,10 +258,11 @@ def _search_request(raw: Mapping[str, Any]) -> SearchRequest:
         "user_id": raw.get("user_id"),
         "agent_id": raw.get("agent_id"),
         "session_id": raw.get("session_id"),
-        "types": _ids(types, "message_type") if isinstance(types, list) else types,
+        "types": _listed(raw.get("message_type"), "message_type"),
         "valid_on": raw.get("valid_on"),
         "as_of": raw.get("as_of"),
         "fusion": raw.get("fusion") or None,
+        "trust": _listed(raw.get("trust"), "trust"),
     }
     query: Any = raw.get("query")  # even None: the engine says what a query must be
     memory_ids = tuple(_ids(raw.get("memory_id"), "memory_id"))

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -42,6 +42,12 @@ def query(values: Mapping[str, Any] | None) -> dict[str, Any] | None:
             value = [str(v) for v in value]
         out[key] = value
     return out
+
+
+def states(value: str | Iterable[str] | None) -> str | list[str] | None:
+    """Trust states as sent: one text (maybe comma-separated) as is, any other iterable as a
+    list."""
+    return value if value is None or isinstance(value, str) else list(value)
 
 
 def time_text(value: datetime | str | None) -> str | None:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from memstrata import transfer, wire
-from memstrata.client.call import Call, none
+from memstrata.client.call import Call, none, states
 from memstrata.models import Job, Memory, Page
 from memstrata.requests import MessagePage
 from memstrata.wire import MemorySummary
@@ -59,11 +59,19 @@ def list_messages(
     *,
     agent_ids: Sequence[str] | None = None,
     keywords: str | None = None,
+    trust: str | Iterable[str] | None = None,
     page: int = 1,
     page_size: int = 50,
 ) -> Call[MessagePage]:
-    """Raw turns newest first, each with its extracted entries and its extraction job."""
-    params = {"agent_id": agent_ids, "keywords": keywords, "page": page, "page_size": page_size}
+    """Raw turns newest first, each with its extracted entries and its extraction job;
+    ``trust``: only turns in these states (``unreviewed``, ``confirmed``, ``rejected``)."""
+    params = {
+        "agent_id": agent_ids,
+        "keywords": keywords,
+        "trust": states(trust),
+        "page": page,
+        "page_size": page_size,
+    }
     return Call("GET", f"/memories/{memory_id}", wire.message_page_from_dict, params=params)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata import wire
-from memstrata.client.call import Call, time_text
+from memstrata.client.call import Call, states, time_text
 from memstrata.models import Entry, EraseReceipt, Hit
 from memstrata.requests import (
     DEFAULT_KEYWORD_WEIGHT,
@@ -81,8 +81,10 @@ def search(
     as_of: datetime | str | None = None,
     valid_on: datetime | str | None = None,
     fusion: str | None = None,
+    trust: str | Iterable[str] | None = None,
 ) -> Call[list[Hit]]:
-    """Hybrid search, best first. ``keywords_similarity_weight`` weighs the keyword side."""
+    """Hybrid search, best first. ``keywords_similarity_weight`` weighs the keyword side;
+    ``trust``: only entries in these states (``unreviewed``, ``confirmed``; default both)."""
     filters = {
         "user_id": user_id,
         "agent_id": agent_id,
@@ -91,6 +93,7 @@ def search(
         "as_of": time_text(as_of),
         "valid_on": time_text(valid_on),
         "fusion": fusion,
+        "trust": states(trust),
     }
     params = _search_params(
         query, memory_ids, top_n, similarity_threshold, keywords_similarity_weight, filters
@@ -112,8 +115,10 @@ def context(
     types: Sequence[str] | None = None,
     as_of: datetime | str | None = None,
     valid_on: datetime | str | None = None,
+    trust: str | Iterable[str] | None = None,
 ) -> Call[Context]:
-    """A token-bounded block of the best entries, fenced as data, for a prompt."""
+    """A token-bounded block of the best entries, fenced as data, for a prompt (``trust`` as
+    in :func:`search`)."""
     filters = {
         "max_tokens": max_tokens,
         "user_id": user_id,
@@ -122,6 +127,7 @@ def context(
         "message_type": None if types is None else list(types),
         "as_of": time_text(as_of),
         "valid_on": time_text(valid_on),
+        "trust": states(trust),
     }
     body = _search_params(
         query, memory_ids, top_n, similarity_threshold, keywords_similarity_weight, filters
