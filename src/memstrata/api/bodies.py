@@ -8,6 +8,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from memstrata.errors import InvalidInput
+from memstrata.requests import (
+    DEFAULT_KEYWORD_WEIGHT,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_SIMILARITY_THRESHOLD,
+    DEFAULT_TOP_N,
+)
 
 _STRING: dict[str, Any] = {"type": "string"}
 _STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
@@ -87,10 +93,14 @@ class Reason(Lenient):
 class ContextQuery(Lenient):
     query: Any = _field(_STRING, "What to recall.")
     memory_id: Any = _field(_IDS, "Memories to search.")
-    max_tokens: Any = _field(_INTEGER, "Token budget of the block (default 2000).")
-    top_n: Any = _field(_INTEGER, "Entries to consider (default 5, at most 100).")
-    similarity_threshold: Any = _field(_NUMBER, "Least fused score, default 0.2.")
-    keywords_similarity_weight: Any = _field(_NUMBER, "Weight of the keyword side, 0.7.")
+    max_tokens: Any = _field(_INTEGER, f"Token budget of the block (default {DEFAULT_MAX_TOKENS}).")
+    top_n: Any = _field(_INTEGER, f"Entries to consider (default {DEFAULT_TOP_N}, at most 100).")
+    similarity_threshold: Any = _field(
+        _NUMBER, f"Least fused score, default {DEFAULT_SIMILARITY_THRESHOLD}."
+    )
+    keywords_similarity_weight: Any = _field(
+        _NUMBER, f"Weight of the keyword side, {DEFAULT_KEYWORD_WEIGHT}."
+    )
     agent_id: Any = _field(_STRING, "Exact agent filter.")
     session_id: Any = _field(_STRING, "Exact session filter.")
     user_id: Any = _field(_STRING, "Exact user filter.")
