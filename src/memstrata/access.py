@@ -24,9 +24,10 @@ class Action(enum.StrEnum):
     SHARE = "share"
     DELETE = "delete"
     ERASE = "erase"
+    RESIZE = "change the byte budget or forgetting policy"
 
 
-OWNER_ONLY = frozenset({Action.SHARE, Action.DELETE, Action.ERASE})
+OWNER_ONLY = frozenset({Action.SHARE, Action.DELETE, Action.ERASE, Action.RESIZE})
 
 
 @dataclass(frozen=True)

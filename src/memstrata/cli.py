@@ -20,7 +20,7 @@ import click
 
 from memstrata import jobs, transfer
 from memstrata.engine import Engine
-from memstrata.errors import MemstrataError, MissingExtra, NotFound
+from memstrata.errors import KeyRevoked, MemstrataError, MissingExtra, NotFound
 from memstrata.extras import require
 from memstrata.models import Principal, User
 from memstrata.settings import Settings
@@ -90,7 +90,15 @@ def serve(
 
     settings = _settings(data_dir, host=host, port=port)
     with Engine.open(settings=settings) as engine:
-        admin, new_key = engine.ensure_admin(settings.admin_api_key)
+        try:
+            admin, new_key = engine.ensure_admin(settings.admin_api_key)
+        except KeyRevoked:
+            click.echo(
+                "memstrata: MEMSTRATA_ADMIN_API_KEY names a revoked key; it stays revoked and "
+                "does not authenticate. Set a new key, or use another live admin key.",
+                err=True,
+            )
+            admin, new_key = engine.ensure_admin(None)
         app = create_app(engine, settings)
         stop = threading.Event()
         thread = jobs.start_worker(engine, stop) if worker else None

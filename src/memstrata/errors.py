@@ -57,6 +57,11 @@ class Conflict(MemstrataError):
     code = "conflict"
 
 
+class KeyRevoked(Conflict):
+    """An API key chosen elsewhere (say ``MEMSTRATA_ADMIN_API_KEY``) was revoked; a revoked
+    key is never enabled again."""
+
+
 class CapacityExceeded(MemstrataError):
     """A write would exceed the memory's budget and the policy cannot make room."""
 
@@ -105,6 +110,7 @@ __all__ = [
     "Conflict",
     "Forbidden",
     "InvalidInput",
+    "KeyRevoked",
     "MemstrataError",
     "MissingExtra",
     "ModelError",

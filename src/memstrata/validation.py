@@ -21,6 +21,11 @@ MAX_QUERY_BYTES = 8 * 1024
 MAX_ID_TEXT = 256
 
 _MEMORY_ID = re.compile(r"^[0-9a-f]{32}$")
+_ASCII_DIGITS = re.compile(r"[0-9]{1,19}")
+#: Message ids are signed 64-bit integers in every store.
+MAX_MESSAGE_ID = 2**63 - 1
+#: Pages past this are refused (an offset must stay a 64-bit integer in every store).
+MAX_PAGE = 10**9
 
 
 def memory_id(value: object, field: str = "memory_id") -> str:
@@ -41,12 +46,12 @@ def memory_ids(values: object, field: str = "memory_id") -> list[str]:
 
 
 def message_id(value: object, field: str = "message_id") -> int:
-    if isinstance(value, bool):
-        raise InvalidInput(field, f"{field} must be a non-negative integer, got {value!r}.")
-    if isinstance(value, str) and value.isdigit():
+    """A non-negative 64-bit integer, or text of ASCII digits holding one."""
+    if isinstance(value, str) and _ASCII_DIGITS.fullmatch(value):
         value = int(value)
-    if not isinstance(value, int) or value < 0:
-        raise InvalidInput(field, f"{field} must be a non-negative integer, got {value!r}.")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_MESSAGE_ID:
+        shown = value if not isinstance(value, str) or len(value) <= 40 else value[:40] + "..."
+        raise InvalidInput(field, f"{field} must be a non-negative integer, got {shown!r}.")
     return value
 
 
@@ -110,7 +115,11 @@ def unit_float(value: object, field: str, message: str | None = None) -> float:
 
 
 def temperature(value: object) -> float:
-    return unit_float(value, "temperature", "Temperature should be in range [0, 1].")
+    """A number in [0, 1] (a JSON number: text holding one is refused)."""
+    message = "Temperature should be in range [0, 1]."
+    if not isinstance(value, (int, float)):
+        raise InvalidInput("temperature", message)
+    return unit_float(value, "temperature", message)
 
 
 def top_n(value: object, field: str = "top_n") -> int:
@@ -133,8 +142,14 @@ def text(value: object, field: str, *, limit: int = MAX_CONTENT_BYTES, empty: bo
         raise InvalidInput(field, f"{field} must be a string.")
     if not empty and not value.strip():
         raise InvalidInput(field, f"{field} cannot be empty.")
-    if len(value.encode("utf-8")) > limit:
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput(field, f"{field} is not valid Unicode (a lone surrogate).") from None
+    if size > limit:
         raise InvalidInput(field, f"{field} is larger than {limit} bytes.")
+    if "\x00" in value:
+        raise InvalidInput(field, f"{field} contains a NUL character.")
     return value
 
 
@@ -149,15 +164,32 @@ def optional_text(value: object, field: str) -> str | None:
 
 
 def timestamp(value: object, field: str) -> datetime:
-    """A datetime, or ISO 8601 / ``YYYY-MM-DD HH:MM:SS`` text; naive means UTC."""
-    if isinstance(value, datetime):
-        return ensure_utc(value)
-    if isinstance(value, str):
-        try:
+    """A datetime, or ISO 8601 / ``YYYY-MM-DD HH:MM:SS`` text; naive means UTC. It must lie
+    in years 1 to 9999 once in UTC (an offset can push the edge days out of range)."""
+    try:
+        if isinstance(value, datetime):
+            return ensure_utc(value)
+        if isinstance(value, str):
             return ensure_utc(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
-        except ValueError:
-            pass
+    except OverflowError:
+        raise InvalidInput(field, f"{field} is out of range in UTC, got {value!r}.") from None
+    except ValueError:
+        pass
     raise InvalidInput(field, f"{field} must be an ISO 8601 time, got {value!r}.")
+
+
+def page(value: object, field: str = "page") -> int:
+    """A page number from 1 to :data:`MAX_PAGE`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PAGE:
+        raise InvalidInput(field, f"{field} must be an integer between 1 and {MAX_PAGE}.")
+    return value
+
+
+def offset(value: object, field: str = "offset") -> int:
+    """A row offset that every store can hold."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PAGE**2:
+        raise InvalidInput(field, f"{field} must be an integer between 0 and {MAX_PAGE**2}.")
+    return value
 
 
 def optional_timestamp(value: object, field: str) -> datetime | None:

@@ -13,7 +13,7 @@ from typing import Any
 from memstrata import validation as v
 from memstrata.access import require_admin, require_self_or_admin
 from memstrata.clock import Clock, from_epoch
-from memstrata.errors import Conflict, Forbidden, NotFound, Unauthorized
+from memstrata.errors import Conflict, Forbidden, KeyRevoked, NotFound, Unauthorized
 from memstrata.models import ApiKey, AuditAction, Principal, User
 from memstrata.store.base import Store
 
@@ -93,6 +93,8 @@ class AccountService:
         with self.store.write() as w:
             if w.user(user_id) is None:
                 raise NotFound(f"User '{user_id}' not found.")
+            if w.key_revoked(hash_key(key)):
+                raise KeyRevoked(f"The API key '{name or key_id}' was revoked; it stays revoked.")
             if w.api_key(hash_key(key)) is None:
                 w.insert_api_key(
                     key_id=key_id,

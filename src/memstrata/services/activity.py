@@ -48,7 +48,7 @@ class ActivityService:
             since=v.optional_timestamp(since, "since"),
             until=v.optional_timestamp(until, "until"),
             limit=limit,
-            offset=offset,
+            offset=v.offset(offset),
         )
         with self.store.read() as r:
             events, total = r.audit_events(query)
@@ -78,5 +78,5 @@ class ActivityService:
             authorised(actor, Action.READ, r.memory(mid), mid)
             found = r.jobs(frozenset({mid}), wanted)
         newest = found[::-1]
-        start = (page - 1) * page_size
+        start = (v.page(page) - 1) * page_size
         return Page(tuple(newest[start : start + page_size]), len(found))

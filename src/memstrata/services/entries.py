@@ -164,7 +164,7 @@ class EntryService:
                 ),
                 order="valid",
                 limit=page_size,
-                offset=(page - 1) * page_size,
+                offset=(v.page(page) - 1) * page_size,
             )
             raw_ids = [e.message_id for e in raw]
             extracted: dict[int, list[Entry]] = {}

@@ -14,7 +14,8 @@ from memstrata.audit import summary
 from memstrata.clock import Clock
 from memstrata.errors import Forbidden, InvalidInput
 from memstrata.extraction.prompts import default_system_prompt, is_default_prompt
-from memstrata.models import AuditAction, Memory, Page, Principal
+from memstrata.models import AuditAction, ForgettingPolicy, Memory, Page, Principal
+from memstrata.policies.eviction import make_room
 from memstrata.providers.registry import ModelRegistry
 from memstrata.requests import MEMORY_UPDATABLE
 from memstrata.settings import Settings
@@ -45,6 +46,8 @@ class MemoryService:
         llm_id: object,
         **options: object,
     ) -> Memory:
+        if actor.scope is not None:
+            raise Forbidden("a key scoped to memories cannot create memories")
         v.only_known(options, MEMORY_UPDATABLE, "memory")
         base_name = v.name(name)
         types = v.memory_types(memory_type)
@@ -106,23 +109,43 @@ class MemoryService:
             if ids and actor.scope
             else (frozenset(ids) if ids else actor.scope),
             limit=page_size,
-            offset=(page - 1) * page_size,
+            offset=(v.page(page) - 1) * page_size,
         )
         with self.store.read() as r:
             found, total = r.find_memories(query)
         return Page(tuple(found), total)
 
     def update_memory(
-        self, actor: Principal, memory_id: object, changes: Mapping[str, object]
+        self,
+        actor: Principal,
+        memory_id: object,
+        changes: Mapping[str, object],
+        *,
+        evict: object = False,
     ) -> Memory:
+        """Change a memory's settings. The budget and forgetting policy are the owner's; a
+        budget below the bytes already held is refused unless ``evict`` asks for the
+        eviction, which then happens at once, by the memory's policy, audited."""
         v.only_known(changes, MEMORY_UPDATABLE, "memory")
         mid = v.memory_id(memory_id)
+        evicting = v.boolean(evict, "evict")
         now = self.clock.now()
         with self.store.write() as w:
             memory = authorised(actor, Action.CONFIGURE, w.lock_memory(mid), mid)
             wanted = self._memory_changes(w, memory, changes)
             if "permissions" in wanted and not decide(actor, Action.SHARE, memory):
                 raise Forbidden("only the owner may change permissions")
+            budget = {"memory_size", "forgetting_policy"} & wanted.keys()
+            if budget and not (decision := decide(actor, Action.RESIZE, memory)):
+                raise Forbidden(decision.reason)
+            size = wanted.get("memory_size", memory.memory_size)
+            assert isinstance(size, int)
+            if size < memory.used_bytes and not evicting:
+                raise InvalidInput(
+                    "memory_size",
+                    f"memory_size {size} is below the {memory.used_bytes} bytes the memory "
+                    "holds; free space first, or ask for the eviction (evict=true).",
+                )
             if not wanted:
                 return memory
             stored = {
@@ -137,6 +160,11 @@ class MemoryService:
                 before={k: summary(getattr(memory, k)) for k in stored},
                 after={k: summary(val) for k, val in stored.items()},
             )
+            if evicting:
+                policy = wanted.get("forgetting_policy", memory.forgetting_policy)
+                assert isinstance(policy, ForgettingPolicy)
+                resized = replace(memory, memory_size=size, forgetting_policy=policy)
+                make_room(w, resized, 0, now)
             updated = w.memory(mid)
         assert updated is not None
         return updated

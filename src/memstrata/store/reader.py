@@ -318,6 +318,13 @@ class Reader:
         )
         return (rows[0][0], rows[0][1], rows[0][2]) if rows else None
 
+    def key_revoked(self, key_hash: str) -> bool:
+        """Whether a key with this hash exists and was revoked."""
+        rows = self.conn.execute(
+            "SELECT 1 FROM api_keys WHERE key_hash = ? AND revoked_at IS NOT NULL", [key_hash]
+        )
+        return bool(rows)
+
     def api_keys(self, user_id: str) -> list[Row]:
         return self.conn.execute(
             "SELECT id, name, scope, created_at, revoked_at FROM api_keys WHERE user_id = ? "
