@@ -16,6 +16,7 @@ from memstrata import (
 )
 from memstrata.errors import KeyRevoked
 from memstrata.models import AuditAction
+from memstrata.providers.registry import ModelRegistry
 
 
 def write(engine: Engine, actor: Principal, memory: Memory, text: str) -> int:
@@ -169,3 +170,57 @@ def test_a_revoked_key_is_never_enabled_again(engine: Engine) -> None:
     again, fresh = engine.ensure_admin(None)
     assert again.id == admin.id and fresh is not None
     assert engine.authenticate(fresh).user_id == admin.id
+
+
+def test_a_write_to_several_memories_is_all_or_nothing(
+    engine: Engine, alice: Principal, memory: Memory
+) -> None:
+    from memstrata import CapacityExceeded
+
+    full = engine.create_memory(
+        alice,
+        name="tiny",
+        memory_type=["raw"],
+        embd_id="BAAI/bge-small-en-v1.5@Builtin",
+        llm_id="glm-4-flash@ZHIPU-AI",
+        memory_size=2000,
+    )
+    with pytest.raises(CapacityExceeded):
+        engine.add_turn(
+            alice, [memory.id, full.id], user_input="x" * 3000, agent_response="a long turn"
+        )
+    assert engine.list_messages(alice, memory.id).total == 0
+    assert engine.list_messages(alice, full.id).total == 0
+    engine.update_memory(alice, full.id, {"memory_size": 100_000})
+    engine.add_turn(alice, [memory.id, full.id], user_input="x" * 3000, agent_response="again")
+    assert engine.list_messages(alice, memory.id).total == 1
+    assert engine.list_messages(alice, full.id).total == 1
+
+
+def test_a_hopeless_write_is_refused_before_anything_is_embedded(
+    engine: Engine, alice: Principal, memory: Memory
+) -> None:
+    from memstrata import CapacityExceeded, TurnInput
+
+    class Counting:
+        def __init__(self, inner: object) -> None:
+            self.inner, self.calls = inner, 0
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.inner, name)
+
+        def embed(self, texts: list[str]) -> object:
+            self.calls += 1
+            return self.inner.embed(texts)  # type: ignore[attr-defined]
+
+    counting = Counting(engine.models.embedder(memory.embd_id))
+    counted = Engine(
+        engine.store, models=ModelRegistry(builtin=lambda: counting), clock=engine.clock
+    )  # type: ignore[arg-type,return-value]
+    turns = [TurnInput("y" * 100_000) for _ in range(60)]  # 6 MB against a 5 MiB budget
+    with pytest.raises(CapacityExceeded):
+        counted.add_messages(alice, [memory.id], turns)
+    assert counting.calls == 0
+    assert engine.list_messages(alice, memory.id).total == 0
+    counted.add_messages(alice, [memory.id], turns[:1])
+    assert counting.calls == 1

@@ -17,6 +17,17 @@ def entry_size(content: str, dimension: int) -> int:
     return len(content.encode("utf-8")) + VECTOR_COMPONENT_BYTES * dimension
 
 
+def need_bytes(contents: Sequence[str], dimension: int, budget: int) -> int:
+    """Bytes ``contents`` will occupy as entries; CapacityExceeded when that alone is over
+    ``budget`` (known before anything is embedded, so a hopeless write costs no model time)."""
+    incoming = sum(entry_size(c, dimension) for c in contents)
+    if incoming > budget:
+        raise CapacityExceeded(
+            f"The write needs {incoming} bytes but the memory's budget is {budget} bytes."
+        )
+    return incoming
+
+
 @dataclass(frozen=True)
 class EvictionPlan:
     evict: tuple[int, ...]

@@ -4,6 +4,7 @@ in the same transaction) and reading entries, pages, versions and evidence."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,13 +24,14 @@ from memstrata.models import (
     Principal,
     Scope,
 )
-from memstrata.policies.capacity import entry_size
+from memstrata.policies.capacity import entry_size, need_bytes
 from memstrata.policies.eviction import make_room
 from memstrata.providers.registry import ModelRegistry
 from memstrata.requests import MessagePage, TurnInput
 from memstrata.store.base import Store
 from memstrata.store.filters import EntryFilter
 from memstrata.store.reader import Reader
+from memstrata.store.writer import Writer
 
 
 class EntryService:
@@ -69,8 +71,10 @@ class EntryService:
     def add_messages(
         self, actor: Principal, memory_ids: object, turns: Sequence[TurnInput]
     ) -> list[Entry]:
-        """Store raw entries in each memory: one embedding batch per model, one transaction
-        per memory holding eviction, the entries, their extraction jobs and audit events."""
+        """Store raw entries in each memory, all or nothing: one embedding batch per model,
+        then one transaction holding every memory's eviction, entries, extraction jobs and
+        audit events. A write that cannot fit a memory's budget is refused before anything
+        is embedded."""
         ids = v.memory_ids(memory_ids)
         if not turns:
             raise InvalidInput("messages", "messages cannot be empty.")
@@ -78,22 +82,36 @@ class EntryService:
             v.text(t.content, "content", empty=False)
         with self.store.read() as r:
             memories = writable(actor, ids, {m.id: m for m in r.memories(ids)})
+        for memory in memories:
+            dimension = self.models.embedder(memory.embd_id).dimension
+            need_bytes([t.content for t in turns], dimension, memory.memory_size)
         vectors = self.models.embed_by_model(
             {m.embd_id for m in memories}, [t.content for t in turns]
         )
-        written: list[Entry] = []
-        for memory in memories:
-            written.extend(self._write_raw(actor, memory, turns, vectors[memory.embd_id]))
+        now = self.clock.now()
+        with self.store.write() as w:
+            # Locks in one order, so two writers of overlapping memories never deadlock.
+            locked = {m.id: w.lock_memory(m.id) for m in sorted(memories, key=lambda m: m.id)}
+            written: list[Entry] = []
+            for memory in memories:
+                current = locked[memory.id]
+                if current is None:
+                    raise NotFound(f"Memory '{memory.id}' not found.")
+                written.extend(
+                    self._write_raw(w, actor, current, turns, vectors[memory.embd_id], now)
+                )
         return written
 
     def _write_raw(
         self,
+        w: Writer,
         actor: Principal,
         memory: Memory,
         turns: Sequence[TurnInput],
         vectors: NDArray[np.float32],
+        now: datetime,
     ) -> list[Entry]:
-        now = self.clock.now()
+        """Raw entries into a locked ``memory`` inside the caller's transaction."""
         dim = vectors.shape[1]
         new = [
             NewEntry(
@@ -110,29 +128,25 @@ class EntryService:
             )
             for t in turns
         ]
-        with self.store.write() as w:
-            locked = w.lock_memory(memory.id)
-            if locked is None:
-                raise NotFound(f"Memory '{memory.id}' not found.")
-            make_room(w, locked, sum(e.size_bytes for e in new), now)
-            ids = w.insert_entries(new, vectors, now)
-            for mid in ids:
-                w.audit(
-                    at=now,
-                    actor=actor.user_id,
-                    action=AuditAction.ENTRY_ADD,
+        make_room(w, memory, sum(e.size_bytes for e in new), now)
+        ids = w.insert_entries(new, vectors, now)
+        for mid in ids:
+            w.audit(
+                at=now,
+                actor=actor.user_id,
+                action=AuditAction.ENTRY_ADD,
+                memory_id=memory.id,
+                message_id=mid,
+            )
+            if memory.extracted_types:
+                w.enqueue_job(
+                    kind=JobKind.EXTRACTION,
+                    tenant_id=memory.tenant_id,
                     memory_id=memory.id,
                     message_id=mid,
+                    at=now,
                 )
-                if locked.extracted_types:
-                    w.enqueue_job(
-                        kind=JobKind.EXTRACTION,
-                        tenant_id=memory.tenant_id,
-                        memory_id=memory.id,
-                        message_id=mid,
-                        at=now,
-                    )
-            stored = w.get_entries(Scope.of(memory.id), ids)
+        stored = w.get_entries(Scope.of(memory.id), ids)
         return [stored[i] for i in ids]
 
     def list_messages(
