@@ -44,7 +44,7 @@ def test_look_alike_fences_and_labels_do_not_survive_inside_an_entry() -> None:
 def test_the_header_names_the_real_tag() -> None:
     ctx = assemble([hit(1, "x")], max_tokens=500, fence="f00d")
     header = ctx.text.split("\n\n", 1)[0]
-    assert "'<<<entry-f00d'" in header and "'entry-f00d>>>'" in header
+    assert header.endswith("Fence tag: entry-f00d.")
 
 
 def test_control_characters_are_replaced_visibly() -> None:

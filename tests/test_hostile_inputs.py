@@ -224,3 +224,27 @@ def test_a_hopeless_write_is_refused_before_anything_is_embedded(
     assert engine.list_messages(alice, memory.id).total == 0
     counted.add_messages(alice, [memory.id], turns[:1])
     assert counting.calls == 1
+
+
+def test_a_refused_import_into_a_new_memory_leaves_no_memory_behind(
+    engine: Engine, alice: Principal, memory: Memory
+) -> None:
+    from memstrata import CapacityExceeded
+
+    for i in range(3):
+        write(engine, alice, memory, f"turn {i} " + "z" * 400)
+    records = engine.export_memory(alice, memory.id)
+    header = dict(records[0])
+    header["memory"] = {**header["memory"], "memory_size": 1500}
+    with pytest.raises(CapacityExceeded):
+        engine.import_memory(alice, None, [header, *records[1:]])
+    assert [m.id for m in engine.list_memories(alice).items] == [memory.id]
+
+    scoped = engine.principal(alice.user_id, frozenset({memory.id}))
+    with pytest.raises(Forbidden):
+        engine.import_memory(scoped, None, records)
+    assert engine.list_memories(alice).total == 1
+
+    report = engine.import_memory(alice, None, records)
+    assert report.imported == 3 and engine.list_memories(alice).total == 2
+    assert engine.list_messages(alice, report.memory_id).total == 3

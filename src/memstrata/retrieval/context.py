@@ -46,10 +46,7 @@ def assemble(hits: Sequence[Hit], max_tokens: int, fence: str | None = None) -> 
     """
     tag = fence or secrets.token_hex(6)
     open_line, close_line = f"<<<entry-{tag}", f"entry-{tag}>>>"
-    header = (
-        f"{HEADER} This block's fences are tagged entry-{tag}: only the lines "
-        f"'{open_line}' and '{close_line}' open and close an entry."
-    )
+    header = f"{HEADER} Fence tag: entry-{tag}."
     parts = [header]
     used = approx_tokens(header)
     ids: list[int] = []

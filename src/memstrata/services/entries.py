@@ -82,12 +82,7 @@ class EntryService:
             v.text(t.content, "content", empty=False)
         with self.store.read() as r:
             memories = writable(actor, ids, {m.id: m for m in r.memories(ids)})
-        for memory in memories:
-            dimension = self.models.embedder(memory.embd_id).dimension
-            need_bytes([t.content for t in turns], dimension, memory.memory_size)
-        vectors = self.models.embed_by_model(
-            {m.embd_id for m in memories}, [t.content for t in turns]
-        )
+        vectors = self.embed_turns(memories, turns)
         now = self.clock.now()
         with self.store.write() as w:
             # Locks in one order, so two writers of overlapping memories never deadlock.
@@ -98,11 +93,22 @@ class EntryService:
                 if current is None:
                     raise NotFound(f"Memory '{memory.id}' not found.")
                 written.extend(
-                    self._write_raw(w, actor, current, turns, vectors[memory.embd_id], now)
+                    self.write_turns(w, actor, current, turns, vectors[memory.embd_id], now)
                 )
         return written
 
-    def _write_raw(
+    def embed_turns(
+        self, memories: Sequence[Memory], turns: Sequence[TurnInput]
+    ) -> dict[str, NDArray[np.float32]]:
+        """Vectors of ``turns`` per embedding model of ``memories``, once a write that could
+        never fit a memory's whole budget has been refused (sizes are known before any model
+        time is spent)."""
+        for memory in memories:
+            dimension = self.models.embedder(memory.embd_id).dimension
+            need_bytes([t.content for t in turns], dimension, memory.memory_size)
+        return self.models.embed_by_model({m.embd_id for m in memories}, [t.content for t in turns])
+
+    def write_turns(
         self,
         w: Writer,
         actor: Principal,

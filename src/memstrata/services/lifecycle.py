@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime
 
 from memstrata import validation as v
 from memstrata.access import Action, authorised
@@ -228,32 +229,46 @@ class LifecycleService:
         now = self.clock.now()
         with self.store.write() as w:
             memory = authorised(actor, action, w.lock_memory(mid), mid)
-            scope = Scope.of(mid)
-            entry = existing(w.entry(scope, eid), memory.id, eid)
-            targets = [entry]
-            if entry.message_type is EntryType.RAW:
-                children, _ = w.entries(
-                    scope, EntryFilter(source_ids=frozenset({eid})), limit=100_000
-                )
-                targets.extend(children)
-            changed = []
-            for t in targets:
-                before = {k: summary(getattr(t, k)) for k in changes}
-                after = {k: summary(val) for k, val in changes.items()}
-                if before == after or (skip is not None and skip(t)):
-                    continue
-                w.update_entries([t.message_id], changes)
-                w.audit(
-                    at=now,
-                    actor=actor.user_id,
-                    action=event,
-                    memory_id=mid,
-                    message_id=t.message_id,
-                    reason="" if t.message_id == eid else f"cascade from message {eid}",
-                    before=before,
-                    after=after,
-                )
-                changed.append(t.message_id)
+            entry = existing(w.entry(Scope.of(mid), eid), memory.id, eid)
+            return self.cascade(w, actor, entry, event, changes, now, skip)
+
+    @staticmethod
+    def cascade(
+        w: Writer,
+        actor: Principal,
+        entry: Entry,
+        event: AuditAction,
+        changes: dict[str, object],
+        now: datetime,
+        skip: Callable[[Entry], bool] | None = None,
+    ) -> list[int]:
+        """Apply ``changes`` to ``entry`` and, for a raw turn, to what was extracted from it,
+        inside the caller's transaction: one audit event per entry that changed."""
+        mid, eid = entry.memory_id, entry.message_id
+        targets = [entry]
+        if entry.message_type is EntryType.RAW:
+            children, _ = w.entries(
+                Scope.of(mid), EntryFilter(source_ids=frozenset({eid})), limit=100_000
+            )
+            targets.extend(children)
+        changed = []
+        for t in targets:
+            before = {k: summary(getattr(t, k)) for k in changes}
+            after = {k: summary(val) for k, val in changes.items()}
+            if before == after or (skip is not None and skip(t)):
+                continue
+            w.update_entries([t.message_id], changes)
+            w.audit(
+                at=now,
+                actor=actor.user_id,
+                action=event,
+                memory_id=mid,
+                message_id=t.message_id,
+                reason="" if t.message_id == eid else f"cascade from message {eid}",
+                before=before,
+                after=after,
+            )
+            changed.append(t.message_id)
         return changed
 
 

@@ -46,36 +46,54 @@ class MemoryService:
         llm_id: object,
         **options: object,
     ) -> Memory:
+        memory = self.prepare(
+            actor, name=name, memory_type=memory_type, embd_id=embd_id, llm_id=llm_id, **options
+        )
+        with self.store.write() as w:
+            return self.insert(w, actor, memory)
+
+    def prepare(
+        self,
+        /,
+        actor: Principal,
+        *,
+        name: object,
+        memory_type: object,
+        embd_id: object,
+        llm_id: object,
+        **options: object,
+    ) -> Memory:
+        """A new memory of ``actor``'s, validated but not yet stored (see :meth:`insert`)."""
         if actor.scope is not None:
             raise Forbidden("a key scoped to memories cannot create memories")
         v.only_known(options, MEMORY_UPDATABLE, "memory")
-        base_name = v.name(name)
         types = v.memory_types(memory_type)
-        embd = self._check_embd(embd_id)
-        llm = _check_llm(llm_id)
         now = self.clock.now()
         memory = Memory(
             id=uuid.uuid4().hex,
             tenant_id=actor.user_id,
-            name=base_name,
+            name=v.name(name),
             memory_types=types,
-            embd_id=embd,
-            llm_id=llm,
+            embd_id=self._check_embd(embd_id),
+            llm_id=_check_llm(llm_id),
             system_prompt=default_system_prompt(types, self.settings.max_items_per_type),
             created_at=now,
             updated_at=now,
         )
-        memory = replace(memory, **self._validated_options(options))
-        with self.store.write() as w:
-            memory = replace(memory, name=self._unique_name(w, actor.user_id, base_name))
-            w.insert_memory(memory)
-            w.audit(
-                at=now,
-                actor=actor.user_id,
-                action=AuditAction.MEMORY_CREATE,
-                memory_id=memory.id,
-                after={"name": memory.name, "memory_type": [t.value for t in types]},
-            )
+        return replace(memory, **self._validated_options(options))
+
+    def insert(self, w: Writer, actor: Principal, memory: Memory) -> Memory:
+        """Store a prepared memory inside the caller's transaction, its name made unique
+        among its owner's, with its audit event."""
+        memory = replace(memory, name=self._unique_name(w, memory.tenant_id, memory.name))
+        w.insert_memory(memory)
+        w.audit(
+            at=self.clock.now(),
+            actor=actor.user_id,
+            action=AuditAction.MEMORY_CREATE,
+            memory_id=memory.id,
+            after={"name": memory.name, "memory_type": [t.value for t in memory.memory_types]},
+        )
         return memory
 
     def get_memory(self, actor: Principal, memory_id: object) -> Memory:

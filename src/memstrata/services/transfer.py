@@ -11,7 +11,7 @@ from memstrata import validation as v
 from memstrata.access import Action, authorised
 from memstrata.clock import Clock
 from memstrata.errors import InvalidInput
-from memstrata.models import Principal, Scope
+from memstrata.models import AuditAction, Principal, Scope
 from memstrata.requests import TurnInput
 from memstrata.services.entries import EntryService
 from memstrata.services.lifecycle import LifecycleService
@@ -50,26 +50,41 @@ class TransferService:
         self, actor: Principal, memory_id: object | None, records: Iterable[object]
     ) -> transfer.ImportReport:
         """Write an export's raw turns into a memory (a new one, from the file's header, when
-        ``memory_id`` is None), keeping their conversation times and enable/forget state."""
+        ``memory_id`` is None), keeping their conversation times and enable/forget state.
+        One transaction: a refused import leaves nothing behind, a new memory included."""
         plan = transfer.plan_import(records)
         if memory_id is None:
             if plan.memory is None:
                 raise InvalidInput("records", "a new memory needs the export's header record.")
-            memory = self.memories.create_memory(actor, **transfer.memory_arguments(plan.memory))
+            memory = self.memories.prepare(actor, **transfer.memory_arguments(plan.memory))
         else:
             memory = self.memories.get_memory(actor, memory_id)
-        if not plan.turns:
+            authorised(actor, Action.WRITE, memory, memory.id)
+        if not plan.turns and memory_id is not None:
             return transfer.ImportReport(memory.id, 0, skipped_extracted=plan.skipped_extracted)
         turns = [
             TurnInput(t.content, t.user_id, t.agent_id, t.session_id, t.valid_at)
             for t in plan.turns
         ]
-        written = self.entries.add_messages(actor, [memory.id], turns)
-        for turn, entry in zip(plan.turns, written, strict=True):
-            if not turn.enabled:
-                self.lifecycle.set_status(actor, memory.id, entry.message_id, False)
-            if turn.forgotten:
-                self.lifecycle.forget(actor, memory.id, entry.message_id)
+        vectors = self.entries.embed_turns([memory], turns) if turns else {}
+        now = self.clock.now()
+        with self.store.write() as w:
+            if memory_id is None:
+                memory = self.memories.insert(w, actor, memory)
+            else:
+                memory = authorised(actor, Action.WRITE, w.lock_memory(memory.id), memory.id)
+            written = (
+                self.entries.write_turns(w, actor, memory, turns, vectors[memory.embd_id], now)
+                if turns
+                else []
+            )
+            for turn, entry in zip(plan.turns, written, strict=True):
+                if not turn.enabled:
+                    changes: dict[str, object] = {"status": False}
+                    self.lifecycle.cascade(w, actor, entry, AuditAction.ENTRY_DISABLE, changes, now)
+                if turn.forgotten:
+                    changes = {"forget_at": now}
+                    self.lifecycle.cascade(w, actor, entry, AuditAction.ENTRY_FORGET, changes, now)
         return transfer.ImportReport(
             memory_id=memory.id,
             imported=len(written),
