@@ -193,13 +193,28 @@ def key() -> None:
 @click.option("--user", "user_name", required=True, help="User name or id.")
 @click.option("--name", default="", help="A label for the key.")
 @click.option("--scope", multiple=True, help="Limit the key to this memory id (repeatable).")
+@click.option(
+    "--capability",
+    "capabilities",
+    multiple=True,
+    type=click.Choice(["read", "write", "manage"]),
+    help="Limit what the key may do (repeatable; default: everything).",
+)
 @data_dir_option
 @_fail_cleanly
-def key_create(user_name: str, name: str, scope: tuple[str, ...], data_dir: Path | None) -> None:
+def key_create(
+    user_name: str,
+    name: str,
+    scope: tuple[str, ...],
+    capabilities: tuple[str, ...],
+    data_dir: Path | None,
+) -> None:
     """Create a key and print it (it is shown only this once)."""
     with _engine(data_dir) as (engine, root):
         owner = _find_user(engine, root, user_name)
-        key_id, secret = engine.create_api_key(root, owner.id, name=name, scope=scope or None)
+        key_id, secret = engine.create_api_key(
+            root, owner.id, name=name, scope=scope or None, capabilities=capabilities or None
+        )
         click.echo(f"key id: {key_id}\nkey:    {secret}")
 
 

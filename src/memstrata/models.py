@@ -73,12 +73,27 @@ class User:
     created_at: datetime
 
 
+class Capability(enum.StrEnum):
+    """What an API key may do: ``read`` (search, context, list, get), ``write`` (turns,
+    entries, forget, restore, correct, enable) and ``manage`` (erase, delete, configure,
+    review, share, keys and teams)."""
+
+    READ = "read"
+    WRITE = "write"
+    MANAGE = "manage"
+
+
+#: Every capability: what a key created without a list may do.
+ALL_CAPABILITIES = frozenset(Capability)
+
+
 @dataclass(frozen=True)
 class Principal:
     """Who is calling: a user, the teams (tenants) they belong to, and an optional key scope.
 
     ``tenant_ids`` always contains the user's own tenant (its id). ``scope`` limits an API key
-    to listed memory ids; ``None`` means no limit.
+    to listed memory ids; ``None`` means no limit. ``capabilities`` limits what the key may do
+    (all of them unless the key was created with fewer).
     """
 
     user_id: str
@@ -86,6 +101,7 @@ class Principal:
     is_admin: bool = False
     scope: frozenset[str] | None = None
     name: str = ""
+    capabilities: frozenset[Capability] = ALL_CAPABILITIES
 
 
 @dataclass(frozen=True)
@@ -313,9 +329,11 @@ class Page(Generic[T]):
 
 
 __all__ = [
+    "ALL_CAPABILITIES",
     "ApiKey",
     "AuditAction",
     "AuditEvent",
+    "Capability",
     "Entry",
     "EntryType",
     "EraseReceipt",

@@ -52,7 +52,14 @@ def list_keys(engine: EngineDep, actor: Actor, user_id: str) -> Any:
 def create_key(engine: EngineDep, actor: Actor, user_id: str, body: NewKey | None = None) -> Any:
     fields = body or NewKey()
     name = v.optional_id_text(fields.name, "name")
-    key_id, key = engine.create_api_key(actor, user_id, name=name, scope=_scope(fields.scope))
+    key_id, key = engine.create_api_key(
+        actor,
+        user_id,
+        name=name,
+        scope=_scope(fields.scope),
+        # Any of read, write, manage (absent or null: all).
+        capabilities=fields.sent().get("capabilities"),
+    )
     found = next(k for k in engine.list_api_keys(actor, user_id) if k.id == key_id)
     return wire.envelope(wire.new_key_dict(found, key))
 

@@ -52,10 +52,19 @@ def list_users() -> Call[list[User]]:
 
 
 def create_api_key(
-    user_id: str, *, name: str = "", scope: Sequence[str] | None = None
+    user_id: str,
+    *,
+    name: str = "",
+    scope: Sequence[str] | None = None,
+    capabilities: Sequence[str] | None = None,
 ) -> Call[tuple[ApiKey, str]]:
-    """A new key for ``user_id``: its record and the key itself (shown only this once)."""
-    body = {"name": name, "scope": None if scope is None else list(scope)}
+    """A new key for ``user_id``: its record and the key itself (shown only this once);
+    ``capabilities``: any of ``read``, ``write``, ``manage`` (default: all)."""
+    body = {
+        "name": name,
+        "scope": None if scope is None else list(scope),
+        "capabilities": None if capabilities is None else list(capabilities),
+    }
     return Call("POST", f"/users/{user_id}/keys", wire.new_key_from_dict, json=body)
 
 

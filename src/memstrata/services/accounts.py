@@ -11,10 +11,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from memstrata import validation as v
-from memstrata.access import require_admin, require_self_or_admin
+from memstrata.access import require_admin, require_manage, require_self_or_admin
 from memstrata.clock import Clock, from_epoch
-from memstrata.errors import Conflict, Forbidden, KeyRevoked, NotFound, Unauthorized
-from memstrata.models import ApiKey, AuditAction, Principal, User
+from memstrata.errors import Conflict, Forbidden, InvalidInput, KeyRevoked, NotFound, Unauthorized
+from memstrata.models import ALL_CAPABILITIES, ApiKey, AuditAction, Capability, Principal, User
 from memstrata.store.base import Store
 
 
@@ -42,17 +42,24 @@ class AccountService:
             )
         return user
 
-    def principal(self, user_id: str, scope: frozenset[str] | None = None) -> Principal:
+    def principal(
+        self,
+        user_id: str,
+        scope: frozenset[str] | None = None,
+        capabilities: frozenset[Capability] = ALL_CAPABILITIES,
+    ) -> Principal:
         with self.store.read() as r:
             user = r.user(user_id)
             if user is None:
                 raise NotFound(f"User '{user_id}' not found.")
-            return Principal(user.id, r.teams_of(user.id), user.is_admin, scope, user.name)
+            teams = r.teams_of(user.id)
+        return Principal(user.id, teams, user.is_admin, scope, user.name, capabilities)
 
     def join_team(self, actor: Principal, tenant_id: str, user_id: str) -> None:
         """Add ``user_id`` to the team of ``tenant_id`` (its owner or an admin may)."""
         if actor.scope is not None or (actor.user_id != tenant_id and not actor.is_admin):
             raise Forbidden("only the team's owner or an admin may add members (unscoped key)")
+        require_manage(actor, "add team members")
         now = self.clock.now()
         with self.store.write() as w:
             if w.user(user_id) is None or w.user(tenant_id) is None:
@@ -67,14 +74,35 @@ class AccountService:
             )
 
     def create_api_key(
-        self, actor: Principal, user_id: str, *, name: str = "", scope: Sequence[str] | None = None
+        self,
+        actor: Principal,
+        user_id: str,
+        *,
+        name: str = "",
+        scope: Sequence[str] | None = None,
+        capabilities: object = None,
     ) -> tuple[str, str]:
-        """A new key for ``user_id``: returns (key id, the key). Only its hash is stored."""
+        """A new key for ``user_id``: returns (key id, the key). Only its hash is stored.
+        ``capabilities`` (``read``, ``write``, ``manage``; None: all) limits what it may do,
+        never beyond what the caller's own key may."""
         require_self_or_admin(actor, user_id, "create keys")
         scoped = None if scope is None else v.memory_ids(list(scope), "scope")
+        allowed = capability_set(capabilities)
+        beyond = (ALL_CAPABILITIES if allowed is None else allowed) - actor.capabilities
+        if beyond:
+            names = ", ".join(sorted(c.value for c in beyond))
+            raise Forbidden(f"a key cannot grant capabilities its creator lacks ({names})")
         key = "ms-" + secrets.token_urlsafe(32)
         key_id = uuid.uuid4().hex
-        self.register_api_key(actor.user_id, user_id, key, name=name, scope=scoped, key_id=key_id)
+        self.register_api_key(
+            actor.user_id,
+            user_id,
+            key,
+            name=name,
+            scope=scoped,
+            key_id=key_id,
+            capabilities=allowed,
+        )
         return key_id, key
 
     def register_api_key(
@@ -86,6 +114,7 @@ class AccountService:
         name: str = "",
         scope: Sequence[str] | None = None,
         key_id: str | None = None,
+        capabilities: frozenset[Capability] | None = None,
     ) -> str:
         """Store the hash of a key chosen elsewhere (for example an admin key from settings)."""
         key_id = key_id or uuid.uuid4().hex
@@ -102,6 +131,9 @@ class AccountService:
                     key_hash=hash_key(key),
                     name=name,
                     scope=None if scope is None else json.dumps(sorted(scope)),
+                    capabilities=None
+                    if capabilities is None
+                    else json.dumps(sorted(c.value for c in capabilities)),
                     at=now,
                 )
                 w.audit(
@@ -109,7 +141,11 @@ class AccountService:
                     actor=actor,
                     action=AuditAction.KEY_CREATE,
                     memory_id=None,
-                    after={"key": key_id, "user": user_id},
+                    after={
+                        "key": key_id,
+                        "user": user_id,
+                        **({} if capabilities is None else {"capabilities": sorted(capabilities)}),
+                    },
                 )
         return key_id
 
@@ -118,8 +154,14 @@ class AccountService:
             found = r.api_key(hash_key(key))
         if found is None:
             raise Unauthorized("Invalid API key.")
-        _, user_id, scope = found
-        return self.principal(user_id, None if scope is None else frozenset(json.loads(scope)))
+        _, user_id, scope, capabilities = found
+        return self.principal(
+            user_id,
+            None if scope is None else frozenset(json.loads(scope)),
+            ALL_CAPABILITIES
+            if capabilities is None
+            else frozenset(Capability(c) for c in json.loads(capabilities)),
+        )
 
     def add_user(self, actor: Principal, name: str, *, admin: bool = False) -> User:
         """Create a user on behalf of an administrator."""
@@ -174,6 +216,7 @@ class AccountService:
         """Remove ``user_id`` from a team (its owner, an admin, or the member themselves)."""
         if actor.scope is not None or actor.user_id not in (tenant_id, user_id):
             require_admin(actor, "remove team members")
+        require_manage(actor, "remove team members")
         now = self.clock.now()
         with self.store.write() as w:
             if user_id not in w.members_of(tenant_id):
@@ -218,6 +261,22 @@ class AccountService:
             if found is None:
                 raise
             return found
+
+
+def capability_set(value: object, field: str = "capabilities") -> frozenset[Capability] | None:
+    """Capabilities as sent (a list of names, or one comma-separated text); None: all."""
+    if value is None:
+        return None
+    names = value.split(",") if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple, set, frozenset)):
+        raise InvalidInput(field, f"{field} must be a list of: read, write, manage.")
+    known = {c.value for c in Capability}
+    wanted = [str(n).strip() for n in names]
+    unknown = [n for n in wanted if n not in known]
+    if unknown or not wanted:
+        what = f"unknown capability {unknown[0]!r}" if unknown else "no capability given"
+        raise InvalidInput(field, f"{field}: {what}; choose from read, write, manage.")
+    return frozenset(Capability(n) for n in wanted)
 
 
 def hash_key(key: str) -> str:

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from memstrata import validation as v
-from memstrata.access import Action, authorised, decide
+from memstrata.access import Action, authorised, decide, require_manage
 from memstrata.audit import summary
 from memstrata.clock import Clock
 from memstrata.errors import Forbidden, InvalidInput
@@ -66,6 +66,7 @@ class MemoryService:
         """A new memory of ``actor``'s, validated but not yet stored (see :meth:`insert`)."""
         if actor.scope is not None:
             raise Forbidden("a key scoped to memories cannot create memories")
+        require_manage(actor, "create memories")
         v.only_known(options, MEMORY_UPDATABLE, "memory")
         types = v.memory_types(memory_type)
         now = self.clock.now()

@@ -310,13 +310,14 @@ class Reader:
         )
         return [r[0] for r in rows]
 
-    def api_key(self, key_hash: str) -> tuple[str, str, str | None] | None:
-        """(key id, user id, scope json) of a live key with this hash."""
+    def api_key(self, key_hash: str) -> tuple[str, str, str | None, str | None] | None:
+        """(key id, user id, scope json, capabilities json) of a live key with this hash."""
         rows = self.conn.execute(
-            "SELECT id, user_id, scope FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+            "SELECT id, user_id, scope, capabilities FROM api_keys "
+            "WHERE key_hash = ? AND revoked_at IS NULL",
             [key_hash],
         )
-        return (rows[0][0], rows[0][1], rows[0][2]) if rows else None
+        return (rows[0][0], rows[0][1], rows[0][2], rows[0][3]) if rows else None
 
     def key_revoked(self, key_hash: str) -> bool:
         """Whether a key with this hash exists and was revoked."""

@@ -353,11 +353,13 @@ class Writer(Reader):
         name: str,
         scope: str | None,
         at: datetime,
+        capabilities: str | None = None,
     ) -> None:
+        """A key's row: ``scope`` and ``capabilities`` are JSON lists (None: no limit)."""
         self.conn.execute(
-            "INSERT INTO api_keys (id, user_id, key_hash, name, scope, created_at) "
-            "VALUES (?,?,?,?,?,?)",
-            [key_id, user_id, key_hash, name, scope, to_epoch(at)],
+            "INSERT INTO api_keys (id, user_id, key_hash, name, scope, capabilities, created_at) "
+            "VALUES (?,?,?,?,?,?,?)",
+            [key_id, user_id, key_hash, name, scope, capabilities, to_epoch(at)],
         )
 
     def revoke_api_key(self, key_id: str, at: datetime) -> bool:

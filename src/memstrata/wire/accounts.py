@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memstrata.models import ApiKey, AuditEvent, Principal, User
+from memstrata.models import ALL_CAPABILITIES, ApiKey, AuditEvent, Capability, Principal, User
 from memstrata.wire.envelope import Json
 from memstrata.wire.times import iso, parse_time, required_time
 
@@ -47,24 +47,28 @@ def key_from_dict(d: Mapping[str, Any]) -> ApiKey:
 
 
 def principal_dict(p: Principal) -> Json:
-    """The caller (``/users/me``): user, teams and key scope."""
+    """The caller (``/users/me``): user, teams, key scope and what the key may do."""
     return {
         "id": p.user_id,
         "name": p.name,
         "is_admin": p.is_admin,
         "tenant_ids": sorted(p.tenant_ids),
         "scope": None if p.scope is None else sorted(p.scope),
+        "capabilities": sorted(c.value for c in p.capabilities),
     }
 
 
 def principal_from_dict(d: Mapping[str, Any]) -> Principal:
-    scope = d.get("scope")
+    scope, capabilities = d.get("scope"), d.get("capabilities")
     return Principal(
         user_id=d["id"],
         tenant_ids=frozenset(d["tenant_ids"]),
         is_admin=bool(d["is_admin"]),
         scope=None if scope is None else frozenset(scope),
         name=d.get("name", ""),
+        capabilities=ALL_CAPABILITIES
+        if capabilities is None
+        else frozenset(Capability(c) for c in capabilities),
     )
 
 

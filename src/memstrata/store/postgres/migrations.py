@@ -337,4 +337,9 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         "(memory_id, session_id, user_id, agent_id, valid_at, message_id);",
     ),
     (6, "stored document length for BM25", _DOCUMENT_LENGTH),
+    (
+        7,
+        "what an API key may do (NULL: everything)",
+        "ALTER TABLE api_keys ADD COLUMN capabilities text;",
+    ),
 )

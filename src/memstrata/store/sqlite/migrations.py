@@ -213,4 +213,9 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         );
         """,
     ),
+    (
+        6,
+        "what an API key may do (NULL: everything)",
+        "ALTER TABLE api_keys ADD COLUMN capabilities TEXT;",
+    ),
 )
