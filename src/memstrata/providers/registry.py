@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from memstrata.errors import InvalidInput
 from memstrata.providers.base import ChatModel, Embedder
+from memstrata.providers.batching import BatchingEmbedder
 from memstrata.settings import ProviderConfig, normalise_provider
 
 BUILTIN = "builtin"
@@ -114,15 +115,17 @@ class ModelRegistry:
 
 
 def _local_default() -> Embedder:
+    """The local model; concurrent calls share one model call (:mod:`.batching`)."""
     from memstrata.providers.local import LocalEmbedder
 
-    return LocalEmbedder()
+    return BatchingEmbedder(LocalEmbedder())
 
 
 def _openai_embedder(name: str, config: ProviderConfig) -> Embedder:
+    """An OpenAI-compatible endpoint; concurrent calls share one request."""
     from memstrata.providers.openai_compat import OpenAIEmbedder
 
-    return OpenAIEmbedder(name, config)
+    return BatchingEmbedder(OpenAIEmbedder(name, config))
 
 
 def _openai_chat(timeout: float | None) -> Callable[[str, ProviderConfig], ChatModel]:
