@@ -15,6 +15,7 @@ service                operations
 ``AccountService``     users, teams, API keys, authentication
 ``ActivityService``    audit log, jobs, extraction costs
 ``TransferService``    export and import
+``CurationService``    bulk changes with a dry run, the review queue, entries over time
 =====================  ===========================================================
 """
 
@@ -35,6 +36,7 @@ from memstrata.retrieval.search import SearchService
 from memstrata.retrieval.usage import UsageRecorder
 from memstrata.services.accounts import AccountService
 from memstrata.services.activity import ActivityService
+from memstrata.services.curation import CurationService
 from memstrata.services.entries import EntryService
 from memstrata.services.lifecycle import LifecycleService
 from memstrata.services.memories import MemoryService
@@ -85,6 +87,7 @@ class Engine:
         self._transfer = TransferService(
             store, clock_, self._memories, self._entries, self._lifecycle
         )
+        self._curation = CurationService(store, clock_, self._lifecycle)
 
     @classmethod
     def open(cls, data_dir: str | Path = "data", **kwargs: Any) -> Engine:
@@ -165,6 +168,11 @@ class Engine:
     extraction_costs = _via("_activity", ActivityService.extraction_costs)
     export_memory = _via("_transfer", TransferService.export_memory)
     import_memory = _via("_transfer", TransferService.import_memory)
+
+    # --- curation
+    bulk = _via("_curation", CurationService.bulk)
+    review_queue = _via("_curation", CurationService.review_queue)
+    timeline = _via("_curation", CurationService.timeline)
 
 
 __all__ = ["Engine", "MessagePage", "SearchRequest", "TurnInput"]

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from memstrata import validation as v
 from memstrata.access import Action, authorised, readable, writable
 from memstrata.clock import Clock
+from memstrata.curation import MessageFilter
 from memstrata.errors import InvalidInput, NotFound
 from memstrata.models import (
     AuditAction,
@@ -163,25 +164,37 @@ class EntryService:
         agent_ids: Sequence[str] | None = None,
         keywords: str | None = None,
         trust: object = None,
+        user_id: object = None,
+        session_id: object = None,
+        types: object = None,
+        status: object = None,
+        forgotten: object = None,
         page: int = 1,
         page_size: int = 50,
     ) -> MessagePage:
-        """Raw entries newest first (session id substring match on ``keywords``; ``trust``:
-        only turns in these trust states), each with the current entries extracted from it
-        and its extraction job."""
+        """Raw entries newest first, each with the current entries extracted from it and its
+        extraction job. Filters (None: any): ``agent_ids``; ``keywords``, a session id
+        substring; exact ``user_id`` and ``session_id``; ``types``, turns with a current
+        extract of these types; ``status`` enabled or not; ``trust`` states; ``forgotten``."""
         mid = v.memory_id(memory_id)
-        trusts = v.trust_states(trust)
+        wanted = turns_filter(
+            message_filter(
+                agent_ids=agent_ids,
+                keywords=keywords,
+                trust=trust,
+                user_id=user_id,
+                session_id=session_id,
+                types=types,
+                status=status,
+                forgotten=forgotten,
+            )
+        )
         with self.store.read() as r:
             memory = authorised(actor, Action.READ, r.memory(mid), mid)
             scope = Scope.of(memory.id)
             raw, total = r.entries(
                 scope,
-                EntryFilter(
-                    types=frozenset({EntryType.RAW}),
-                    agent_ids=frozenset(agent_ids) if agent_ids else None,
-                    session_contains=keywords or None,
-                    trust=trusts,
-                ),
+                wanted,
                 order="valid",
                 limit=page_size,
                 offset=(v.page(page) - 1) * page_size,
@@ -265,3 +278,56 @@ def versions(r: Reader, scope: Scope, entry: Entry) -> list[Entry]:
             seen[linked.message_id] = linked
             frontier.append(linked)
     return sorted(seen.values(), key=lambda e: e.message_id)
+
+
+def message_filter(
+    *,
+    agent_ids: object = None,
+    keywords: object = None,
+    trust: object = None,
+    user_id: object = None,
+    session_id: object = None,
+    types: object = None,
+    status: object = None,
+    forgotten: object = None,
+) -> MessageFilter:
+    """The Messages filters from an adapter's values, each checked (naming its field);
+    empty text and empty lists filter nothing."""
+    return MessageFilter(
+        agent_ids=_agents(agent_ids),
+        session_contains=v.optional_id_text(keywords, "keywords") or None,
+        session_id=v.optional_id_text(session_id, "session_id") or None,
+        user_id=v.optional_id_text(user_id, "user_id") or None,
+        types=v.entry_types(types) or None,
+        status=None if status is None else v.boolean(status, "status"),
+        trust=v.trust_states(trust),
+        forgotten=None if forgotten is None else v.boolean(forgotten, "forgotten"),
+    )
+
+
+def turns_filter(f: MessageFilter) -> EntryFilter:
+    """The raw turns ``f`` selects, as the store filters them."""
+    return EntryFilter(
+        types=frozenset({EntryType.RAW}),
+        agent_ids=f.agent_ids,
+        session_contains=f.session_contains,
+        session_id=f.session_id,
+        user_id=f.user_id,
+        extracted_types=f.types,
+        enabled_only=f.status is True,
+        disabled_only=f.status is False,
+        trust=f.trust,
+        hide_forgotten=f.forgotten is False,
+        forgotten_only=f.forgotten is True,
+    )
+
+
+def _agents(value: object) -> frozenset[str] | None:
+    if value is None:
+        return None
+    listed = [value] if isinstance(value, str) else value
+    if not isinstance(listed, (list, tuple, set, frozenset)) or not all(
+        isinstance(a, str) for a in listed
+    ):
+        raise InvalidInput("agent_id", "agent_id must be a list of strings.")
+    return frozenset(v.optional_id_text(a, "agent_id") for a in listed if a) or None

@@ -30,12 +30,18 @@ class EntryFilter:
     message_ids: frozenset[int] | None = None
     source_ids: frozenset[int] | None = None
     enabled_only: bool = False
+    disabled_only: bool = False
     hide_forgotten: bool = False
+    forgotten_only: bool = False
     hide_rejected: bool = False
     trust: frozenset[Trust] | None = None
     current_only: bool = True
     valid_on: datetime | None = None
     as_of: datetime | None = None
+    extracted_types: frozenset[EntryType] | None = None
+    """Entries from which a current entry of one of these types was extracted."""
+    recorded_since: datetime | None = None
+    recorded_before: datetime | None = None
 
     @classmethod
     def retrieval(
@@ -84,6 +90,7 @@ def where_clause(scope: Scope, f: EntryFilter, alias: str = "e") -> tuple[str, l
 
     _identity_terms(add, p, scope, f)
     _state_terms(add, p, f)
+    _time_terms(add, p, f)
     return " AND ".join(sql), params
 
 
@@ -109,11 +116,21 @@ def _identity_terms(add: Adder, p: str, scope: Scope, f: EntryFilter) -> None:
         _in(add, f"{p}message_id", f.message_ids)
     if f.source_ids is not None:
         _in(add, f"{p}source_id", f.source_ids)
+    if f.extracted_types is not None:
+        kinds = sorted(t.value for t in f.extracted_types)
+        add(
+            "EXISTS (SELECT 1 FROM entries sub WHERE sub.source_id = "
+            f"{p}message_id AND sub.retired_at IS NULL "
+            f"AND sub.message_type IN ({_marks(len(kinds))}))",
+            *kinds,
+        )
 
 
 def _state_terms(add: Adder, p: str, f: EntryFilter) -> None:
     if f.enabled_only:
         add(f"{p}status = 1")
+    if f.disabled_only:
+        add(f"{p}status = 0")
     if f.hide_rejected:
         add(f"{p}trust <> 'rejected'")
     if f.trust is not None:
@@ -130,6 +147,15 @@ def _state_terms(add: Adder, p: str, f: EntryFilter) -> None:
             add(f"({p}retired_at IS NULL OR {p}retired_at > ?)", t)
         if f.hide_forgotten:
             add(f"({p}forget_at IS NULL OR {p}forget_at > ?)", t)
+    if f.forgotten_only:
+        add(f"{p}forget_at IS NOT NULL")
+
+
+def _time_terms(add: Adder, p: str, f: EntryFilter) -> None:
+    if f.recorded_since is not None:
+        add(f"{p}recorded_at >= ?", to_epoch(f.recorded_since))
+    if f.recorded_before is not None:
+        add(f"{p}recorded_at < ?", to_epoch(f.recorded_before))
     if f.valid_on is not None:
         v = to_epoch(f.valid_on)
         add(f"{p}valid_at <= ?", v)

@@ -151,6 +151,43 @@ class Reader:
     def entry(self, scope: Scope, message_id: int) -> Entry | None:
         return self.get_entries(scope, [message_id]).get(message_id)
 
+    def oldest_entries(
+        self, scope: Scope, f: EntryFilter, *, limit: int = 30, offset: int = 0
+    ) -> tuple[list[Entry], int]:
+        """Entries of ``scope`` passing ``f``, oldest first (in the order the store learned
+        them), and how many pass."""
+        if not scope:
+            return [], 0
+        where, params = where_clause(scope, f)
+        total = self.conn.execute(f"SELECT count(*) FROM entries e WHERE {where}", params)[0][0]
+        rows = self.conn.execute(
+            f"SELECT {_ENTRY_SELECT} FROM entries e WHERE {where} "
+            "ORDER BY e.message_id LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+        return [entry_from_row(r) for r in rows], int(total)
+
+    def entry_ids(self, scope: Scope, f: EntryFilter) -> list[int]:
+        """The ids of every entry of ``scope`` passing ``f``, ascending."""
+        if not scope:
+            return []
+        where, params = where_clause(scope, f)
+        rows = self.conn.execute(
+            f"SELECT e.message_id FROM entries e WHERE {where} ORDER BY e.message_id", params
+        )
+        return [int(r[0]) for r in rows]
+
+    def type_counts(self, scope: Scope, f: EntryFilter) -> dict[EntryType, int]:
+        """How many entries of ``scope`` pass ``f``, per type (types without any left out)."""
+        if not scope:
+            return {}
+        where, params = where_clause(scope, f)
+        rows = self.conn.execute(
+            f"SELECT e.message_type, count(*) FROM entries e WHERE {where} GROUP BY e.message_type",
+            params,
+        )
+        return {EntryType(r[0]): int(r[1]) for r in rows}
+
     def neighbours(
         self, scope: Scope, ids: Iterable[int], f: EntryFilter, span: int
     ) -> dict[int, tuple[tuple[int, ...], ...]]:
