@@ -163,7 +163,7 @@ def message_filter_from_dict(d: Mapping[str, Any]) -> MessageFilter:
     """A filter from :func:`message_filter_dict`'s shape; each value is checked, naming it."""
     unknown = sorted(set(d) - _FILTER_KEYS)
     if unknown:
-        raise InvalidInput(f"filter.{unknown[0]}", f"Unknown filter field '{unknown[0]}'.")
+        raise InvalidInput(f"filter.{unknown[0]}", f"Unknown filter field 'filter.{unknown[0]}'.")
     agents = d.get("agent_id")
     if isinstance(agents, str):
         agents = [agents]

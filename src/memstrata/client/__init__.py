@@ -13,7 +13,8 @@
 Each operation is written once, as a function that describes its request and how to read the
 answer (a :class:`Call`): memories in :mod:`memstrata.client.memories`, messages in
 :mod:`~memstrata.client.messages`, accounts and the audit log in
-:mod:`~memstrata.client.accounts`. Answers are read by the pairs of :mod:`memstrata.wire`, the
+:mod:`~memstrata.client.accounts`, bulk changes, the review queue and the timeline in
+:mod:`~memstrata.client.curation`. Answers are read by the pairs of :mod:`memstrata.wire`, the
 same shapes the server writes. :class:`Client` and :class:`AsyncClient`
 (:mod:`~memstrata.client.shells`) send them. An error envelope raises the exception the engine
 would have raised (``NotFound``, ``InvalidInput`` with its field, ``Unauthorized``...).
@@ -37,6 +38,7 @@ from memstrata.client.accounts import (  # noqa: F401
     team_members,
 )
 from memstrata.client.call import Call
+from memstrata.client.curation import bulk, review_queue, timeline  # noqa: F401
 from memstrata.client.memories import (  # noqa: F401
     create_memory,
     delete_memory,

@@ -14,7 +14,7 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 import httpx
 
 from memstrata import wire
-from memstrata.client import accounts, memories, messages
+from memstrata.client import accounts, curation, memories, messages
 from memstrata.client.call import Call, query
 from memstrata.errors import MemstrataError
 
@@ -161,6 +161,9 @@ class Client(_Base):
     join_team = _sync(accounts.join_team)
     team_members = _sync(accounts.team_members)
     leave_team = _sync(accounts.leave_team)
+    bulk = _sync(curation.bulk)
+    review_queue = _sync(curation.review_queue)
+    timeline = _sync(curation.timeline)
 
 
 class AsyncClient(_Base):
@@ -224,6 +227,9 @@ class AsyncClient(_Base):
     join_team = _async(accounts.join_team)
     team_members = _async(accounts.team_members)
     leave_team = _async(accounts.leave_team)
+    bulk = _async(curation.bulk)
+    review_queue = _async(curation.review_queue)
+    timeline = _async(curation.timeline)
 
 
 #: Every operation both clients offer (a test checks that the shells list exactly these).
@@ -261,6 +267,9 @@ OPERATIONS = (
     "join_team",
     "team_members",
     "leave_team",
+    "bulk",
+    "review_queue",
+    "timeline",
 )
 
 __all__ = ["OPERATIONS", "AsyncClient", "Client"]

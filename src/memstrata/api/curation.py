@@ -1,0 +1,116 @@
+"""Curation routes: bulk changes with a dry run, the review queue and entries over time."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from pydantic import Field
+
+from memstrata import curation, wire
+from memstrata import validation as v
+from memstrata.api import params
+from memstrata.api.bodies import Lenient
+from memstrata.api.deps import Actor, EngineDep
+from memstrata.errors import InvalidInput
+
+router = APIRouter(tags=["curation"])
+
+Text = Annotated[str | None, Query()]
+
+_FILTER = {
+    "type": "object",
+    "properties": {
+        "agent_id": {"type": "array", "items": {"type": "string"}},
+        "keywords": {"type": "string"},
+        "session_id": {"type": "string"},
+        "user_id": {"type": "string"},
+        "message_type": {"type": "array", "items": {"type": "string"}},
+        "status": {"type": "boolean"},
+        "trust": {"type": "array", "items": {"type": "string"}},
+        "forgotten": {"type": "boolean"},
+    },
+}
+
+
+def _field(schema: dict[str, Any], description: str) -> Any:
+    return Field(None, description=description, json_schema_extra=schema)
+
+
+class Bulk(Lenient):
+    action: Any = _field(
+        {"enum": [a.value for a in curation.BulkAction]}, "What to do to each selected entry."
+    )
+    message_ids: Any = _field(
+        {"type": "array", "items": {"type": "integer"}}, "The entries to change (or a filter)."
+    )
+    filter: Any = _field(
+        _FILTER,
+        "Every raw turn these Messages filters select (or message_ids); `{}` selects all.",
+    )
+    dry_run: Any = _field({"type": "boolean"}, "Count only, change nothing (default true).")
+    reason: Any = _field({"type": "string"}, "Why, for the audit log (erase).")
+
+
+@router.post(
+    "/memories/{memory_id}/bulk",
+    summary="Disable, enable, forget, restore or erase many entries (a dry run by default)",
+)
+def bulk(engine: EngineDep, actor: Actor, memory_id: str, body: Bulk | None = None) -> Any:
+    fields = body or Bulk()
+    fields.require("action")
+    selected = None
+    if fields.filter is not None:
+        if not isinstance(fields.filter, dict):
+            raise InvalidInput("filter", "filter must be an object of Messages filters.")
+        selected = curation.message_filter_from_dict(fields.filter)
+    ids = fields.message_ids
+    if ids is not None and not isinstance(ids, list):
+        raise InvalidInput("message_ids", "message_ids must be a list of message ids.")
+    reason = "" if fields.reason is None else v.text(fields.reason, "reason", limit=1024)
+    result = engine.bulk(
+        actor,
+        params.path_memory_id(memory_id),
+        fields.action,
+        message_ids=ids,
+        filter=selected,
+        dry_run=True if fields.dry_run is None else fields.dry_run,
+        reason=reason,
+    )
+    return wire.envelope(curation.bulk_result_dict(result))
+
+
+@router.get(
+    "/memories/{memory_id}/review",
+    summary="Extracted entries waiting for review, oldest first, with their source turns",
+)
+def review_queue(
+    engine: EngineDep, actor: Actor, memory_id: str, page: Text = None, page_size: Text = None
+) -> Any:
+    found = engine.review_queue(
+        actor,
+        params.path_memory_id(memory_id),
+        page=params.page(page),
+        page_size=params.size(page_size, params.FALLBACK_SIZE),
+    )
+    return wire.envelope(curation.review_page_dict(found))
+
+
+@router.get(
+    "/memories/{memory_id}/timeline",
+    summary="Entries the memory holds per type, by the hour, day or week they were recorded",
+)
+def timeline(
+    engine: EngineDep, actor: Actor, memory_id: str, bucket: Text = None, buckets: Text = None
+) -> Any:
+    count = 30 if buckets is None else _integer(buckets, "buckets")
+    found = engine.timeline(
+        actor, params.path_memory_id(memory_id), bucket=bucket or "day", buckets=count
+    )
+    return wire.envelope(curation.timeline_dict(found))
+
+
+def _integer(value: str, field: str) -> int:
+    if not (value.isascii() and value.strip().isdigit()):
+        raise InvalidInput(field, f"{field} must be an integer.")
+    return int(value)
