@@ -15,6 +15,7 @@ service                operations
 ``AccountService``     users, teams, API keys, authentication
 ``ActivityService``    audit log, jobs, extraction costs
 ``TransferService``    export and import
+``StatementService``   entries agents state directly (reconciled), a turn's task status
 ``CurationService``    bulk changes with a dry run, the review queue, entries over time
 =====================  ===========================================================
 """
@@ -40,6 +41,7 @@ from memstrata.services.curation import CurationService
 from memstrata.services.entries import EntryService
 from memstrata.services.lifecycle import LifecycleService
 from memstrata.services.memories import MemoryService
+from memstrata.services.statements import StatementService
 from memstrata.services.transfer import TransferService
 from memstrata.settings import Settings
 from memstrata.store.base import Store
@@ -84,6 +86,7 @@ class Engine:
         self._search = SearchService(store, models_, clock_, self.settings, self.usage)
         self._accounts = AccountService(store, clock_)
         self._activity = ActivityService(store, self._memories)
+        self._statements = StatementService(store, models_, clock_)
         self._transfer = TransferService(
             store, clock_, self._memories, self._entries, self._lifecycle
         )
@@ -141,6 +144,10 @@ class Engine:
     review = _via("_lifecycle", LifecycleService.review)
     correct = _via("_lifecycle", LifecycleService.correct)
     erase = _via("_lifecycle", LifecycleService.erase)
+
+    # --- what agents state directly, and the extraction job of a turn
+    add_entries = _via("_statements", StatementService.add_entries)
+    task_status = _via("_statements", StatementService.task_status)
 
     # --- search
     search = _via("_search", SearchService.search)

@@ -62,6 +62,47 @@ class SearchRequest:
     """Only entries in these trust states (None: any but rejected; rejected is never found)."""
 
 
+@dataclass(frozen=True)
+class EntryInput:
+    """An entry an agent states directly (origin ``manual``): its text, its type (one the
+    memory extracts: semantic, episodic or procedural) and when it holds (default: from now,
+    open-ended). Reconciled like extraction's output (see ``Engine.add_entries``)."""
+
+    content: str
+    message_type: EntryType | str = EntryType.SEMANTIC
+    valid_at: datetime | str | None = None
+    invalid_at: datetime | str | None = None
+
+
+@dataclass(frozen=True)
+class EntryOutcome:
+    """What became of one stated entry: ``action`` is ``add``, ``supersede`` (``target``
+    retired in its favour), ``duplicate`` (``target`` already says it; no row added) or
+    ``suppress`` (``target`` is a rejected entry that says it; dropped). ``message_id`` is
+    the entry that now holds the fact (none when suppressed)."""
+
+    index: int
+    action: str
+    message_id: int | None
+    target: int | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class AddedEntries:
+    """The result of ``Engine.add_entries``: one outcome per stated entry, in order, and
+    notes on how they were decided (a judgement made without a chat model, say)."""
+
+    memory_id: str
+    outcomes: tuple[EntryOutcome, ...]
+    notes: tuple[str, ...] = ()
+
+    def counts(self) -> dict[str, int]:
+        """How many entries met each outcome."""
+        actions = ("add", "supersede", "duplicate", "suppress")
+        return {a: sum(o.action == a for o in self.outcomes) for a in actions}
+
+
 #: Memory fields a caller may set at creation or change later (RAGFlow's update body).
 MEMORY_UPDATABLE = (
     "name",
@@ -84,6 +125,9 @@ __all__ = [
     "DEFAULT_SIMILARITY_THRESHOLD",
     "DEFAULT_TOP_N",
     "MEMORY_UPDATABLE",
+    "AddedEntries",
+    "EntryInput",
+    "EntryOutcome",
     "MessagePage",
     "SearchRequest",
     "TurnInput",

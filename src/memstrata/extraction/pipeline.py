@@ -28,8 +28,8 @@ from memstrata.extraction.reconcile import (
     Decision,
     Thresholds,
     plan,
+    repeats_earlier,
     resolve,
-    same_statement,
 )
 from memstrata.jobs import Commit, JobContext, JobResult
 from memstrata.models import Entry, Memory, Outcome, Scope
@@ -139,8 +139,12 @@ class Extraction:
         vectors: NDArray[np.float32],
     ) -> list[Planned]:
         planned: list[Planned] = []
+
+        def cosine(a: int, b: int) -> float:
+            return float(vectors[a] @ vectors[b])
+
         for i, candidate in enumerate(candidates):
-            if self._repeats_earlier(i, candidates, vectors):
+            if repeats_earlier(i, candidates, cosine, self.thresholds):
                 ctx.log(f"{candidate.type.value}: item {i + 1} repeats an earlier item; dropped")
                 continue
             with self.store.read() as r:
@@ -155,19 +159,6 @@ class Extraction:
             ctx.log(item.log_line())
             planned.append(item)
         return planned
-
-    def _repeats_earlier(
-        self, i: int, candidates: Sequence[Candidate], vectors: NDArray[np.float32]
-    ) -> bool:
-        """Whether item ``i`` says what an earlier item of its type in the reply said."""
-        c = candidates[i]
-        return any(
-            candidates[j].type is c.type
-            and same_statement(
-                c.content, candidates[j].content, float(vectors[j] @ vectors[i]), self.thresholds
-            )
-            for j in range(i)
-        )
 
     def _judge(
         self, ctx: JobContext, chat: ChatModel, candidate: Candidate, decision: Decision

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -145,6 +145,22 @@ def same_statement(
     if fold(a) == fold(b):
         return True
     return similarity >= thresholds.same and key_terms(a) == key_terms(b)
+
+
+def repeats_earlier(
+    i: int,
+    candidates: Sequence[Candidate],
+    similarity: Callable[[int, int], float],
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> bool:
+    """Whether candidate ``i`` says what an earlier one of its type said (``similarity(j, i)``
+    is the cosine of candidates ``j`` and ``i``)."""
+    c = candidates[i]
+    return any(
+        candidates[j].type is c.type
+        and same_statement(c.content, candidates[j].content, similarity(j, i), thresholds)
+        for j in range(i)
+    )
 
 
 def _by_similarity(entries: Sequence[Neighbour]) -> list[Neighbour]:
