@@ -343,3 +343,19 @@ def test_the_timeline_refuses_odd_buckets(engine: Engine, alice: Principal, mem:
         with pytest.raises(InvalidInput) as refused:
             engine.timeline(alice, mem.id, **kwargs)  # type: ignore[arg-type]
         assert refused.value.field == field
+
+
+def test_bulk_verdicts_are_reviews(
+    engine: Engine, alice: Principal, bob: Principal, mem: Memory
+) -> None:
+    raw = turn(engine, alice, mem, "facts")
+    a, b, c = (extract(engine, raw, f"lisbon fact {i}") for i in range(3))
+    engine.review(alice, mem.id, b, "rejected")
+    done = engine.bulk(alice, mem.id, "reject", message_ids=[a, b], dry_run=False, reason="wrong")
+    assert done.count == 2 and done.changed == (a,)  # b was rejected already
+    assert found(engine, alice, mem, "lisbon fact") == {raw.message_id, c}
+    assert [i.entry.message_id for i in engine.review_queue(alice, mem.id).items] == [c]
+    engine.bulk(alice, mem.id, "confirm", message_ids=[c], dry_run=False)
+    assert engine.review_queue(alice, mem.id).total == 0
+    rejects = engine.audit_log(alice, memory_id=mem.id, action="entry.reject").items
+    assert sorted((e.message_id, e.reason) for e in rejects) == [(a, "wrong"), (b, "")]

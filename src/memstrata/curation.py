@@ -2,9 +2,9 @@
 entries over time, and their JSON shapes both ways (the REST API writes them, the SDK reads
 them). Pure: the operations themselves are :mod:`memstrata.services.curation`'s.
 
-A bulk change selects raw turns of one memory, by id or by a :class:`MessageFilter` (the
-filters of the Messages page), and disables, enables, forgets, restores or erases each through
-the same lifecycle rules and audit events as one at a time. A dry run (the default) changes
+A bulk change selects entries of one memory by id, or raw turns by a :class:`MessageFilter`
+(the filters of the Messages page), and disables, enables, forgets, restores, confirms,
+rejects or erases each through the same lifecycle rules and audit events as one at a time. A dry run (the default) changes
 nothing and says how many it would touch.
 """
 
@@ -30,6 +30,8 @@ class BulkAction(enum.StrEnum):
     ENABLE = "enable"
     FORGET = "forget"
     RESTORE = "restore"
+    CONFIRM = "confirm"
+    REJECT = "reject"
     ERASE = "erase"
 
 

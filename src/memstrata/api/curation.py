@@ -49,12 +49,12 @@ class Bulk(Lenient):
         "Every raw turn these Messages filters select (or message_ids); `{}` selects all.",
     )
     dry_run: Any = _field({"type": "boolean"}, "Count only, change nothing (default true).")
-    reason: Any = _field({"type": "string"}, "Why, for the audit log (erase).")
+    reason: Any = _field({"type": "string"}, "Why, for the audit log (confirm, reject, erase).")
 
 
 @router.post(
     "/memories/{memory_id}/bulk",
-    summary="Disable, enable, forget, restore or erase many entries (a dry run by default)",
+    summary="Change many entries at once (a dry run by default)",
 )
 def bulk(engine: EngineDep, actor: Actor, memory_id: str, body: Bulk | None = None) -> Any:
     fields = body or Bulk()

@@ -19,8 +19,8 @@ def bulk(
     dry_run: bool = True,
     reason: str = "",
 ) -> Call[BulkResult]:
-    """Disable, enable, forget, restore or erase the entries ``message_ids`` names, or every
-    raw turn ``filter`` selects; a dry run (the default) only counts them."""
+    """Disable, enable, forget, restore, confirm, reject or erase the entries ``message_ids``
+    names, or every raw turn ``filter`` selects; a dry run (the default) only counts them."""
     body: dict[str, object] = {"action": action, "dry_run": dry_run, "reason": reason}
     if message_ids is not None:
         body["message_ids"] = list(message_ids)

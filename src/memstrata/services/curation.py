@@ -39,6 +39,8 @@ NEEDS = {
     BulkAction.ENABLE: Action.WRITE,
     BulkAction.FORGET: Action.WRITE,
     BulkAction.RESTORE: Action.WRITE,
+    BulkAction.CONFIRM: Action.REVIEW,
+    BulkAction.REJECT: Action.REVIEW,
     BulkAction.ERASE: Action.ERASE,
 }
 #: Extracted entries waiting for a verdict.
@@ -68,10 +70,11 @@ class CurationService:
         dry_run: object = True,
         reason: str = "",
     ) -> BulkResult:
-        """Disable, enable, forget, restore or erase the entries named by ``message_ids``, or
-        every raw turn ``filter`` selects (one of the two), each as its single operation
-        would. A dry run (the default) changes nothing and says what it would select; it is
-        refused, as the change would be, when the caller may not make the change."""
+        """Disable, enable, forget, restore, confirm, reject or erase the entries named by
+        ``message_ids``, or every raw turn ``filter`` selects (one of the two), each as its
+        single operation would (``reason`` goes with verdicts and erasures). A dry run (the
+        default) changes nothing and says what it would select; it is refused, as the change
+        would be, when the caller may not make the change."""
         kind = bulk_action(action)
         mid = v.memory_id(memory_id)
         dry = v.boolean(dry_run, "dry_run")
@@ -109,10 +112,24 @@ class CurationService:
             BulkAction.ENABLE: lambda i: self.lifecycle.set_status(actor, memory_id, i, True),
             BulkAction.FORGET: lambda i: self.lifecycle.forget(actor, memory_id, i),
             BulkAction.RESTORE: lambda i: self.lifecycle.restore(actor, memory_id, i),
+            BulkAction.CONFIRM: lambda i: self._review(
+                actor, memory_id, i, Trust.CONFIRMED, reason
+            ),
+            BulkAction.REJECT: lambda i: self._review(actor, memory_id, i, Trust.REJECTED, reason),
         }
         for eid in ids:
             changed.update(single[kind](eid))
         return changed
+
+    def _review(
+        self, actor: Principal, memory_id: str, message_id: int, verdict: Trust, reason: str
+    ) -> list[int]:
+        with self.store.read() as r:
+            current = r.entry(Scope.of(memory_id), message_id)
+        if current is not None and current.trust is verdict:
+            return []
+        self.lifecycle.review(actor, memory_id, message_id, verdict, reason)
+        return [message_id]
 
     def review_queue(
         self, actor: Principal, memory_id: object, *, page: int = 1, page_size: int = 30
