@@ -11,7 +11,7 @@ from starlette.exceptions import HTTPException
 
 import memstrata
 from memstrata import wire
-from memstrata.api import admin, curation, memories, messages
+from memstrata.api import admin, agents, curation, memories, messages
 from memstrata.engine import Engine
 from memstrata.errors import InvalidInput, MemstrataError
 from memstrata.settings import Settings
@@ -39,7 +39,7 @@ def create_app(engine: Engine, settings: Settings | None = None) -> FastAPI:
     )
     app.state.engine = engine
     app.state.settings = settings or engine.settings
-    for router in (memories.router, messages.router, admin.router, curation.router):
+    for router in (memories.router, messages.router, admin.router, curation.router, agents.router):
         app.include_router(router, prefix="/api/v1")
     app.add_exception_handler(MemstrataError, _memstrata_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]

@@ -37,6 +37,7 @@ from memstrata.client.accounts import (  # noqa: F401
     revoke_api_key,
     team_members,
 )
+from memstrata.client.agents import add_entries, task_status  # noqa: F401
 from memstrata.client.call import Call
 from memstrata.client.curation import bulk, review_queue, timeline  # noqa: F401
 from memstrata.client.memories import (  # noqa: F401

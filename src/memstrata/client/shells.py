@@ -14,7 +14,7 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 import httpx
 
 from memstrata import wire
-from memstrata.client import accounts, curation, memories, messages
+from memstrata.client import accounts, agents, curation, memories, messages
 from memstrata.client.call import Call, query
 from memstrata.errors import MemstrataError
 
@@ -161,6 +161,8 @@ class Client(_Base):
     join_team = _sync(accounts.join_team)
     team_members = _sync(accounts.team_members)
     leave_team = _sync(accounts.leave_team)
+    add_entries = _sync(agents.add_entries)
+    task_status = _sync(agents.task_status)
     bulk = _sync(curation.bulk)
     review_queue = _sync(curation.review_queue)
     timeline = _sync(curation.timeline)
@@ -227,6 +229,8 @@ class AsyncClient(_Base):
     join_team = _async(accounts.join_team)
     team_members = _async(accounts.team_members)
     leave_team = _async(accounts.leave_team)
+    add_entries = _async(agents.add_entries)
+    task_status = _async(agents.task_status)
     bulk = _async(curation.bulk)
     review_queue = _async(curation.review_queue)
     timeline = _async(curation.timeline)
@@ -270,6 +274,8 @@ OPERATIONS = (
     "bulk",
     "review_queue",
     "timeline",
+    "add_entries",
+    "task_status",
 )
 
 __all__ = ["OPERATIONS", "AsyncClient", "Client"]
