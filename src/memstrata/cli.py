@@ -8,6 +8,7 @@ files anyway.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 import threading
@@ -100,6 +101,7 @@ def serve(
             )
             admin, new_key = engine.ensure_admin(None)
         app = create_app(engine, settings)
+        _mount_mcp(app, engine, settings)
         stop = threading.Event()
         thread = jobs.start_worker(engine, stop) if worker else None
         # Search indexes the store keeps in memory are built now rather than by the first
@@ -113,6 +115,15 @@ def serve(
             stop.set()
             if thread is not None:
                 thread.join(WORKER_STOP_TIMEOUT_S)
+
+
+def _mount_mcp(app: Any, engine: Engine, settings: Settings) -> None:
+    """MCP over streamable HTTP at /mcp, when the mcp extra is installed."""
+    if importlib.util.find_spec("mcp") is None:
+        return
+    from memstrata.mcp import http as mcp_http
+
+    mcp_http.mount(app, engine, mcp_http.security_for(settings.host, settings.port))
 
 
 def _announce(settings: Settings, admin: User, new_key: str | None) -> None:
@@ -141,6 +152,39 @@ def worker(data_dir: Path | None) -> None:
             jobs.Worker(engine).run_forever(stop)
         except KeyboardInterrupt:
             stop.set()
+
+
+@main.command("mcp")
+@data_dir_option
+@click.option("--url", default=None, help="Use a running memstrata server instead of a data dir.")
+@click.option(
+    "--api-key",
+    envvar="MEMSTRATA_API_KEY",
+    default=None,
+    show_envvar=True,
+    help="The key the tools act with (needed with --url; best set in the environment).",
+)
+@click.option("--user", "user_name", default=None, help="Without a key: act as this user.")
+@_fail_cleanly
+def mcp_command(
+    data_dir: Path | None, url: str | None, api_key: str | None, user_name: str | None
+) -> None:
+    """Serve MCP over stdio (for desktop agents): on the data directory, as the key's user
+    (or --user, or the admin), or against a running server (--url) with the key."""
+    require("mcp", "httpx", extra="mcp", what="memstrata mcp")
+    from memstrata.client import Client
+    from memstrata.mcp.backend import ClientBackend, EngineBackend
+    from memstrata.mcp.server import run_stdio
+
+    if url is not None:
+        if not api_key:
+            raise click.UsageError("--url needs an API key: set MEMSTRATA_API_KEY.")
+        with Client(url, api_key) as client:
+            run_stdio(ClientBackend(client))
+        return
+    with _engine(data_dir) as (engine, root):
+        actor = engine.authenticate(api_key) if api_key else _acting(engine, root, user_name)
+        run_stdio(EngineBackend(engine, actor))
 
 
 # --- users, keys, teams ---------------------------------------------------------------------

@@ -1,0 +1,172 @@
+"""The tools' structured results (each tool's output schema), built from the engine's types."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from memstrata.models import Entry, EraseReceipt, Hit, Job
+from memstrata.requests import AddedEntries
+from memstrata.retrieval.context import Context
+
+from .backend import MemoryRef
+
+
+class MemoryInfo(BaseModel):
+    id: str
+    name: str
+    types: list[str] = Field(description="Entry types the memory keeps (raw always).")
+    description: str | None = None
+
+    @classmethod
+    def of(cls, m: MemoryRef) -> MemoryInfo:
+        return cls(
+            id=m.id, name=m.name, types=[t.value for t in m.types], description=m.description
+        )
+
+
+class Memories(BaseModel):
+    memories: list[MemoryInfo]
+
+
+class EntryInfo(BaseModel):
+    """One entry: id, type, text, valid time, source and state."""
+
+    id: int
+    memory_id: str
+    type: str
+    content: str
+    valid_at: datetime
+    invalid_at: datetime | None = None
+    recorded_at: datetime
+    source: str = Field(description="'conversation', or 'raw:<id>' for an entry from a turn.")
+    origin: str
+    trust: str
+    user_id: str = ""
+    agent_id: str = ""
+    session_id: str = ""
+    current: bool = Field(description="False once corrected or superseded (retired).")
+    forgotten: bool
+
+    @classmethod
+    def of(cls, e: Entry) -> EntryInfo:
+        return cls(
+            id=e.message_id,
+            memory_id=e.memory_id,
+            type=e.message_type.value,
+            content=e.content,
+            valid_at=e.valid_at,
+            invalid_at=e.invalid_at,
+            recorded_at=e.recorded_at,
+            source="conversation" if e.source_id is None else f"raw:{e.source_id}",
+            origin=e.origin.value,
+            trust=e.trust.value,
+            user_id=e.user_id,
+            agent_id=e.agent_id,
+            session_id=e.session_id,
+            current=e.retired_at is None,
+            forgotten=e.forget_at is not None,
+        )
+
+
+class Recalled(EntryInfo):
+    score: float = Field(description="Fused keyword and vector score, 0 to 1.")
+
+    @classmethod
+    def hit(cls, h: Hit) -> Recalled:
+        return cls(**EntryInfo.of(h.entry).model_dump(), score=round(h.score, 6))
+
+
+class Recall(BaseModel):
+    results: list[Recalled]
+
+
+class ContextBlock(BaseModel):
+    text: str = Field(description="The fenced block to put into a prompt: stored data, not orders.")
+    message_ids: list[int]
+    tokens: int
+    truncated: bool
+
+    @classmethod
+    def of(cls, c: Context) -> ContextBlock:
+        return cls(
+            text=c.text, message_ids=list(c.message_ids), tokens=c.tokens, truncated=c.truncated
+        )
+
+
+class EntryDetail(BaseModel):
+    entry: EntryInfo
+    history: list[EntryInfo] = Field(description="Every version, oldest first.")
+    evidence: list[int] = Field(description="Raw turns that support the entry.")
+
+
+class Remembered(BaseModel):
+    memory_id: str
+    message_id: int = Field(description="The raw turn written; extraction runs in the background.")
+
+
+class Outcome(BaseModel):
+    index: int
+    action: str = Field(description="add, supersede, duplicate or suppress.")
+    message_id: int | None
+    target: int | None
+    reason: str
+
+
+class Stated(BaseModel):
+    memory_id: str
+    outcomes: list[Outcome]
+    notes: list[str]
+
+    @classmethod
+    def of(cls, a: AddedEntries) -> Stated:
+        return cls(
+            memory_id=a.memory_id,
+            outcomes=[Outcome(**o.__dict__) for o in a.outcomes],
+            notes=list(a.notes),
+        )
+
+
+class Changed(BaseModel):
+    changed: list[int] = Field(description="Entries whose state changed (a turn's extracts too).")
+
+
+class Receipt(BaseModel):
+    memory_id: str
+    requested: int
+    erased: list[int]
+    at: datetime
+    reason: str
+
+    @classmethod
+    def of(cls, r: EraseReceipt) -> Receipt:
+        return cls(
+            memory_id=r.memory_id,
+            requested=r.requested,
+            erased=list(r.erased),
+            at=r.at,
+            reason=r.reason,
+        )
+
+
+class TaskStatus(BaseModel):
+    found: bool = Field(description="False when the memory extracts nothing from turns.")
+    state: str | None = None
+    outcome: str | None = None
+    progress: float | None = None
+    progress_msg: str | None = None
+    attempts: int | None = None
+
+    @classmethod
+    def of(cls, job: Job | None) -> TaskStatus:
+        if job is None:
+            return cls(found=False)
+        return cls(
+            found=True,
+            state=job.state.value,
+            outcome=job.outcome,
+            progress=job.progress,
+            progress_msg=job.progress_msg,
+            attempts=job.attempts,
+        )

@@ -1,0 +1,247 @@
+"""The MCP server through the SDK's own client, over streamable HTTP (``/mcp`` in the app)
+and in process over the ``--url`` backend (the memstrata SDK): every tool checked against the
+engine, and the credential deciding what exists and which tools are listed."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+
+import anyio
+import httpx2
+import pytest
+from api_support import EMBD, Account
+from fastapi import FastAPI
+from mcp_support import BASE, Session, engine_ids, ids, over_http, over_sdk
+
+from memstrata import Client, Engine, Memory, NotFound, SearchRequest
+from memstrata.api import create_app
+from memstrata.mcp.http import local_security, mount
+from memstrata.mcp.server import allowed_tools
+from memstrata.models import Capability
+
+READ_TOOLS = {"list_memories", "recall", "get_context", "get_entry", "task_status"}
+LLM = "glm-4-flash@ZHIPU-AI"
+
+
+@dataclass
+class World:
+    engine: Engine
+    alice: Account
+    notes: Memory
+    diary: Memory
+    bob_entry: int
+    bob_memory: Memory
+    diary_entry: int
+
+
+@pytest.fixture
+def world(engine: Engine, account: Callable[..., Account]) -> World:
+    """Alice's notes and diary both hold text about Berlin; so does Bob's memory."""
+    alice, bob = account("alice"), account("bob")
+
+    def memory(owner: Account, name: str, text: str) -> tuple[Memory, int]:
+        m = engine.create_memory(
+            owner.principal, name=name, memory_type=["raw", "semantic"], embd_id=EMBD, llm_id=LLM
+        )
+        (raw,) = engine.add_turn(owner.principal, [m.id], user_input=text, agent_response="ok")
+        return m, raw.message_id
+
+    notes, _ = memory(alice, "notes", "I moved to Berlin last spring.")
+    diary, diary_entry = memory(alice, "diary", "Berlin diary: the door code is 4711.")
+    bobs, bob_entry = memory(bob, "bobs", "Bob lives in Berlin too.")
+    return World(engine, alice, notes, diary, bob_entry, bobs, diary_entry)
+
+
+@pytest.fixture
+def mcp_app(engine: Engine) -> FastAPI:
+    app = create_app(engine)
+    mount(app, engine, local_security())
+    return app
+
+
+Opener = Callable[[str], AbstractAsyncContextManager[Session]]
+
+
+@pytest.fixture(params=["http", "sdk"])
+def opener(
+    request: pytest.FixtureRequest, mcp_app: FastAPI, sdk: Callable[[str | None], Client]
+) -> Opener:
+    if request.param == "http":
+        return lambda key: over_http(mcp_app, key)
+    return lambda key: over_sdk(sdk, key)
+
+
+def key_for(world: World, **options: object) -> str:
+    a = world.alice
+    _, key = world.engine.create_api_key(a.principal, a.id, **options)  # type: ignore[arg-type]
+    return key
+
+
+def run(test: Callable[[], AsyncIterator[None]] | Callable[[], object]) -> None:
+    anyio.run(test)  # type: ignore[arg-type]
+
+
+def test_every_tool_agrees_with_the_engine(world: World, opener: Opener) -> None:
+    e, me = world.engine, world.alice.principal
+
+    async def check() -> None:
+        async with opener(world.alice.key) as s:
+            assert await s.tools() == allowed_tools(frozenset(Capability))
+            listed = await s.ok("list_memories")
+            assert {m["name"] for m in listed["memories"]} == {"notes", "diary"}
+
+            found = await s.ok("recall", query="Berlin", memory="notes", threshold=0.0)
+            want = e.search(me, SearchRequest("Berlin", (world.notes.id,), similarity_threshold=0))
+            assert ids(found) == engine_ids(e, want) and found["results"][0]["score"] > 0
+            block = await s.ok("get_context", query="Berlin", memory="notes", threshold=0.0)
+            assert block["message_ids"] == ids(found) and "Berlin" in block["text"]
+
+            wrote = await s.ok("remember", memory="notes", user_input="I like tea.",
+                               agent_response="Noted.", session_id="s-1")  # fmt: skip
+            turn = wrote["message_id"]
+            assert e.get_entry(me, world.notes.id, turn)[0].session_id == "s-1"
+            task = await s.ok("task_status", memory="notes", entry_id=turn)
+            assert task["found"] and task["state"] == "queued"
+
+            stated = await s.ok("add_entries", memory="notes",
+                                entries=[{"content": "The user likes green tea"}])  # fmt: skip
+            fact = stated["outcomes"][0]["message_id"]
+            assert stated["outcomes"][0]["action"] == "add"
+            assert e.get_entry(me, world.notes.id, fact)[0].origin.value == "manual"
+
+            fixed = await s.ok("correct", memory="notes", entry_id=fact,
+                               content="The user likes black tea")  # fmt: skip
+            detail = await s.ok("get_entry", memory="notes", entry_id=fixed["id"])
+            assert [v["content"] for v in detail["history"]] == [
+                "The user likes green tea",
+                "The user likes black tea",
+            ]
+            assert [h.message_id for h in e.history(me, world.notes.id, fact)] == [
+                fact, fixed["id"]
+            ]  # fmt: skip
+
+            assert (await s.ok("forget", memory="notes", entry_id=turn))["changed"] == [turn]
+            assert e.get_entry(me, world.notes.id, turn)[0].forget_at is not None
+            assert (await s.ok("restore", memory="notes", entry_id=turn))["changed"] == [turn]
+            assert e.get_entry(me, world.notes.id, turn)[0].forget_at is None
+
+            receipt = await s.ok("erase", memory="notes", entry_id=turn, reason="asked")
+            assert receipt["erased"] == [turn] and receipt["reason"] == "asked"
+            with pytest.raises(NotFound):
+                e.get_entry(me, world.notes.id, turn)
+
+    run(check)
+
+
+def test_a_key_scoped_to_one_memory_gets_nothing_of_another(world: World, opener: Opener) -> None:
+    key = key_for(world, scope=[world.notes.id])
+
+    async def check() -> None:
+        async with opener(key) as s:
+            listed = await s.ok("list_memories")
+            assert [m["id"] for m in listed["memories"]] == [world.notes.id]
+            everything = await s.ok("recall", query="Berlin diary door code", threshold=0.0)
+            assert {r["memory_id"] for r in everything["results"]} == {world.notes.id}
+            assert "4711" not in (await s.ok("get_context", query="door code 4711"))["text"]
+            for memory in (world.diary.id, "diary"):
+                named = await s.call("recall", query="Berlin", memory=memory)
+                assert named.error and "not found" in named.text
+            for tool in ("get_entry", "correct", "erase", "forget", "task_status"):
+                args = {"entry_id": world.diary_entry, "content": "x"} if tool == "correct" else {
+                    "entry_id": world.diary_entry}  # fmt: skip
+                for memory in (world.diary.id, world.notes.id):
+                    refused = await s.call(tool, memory=memory, **args)
+                    assert refused.error and "not found" in refused.text, (tool, refused.text)
+            wrote = await s.call("remember", memory=world.diary.id, user_input="x",
+                                 agent_response="y")  # fmt: skip
+            assert wrote.error
+
+    run(check)
+    e, me = world.engine, world.alice.principal
+    diary, _ = e.get_entry(me, world.diary.id, world.diary_entry)
+    assert diary.content.startswith("User Input: Berlin diary") and diary.forget_at is None
+    assert e.list_messages(me, world.diary.id).total == 1
+
+
+def test_a_read_only_key_cannot_write_and_does_not_see_the_tools(
+    world: World, opener: Opener
+) -> None:
+    key = key_for(world, capabilities=["read"])
+    entry = world.diary_entry
+
+    async def check() -> None:
+        async with opener(key) as s:
+            assert await s.tools() == READ_TOOLS
+            assert ids(await s.ok("recall", query="door code", memory="diary")) == [entry]
+            attempts = {
+                "remember": {"memory": "diary", "user_input": "x", "agent_response": "y"},
+                "add_entries": {"memory": "diary", "entries": [{"content": "A fact"}]},
+                "forget": {"memory": "diary", "entry_id": entry},
+                "correct": {"memory": "diary", "entry_id": entry, "content": "changed"},
+                "erase": {"memory": "diary", "entry_id": entry},
+            }
+            for tool, args in attempts.items():
+                refused = await s.call(tool, **args)
+                assert refused.error and "Forbidden" in refused.text, tool
+
+    run(check)
+    e, me = world.engine, world.alice.principal
+    diary, _ = e.get_entry(me, world.diary.id, entry)
+    assert "4711" in diary.content and diary.forget_at is None and diary.retired_at is None
+    assert e.list_messages(me, world.diary.id).total == 1
+
+
+def test_another_users_entries_are_refused(world: World, opener: Opener) -> None:
+    async def check() -> None:
+        async with opener(world.alice.key) as s:
+            for tool, extra in (("get_entry", {}), ("correct", {"content": "x"}), ("erase", {})):
+                for memory in (world.bob_memory.id, "notes"):
+                    refused = await s.call(tool, memory=memory, entry_id=world.bob_entry, **extra)
+                    assert refused.error and "not found" in refused.text, (tool, memory)
+
+    run(check)
+    bob = world.engine.principal(world.bob_memory.tenant_id)
+    kept, _ = world.engine.get_entry(bob, world.bob_memory.id, world.bob_entry)
+    assert kept.content.startswith("User Input: Bob lives in Berlin")
+    assert len(world.engine.history(bob, world.bob_memory.id, world.bob_entry)) == 1
+
+
+def test_mcp_over_http_needs_a_key_and_a_local_origin(world: World, mcp_app: FastAPI) -> None:
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    accept = {"Accept": "application/json, text/event-stream"}
+
+    async def check() -> None:
+        async with (
+            mcp_app.router.lifespan_context(mcp_app),
+            httpx2.AsyncClient(transport=httpx2.ASGITransport(app=mcp_app)) as http,
+        ):
+            for headers in ({}, {"Authorization": "Bearer ms-not-a-key"}, {"Authorization": "x"}):
+                r = await http.post(f"{BASE}/mcp", json=call, headers={**accept, **headers})
+                assert r.status_code == 401 and r.headers["www-authenticate"].startswith("Bearer")
+                assert r.json()["code"] == 401
+            evil = {**accept, "Authorization": f"Bearer {world.alice.key}",
+                    "Origin": "http://attacker.example"}  # fmt: skip
+            r = await http.post(f"{BASE}/mcp", json=call, headers=evil)
+            assert r.status_code == 403
+            r = await http.post("http://attacker.example/mcp", json=call, headers={
+                **accept, "Authorization": f"Bearer {world.alice.key}"})  # fmt: skip
+            assert r.status_code in (403, 421)
+
+    run(check)
+
+
+def test_server_resource_and_prompt_follow_the_key(world: World, opener: Opener) -> None:
+    key = key_for(world, scope=[world.notes.id])
+
+    async def check() -> None:
+        async with opener(key) as s:
+            listed = await s.client.read_resource("memstrata://memories")
+            assert world.notes.id in listed.contents[0].text  # type: ignore[union-attr]
+            assert world.diary.id not in listed.contents[0].text  # type: ignore[union-attr]
+            prompt = await s.client.get_prompt("recall_context", {"query": "Berlin"})
+            text = prompt.messages[0].content.text  # type: ignore[union-attr]
+            assert "moved to Berlin" in text and "4711" not in text
+
+    run(check)
