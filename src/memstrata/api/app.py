@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 import memstrata
-from memstrata import wire
+from memstrata import web, wire
 from memstrata.api import admin, agents, curation, memories, messages
 from memstrata.engine import Engine
 from memstrata.errors import InvalidInput, MemstrataError
@@ -41,6 +41,7 @@ def create_app(engine: Engine, settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings or engine.settings
     for router in (memories.router, messages.router, admin.router, curation.router, agents.router):
         app.include_router(router, prefix="/api/v1")
+    web.install(app)
     app.add_exception_handler(MemstrataError, _memstrata_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]

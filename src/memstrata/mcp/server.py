@@ -15,7 +15,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import anyio
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ListToolsResult, TextContent
@@ -81,7 +80,7 @@ class _Scoped:
         if ctx.method not in ("tools/list", "tools/call", "resources/read", "prompts/get"):
             return await call_next(ctx)
         try:
-            backend = await anyio.to_thread.run_sync(self.resolve, ctx.request)
+            backend = self.resolve(ctx.request)  # no I/O: the credential was checked already
         except MemstrataError as exc:
             return _refused(f"{type(exc).__name__}: {exc}")
         token = CALLER.set(backend)

@@ -1,0 +1,134 @@
+"""LoCoMo evidence recall through the MCP ``recall`` tool, beside the REST search on the same
+data, and what the MCP round trip over streamable HTTP adds to the engine's search time.
+
+One conversation (default the first) is written into a raw-only memory as
+:mod:`benchmarks.memstrata_locomo` does; every question is then asked three ways: the engine's
+``search``, ``GET /api/v1/messages/search`` and the MCP tool ``recall`` at ``/mcp`` (both
+through the app in process, the MCP one with the SDK's own client over streamable HTTP). The
+rankings must agree, so the recall figures are equal; the p50 of each path is printed. Usage::
+
+    python -m benchmarks.mcp_recall              # conversation 1
+    python -m benchmarks.mcp_recall --convs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+from mcp import Client as MCPClient
+from mcp.client.streamable_http import streamable_http_client
+
+from benchmarks.locomo import KS, Conversation, load_conversations, recall_at, select
+from benchmarks.memstrata_locomo import CachingEmbedder, MemstrataRetriever
+from memstrata import SearchRequest
+from memstrata.api import create_app
+from memstrata.mcp.http import local_security, mount
+
+BASE = "http://127.0.0.1:9380"
+K = max(KS)
+
+
+def _p50_ms(values: Sequence[float]) -> float:
+    return round(1000 * statistics.median(values), 3)
+
+
+def _recall(conv: Conversation, rows: Sequence[Sequence[str]]) -> dict[int, float]:
+    """Mean evidence recall@k (%) of the rankings ``rows``, one per question."""
+    pairs = list(zip(conv.questions, rows, strict=True))
+    return {
+        k: round(100 * statistics.fmean(recall_at(q.evidence, r, k) for q, r in pairs), 2)
+        for k in KS
+    }
+
+
+async def _measure(retriever: MemstrataRetriever, conv: Conversation) -> dict[str, Any]:
+    engine, actor = retriever.engine, retriever.actor
+    memory_id = retriever._memories[conv.sample_id]
+    _, key = engine.create_api_key(actor, actor.user_id, name="bench")
+    app = create_app(engine)
+    mount(app, engine, local_security())
+    headers = {"Authorization": f"Bearer {key}"}
+    ranked: dict[str, list[list[str]]] = {"engine": [], "rest": [], "mcp": []}
+    times: dict[str, list[float]] = {"engine": [], "rest": [], "mcp": []}
+
+    def dia(ids: Sequence[int]) -> list[str]:
+        return [retriever._dia[i] for i in ids]
+
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), headers=headers) as rest,
+        httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), headers=headers) as http,
+        MCPClient(streamable_http_client(f"{BASE}/mcp", http_client=http)) as mcp,
+    ):
+        for q in conv.questions:
+            t0 = time.perf_counter()
+            request = SearchRequest(q.question, (memory_id,), top_n=K, similarity_threshold=0.0)
+            hits = engine.search(actor, request)
+            times["engine"].append(time.perf_counter() - t0)
+            ranked["engine"].append(dia([h.entry.message_id for h in hits]))
+
+            params = {"query": q.question, "memory_id": memory_id, "top_n": K,
+                      "similarity_threshold": 0.0}  # fmt: skip
+            t0 = time.perf_counter()
+            answer = await rest.get(f"{BASE}/api/v1/messages/search", params=params)
+            times["rest"].append(time.perf_counter() - t0)
+            ranked["rest"].append(dia([h["message_id"] for h in answer.json()["data"]]))
+
+            args = {"query": q.question, "memory": memory_id, "top_k": K, "threshold": 0.0}
+            t0 = time.perf_counter()
+            result = await mcp.call_tool("recall", args)
+            times["mcp"].append(time.perf_counter() - t0)
+            assert not result.is_error, result.content
+            found = (result.structured_content or {})["results"]
+            ranked["mcp"].append(dia([r["id"] for r in found]))
+    recall = {path: _recall(conv, rows) for path, rows in ranked.items()}
+    p50 = {path: _p50_ms(t) for path, t in times.items()}
+    return {
+        "conversation": conv.sample_id,
+        "questions": len(conv.questions),
+        "recall": recall,
+        "same_rankings": ranked["mcp"] == ranked["rest"] == ranked["engine"],
+        "p50_ms": p50,
+        "mcp_overhead_p50_ms": round(p50["mcp"] - p50["engine"], 3),
+    }
+
+
+def run(conversations: Sequence[Conversation], cache: bool = True) -> list[dict[str, Any]]:
+    from memstrata.providers.local import LocalEmbedder
+
+    embedder = CachingEmbedder(LocalEmbedder()) if cache else LocalEmbedder()
+    out = []
+    for conv in conversations:
+        retriever = MemstrataRetriever(embedder)
+        try:
+            retriever.index(conv)
+            out.append(anyio.run(_measure, retriever, conv))
+        finally:
+            retriever.close()
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--convs", default="1", help='1-based conversations (default "1")')
+    parser.add_argument("--no-cache", action="store_true", help="embed live")
+    args = parser.parse_args(argv)
+    for r in run(select(load_conversations(), args.convs), cache=not args.no_cache):
+        print(f"{r['conversation']}: {r['questions']} questions")
+        for path in ("engine", "rest", "mcp"):
+            cells = "  ".join(f"R@{k} {r['recall'][path][k]:5.1f}" for k in KS)
+            print(f"  {path:<6} {cells}  p50 {r['p50_ms'][path]:7.3f} ms")
+        print(f"  same rankings on every path: {r['same_rankings']}")
+        print(f"  MCP recall over streamable HTTP adds {r['mcp_overhead_p50_ms']:.3f} ms p50")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
