@@ -3,19 +3,17 @@ logs in through the login form, and accounts to log in as."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from web_support import Login, login_token
 
 from memstrata import Engine, Memory, Principal
 from memstrata.api import create_app
 from memstrata.store.base import Store
 from memstrata.store.sqlite import SQLiteStore
-
-Login = Callable[[str], TestClient]
 
 
 @pytest.fixture
@@ -57,17 +55,6 @@ def login(app: FastAPI) -> Iterator[Login]:
     yield make
     for c in opened:
         c.close()
-
-
-def login_token(c: TestClient) -> str:
-    """The token of a fresh login form (its cookie is kept by the client)."""
-    return form_token(c.get("/login").text)
-
-
-def form_token(html: str) -> str:
-    found = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert found, "no CSRF token on the page"
-    return found.group(1)
 
 
 @pytest.fixture

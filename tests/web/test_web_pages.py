@@ -8,8 +8,8 @@ import re
 
 import pytest
 from fastapi.testclient import TestClient
+from web_support import Login, form_token, login_token
 
-from conftest import Login, form_token, login_token
 from memstrata import Engine, Memory, Principal, SearchRequest
 from memstrata.curation import Bucket, Timeline
 from memstrata.models import EntryType
