@@ -44,18 +44,12 @@
       else if (event.key === "k" || event.key === "ArrowUp") { focusAt(here - 1); event.preventDefault(); }
       else if ((event.key === "c" || event.key === "r") && here >= 0) {
         var button = all[here].querySelector('button[data-key="' + event.key + '"]');
-        if (button) { button.click(); event.preventDefault(); }
+        // The verdict replaces this item when it lands; the next one takes the focus now.
+        if (button) { button.click(); focusAt(here + 1); event.preventDefault(); }
       } else if (event.key === "x" && here >= 0) {
         var box = all[here].querySelector("input.pick");
         if (box) { box.checked = !box.checked; event.preventDefault(); }
       }
-    });
-    // After a verdict replaces an item, move on to the next one still waiting.
-    document.body.addEventListener("htmx:afterSwap", function (event) {
-      var done = event.detail && event.detail.target;
-      if (!done || !done.classList || !document.querySelector(".queue")) return;
-      var next = document.querySelector(".review-item:not(.done)");
-      if (next) next.focus();
     });
     focusAt(0);
   }

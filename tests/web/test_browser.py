@@ -1,0 +1,419 @@
+"""The web UI in a real browser: headless Chromium (Debian's ``/usr/bin/chromium``, driven by
+Playwright) against a live ``memstrata serve`` on a fresh data directory, with the shipped
+fake OpenAI-compatible chat model doing extraction (provider ``fake`` set through
+``MEMSTRATA_PROVIDER_FAKE_BASE_URL``) and the real local embedder.
+
+Turns go in over the REST API, as an agent writes them; everything else is done the way a
+curator does it, by clicking and typing. Each journey ends by finding its change in the audit
+log. Screenshots of the main pages are saved under the test session's temporary directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from memstrata.testing import FakeLLM, Reply
+from memstrata.testing.ports import free_port
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
+
+CHROMIUM = Path("/usr/bin/chromium")
+ADMIN_KEY = "ms-browser-test-admin-key"
+LLM = "fake-model@fake"
+START_TIMEOUT_S = 60.0
+#: What the fake model extracts from a turn that says the key.
+FACTS = {
+    "Lisbon": "The user lives in Lisbon.",
+    "espresso": "The user drinks espresso every morning.",
+    "dentist": "The user's sister is a dentist.",
+    "Porto": "The user went to Porto.",
+}
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+Page = Any
+
+
+def extract(body: dict[str, Any]) -> Reply:
+    """The fake model: a semantic fact for each known word of the turn; judgements add."""
+    if body["response_format"]["json_schema"]["name"] == "reconcile_decision":
+        return Reply.json({"action": "add", "entry": None})
+    said = body["messages"][-1]["content"]
+    found = [
+        {"content": f, "valid_at": None, "invalid_at": None} for w, f in FACTS.items() if w in said
+    ]
+    return Reply.json({"semantic": found})
+
+
+@dataclass(frozen=True)
+class Live:
+    url: str
+    api: httpx.Client
+    shots: Path
+
+    def memory(self, name: str, **fields: Any) -> str:
+        body = {
+            "name": name,
+            "memory_type": ["raw", "semantic"],
+            "llm_id": LLM,
+            "embd_id": "BAAI/bge-small-en-v1.5@Builtin",
+            **fields,
+        }
+        return str(self.ok(self.api.post("/api/v1/memories", json=body))["id"])
+
+    def say(self, memory_id: str, text: str, session: str = "s-1", user: str = "u-1") -> int:
+        body = {
+            "memory_id": [memory_id],
+            "agent_id": "helper",
+            "session_id": session,
+            "user_input": text,
+            "agent_response": "Noted.",
+            "user_id": user,
+        }
+        (raw,) = self.ok(self.api.post("/api/v1/messages", json=body))
+        return int(raw["message_id"])
+
+    def extracted(self, memory_id: str) -> dict[int, list[dict[str, Any]]]:
+        """Each turn's extracts, once every extraction job of the memory has finished."""
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            jobs = self.ok(self.api.get(f"/api/v1/memories/{memory_id}/jobs"))["jobs"]
+            if jobs and all(j["state"] in ("done", "failed", "parked") for j in jobs):
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail(f"extraction did not finish: {jobs}")
+        page = self.ok(self.api.get(f"/api/v1/memories/{memory_id}", params={"page_size": 100}))
+        return {r["message_id"]: r["extract"] for r in page["messages"]["message_list"]}
+
+    def found(self, memory_id: str, query: str) -> set[int]:
+        params = {"query": query, "memory_id": memory_id, "similarity_threshold": 0, "top_n": 50}
+        return {
+            h["message_id"] for h in self.ok(self.api.get("/api/v1/messages/search", params=params))
+        }
+
+    @staticmethod
+    def ok(response: httpx.Response) -> Any:
+        body = response.json()
+        assert response.status_code == 200 and body["code"] == 0, body
+        return body["data"]
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    """``memstrata serve`` with the fake chat model as provider ``fake``."""
+    data = tmp_path_factory.mktemp("web-data")
+    shots = tmp_path_factory.mktemp("screenshots")
+    log = data.parent / f"{data.name}.log"
+    port = free_port()
+    with FakeLLM(extract) as llm:
+        env = {
+            **os.environ,
+            "MEMSTRATA_ADMIN_API_KEY": ADMIN_KEY,
+            "MEMSTRATA_PROVIDER_FAKE_BASE_URL": llm.url,
+            "MEMSTRATA_PROVIDER_FAKE_API_KEY": "k",
+        }
+        command = [sys.executable, "-m", "memstrata.cli", "serve", "--data-dir", str(data)]
+        with log.open("w") as out:
+            proc = subprocess.Popen(
+                [*command, "--port", str(port)], env=env, stdout=out, stderr=subprocess.STDOUT
+            )
+        url = f"http://127.0.0.1:{port}"
+        api = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN_KEY}"})
+        try:
+            _wait_until_up(url, proc, log)
+            yield Live(url, api, shots)
+        finally:
+            api.close()
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"memstrata serve exited with {proc.returncode}:\n{log.read_text()}")
+        try:
+            if httpx.get(f"{url}/api/v1/health", timeout=1.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    pytest.fail(f"memstrata serve did not answer in {START_TIMEOUT_S}s:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    if not CHROMIUM.exists():  # a setup error, never a silent skip
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/setup (apt-get install chromium)")
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, chromium_sandbox=False
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium: Any) -> Iterator[Page]:
+    """A fresh browser profile (no cookies) per test; a page error fails the test."""
+    context = chromium.new_context(viewport={"width": 1360, "height": 900})
+    tab = context.new_page()
+    problems: list[str] = []
+    tab.on("pageerror", lambda exc: problems.append(str(exc)))
+    tab.on("dialog", lambda d: problems.append(f"dialog: {d.message}"))
+    yield tab
+    context.close()
+    assert problems == []
+
+
+def log_in(page: Page, live: Live, key: str = ADMIN_KEY, path: str = "/") -> None:
+    page.goto(live.url + path)
+    expect(page).to_have_url(re.compile(r"/login(\?next=.*)?$"))
+    page.fill("input[name=key]", key)
+    page.click("form[action='/login'] button[type=submit]")
+    expect(page).to_have_url(live.url + path)
+
+
+def audited(page: Page, live: Live, memory_id: str, action: str, message_id: int) -> None:
+    """The audit log page lists this action on this message."""
+    page.goto(f"{live.url}/audit?memory={memory_id}&action={action}")
+    row = page.locator("table.events tbody tr", has=page.locator(f"a:text-is('{message_id}')"))
+    expect(row.first).to_contain_text(action)
+
+
+def hits(page: Page, live: Live, memory_id: str, query: str) -> list[int]:
+    page.goto(f"{live.url}/search?memory={memory_id}&q={query}&threshold=0&top_n=20")
+    expect(page.locator("#hits")).to_be_visible()
+    ids: list[str] = page.locator("#hits tr[data-id]").evaluate_all("r => r.map(x => x.dataset.id)")
+    return [int(i) for i in ids]
+
+
+# --- journeys -------------------------------------------------------------------------------
+
+
+def test_a_logged_out_browser_is_sent_to_login_then_back(page: Page, live: Live) -> None:
+    memory_id = live.memory("landing")
+    log_in(page, live, path=f"/memories/{memory_id}/messages")
+    expect(page.locator(".memory-head h1")).to_have_text("landing")
+    page.click("form[action='/logout'] button")
+    page.goto(f"{live.url}/memories/{memory_id}")
+    expect(page).to_have_url(re.compile(r"/login\?next="))
+
+
+def test_create_a_memory_then_see_turns_with_their_extracts_and_task_log(
+    page: Page, live: Live
+) -> None:
+    log_in(page, live)
+    page.click("#create summary")
+    page.fill("#create input[name=name]", "travel journal")
+    page.check("#create input[name=memory_type][value=semantic]")
+    page.fill("#create input[name=llm_id]", LLM)
+    page.click("#create button[type=submit]")
+    expect(page.locator(".flash[role=status]")).to_contain_text("travel journal created")
+    memory_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    lisbon = live.say(memory_id, "I moved to Lisbon last March.")
+    hostile = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2"><b>bold</b>'
+    xss = live.say(memory_id, hostile, session="s-2")
+    live.say(memory_id, "Nothing to note here.", session="s-3")
+    live.extracted(memory_id)
+
+    page.goto(f"{live.url}/memories/{memory_id}/messages")
+    rows = page.locator("tbody.turn")
+    expect(rows).to_have_count(3)
+    turn = page.locator(f"#turn-{lisbon}")
+    turn.locator("details.extracts summary").click()
+    expect(turn.locator("table.sub")).to_contain_text("The user lives in Lisbon.")
+    expect(turn.locator(".task-head")).to_contain_text("done")
+    expect(turn.locator("pre.log")).to_contain_text(re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"))
+    turn.locator("details.whole summary").click()
+    page.screenshot(path=str(live.shots / "messages.png"), full_page=True)
+
+    bad = page.locator(f"#turn-{xss}")
+    expect(bad.locator("details.whole summary")).to_contain_text(
+        "<script>window.pwned = 1</script>"
+    )
+    assert bad.locator("b, img, script").count() == 0
+    assert page.evaluate("window.pwned") is None
+    empty = page.locator("tbody.turn").nth(0)  # newest first: the turn with nothing in it
+    expect(empty.locator("details.extracts summary")).to_contain_text("0 extracted")
+    page.goto(f"{live.url}/memories/{memory_id}")
+    expect(page.locator("svg.chart rect.bar")).not_to_have_count(0)
+    page.screenshot(path=str(live.shots / "memory.png"), full_page=True)
+    audited(page, live, memory_id, "entry.add", lisbon)
+
+
+def test_disable_hides_a_turn_from_the_playground_and_enable_brings_it_back(
+    page: Page, live: Live
+) -> None:
+    memory_id = live.memory("switches")
+    lisbon = live.say(memory_id, "I moved to Lisbon last March.")
+    (fact,) = live.extracted(memory_id)[lisbon]
+    log_in(page, live)
+    assert {lisbon, fact["message_id"]} <= set(hits(page, live, memory_id, "Lisbon"))
+    page.screenshot(path=str(live.shots / "search.png"), full_page=True)
+    expect(page.locator("#context-block")).to_contain_text("The user lives in Lisbon.")
+
+    page.goto(f"{live.url}/memories/{memory_id}/messages")
+    switch = page.locator(f"#turn-{lisbon} button.switch")
+    switch.click()
+    expect(switch).to_have_text("Disabled")
+    expect(page.locator(f"#turn-{lisbon} .badge.disabled")).to_have_count(2)  # and its extract
+    found = hits(page, live, memory_id, "Lisbon")
+    assert lisbon not in found and fact["message_id"] not in found  # the extract goes with it
+    expect(page.locator("#context-block")).not_to_contain_text("Lisbon.")
+
+    page.goto(f"{live.url}/memories/{memory_id}/messages")
+    page.locator(f"#turn-{lisbon} button.switch").click()
+    expect(page.locator(f"#turn-{lisbon} button.switch")).to_have_text("Enabled")
+    assert {lisbon, fact["message_id"]} <= set(hits(page, live, memory_id, "Lisbon"))
+    audited(page, live, memory_id, "entry.disable", lisbon)
+    audited(page, live, memory_id, "entry.enable", lisbon)
+
+
+def test_forget_and_restore(page: Page, live: Live) -> None:
+    memory_id = live.memory("forgetting")
+    said = live.say(memory_id, "I drink espresso every morning.")
+    live.extracted(memory_id)
+    log_in(page, live)
+    page.goto(f"{live.url}/memories/{memory_id}/messages")
+    page.locator(f"#turn-{said} button:text-is('Forget')").click()
+    expect(page.locator(f"#turn-{said} td.state .badge.forgotten")).to_be_visible()
+    assert said not in live.found(memory_id, "espresso")
+    page.locator(f"#turn-{said} button:text-is('Restore')").click()
+    expect(page.locator(f"#turn-{said} td.state .badge.forgotten")).to_have_count(0)
+    assert said in live.found(memory_id, "espresso")
+    audited(page, live, memory_id, "entry.forget", said)
+    audited(page, live, memory_id, "entry.restore", said)
+
+
+def test_correct_an_entry_and_read_its_history(page: Page, live: Live) -> None:
+    memory_id = live.memory("corrections")
+    raw = live.say(memory_id, "My sister is a dentist.")
+    (fact,) = live.extracted(memory_id)[raw]
+    log_in(page, live)
+    page.goto(f"{live.url}/memories/{memory_id}/entries/{fact['message_id']}")
+    expect(page.locator(".sources")).to_contain_text("My sister is a dentist.")
+    page.fill("textarea[name=content]", "The user's sister is an orthodontist.")
+    page.fill("form[action$='/correct'] input[name=reason]", "she specialised")
+    page.click("form[action$='/correct'] button[type=submit]")
+    expect(page.locator(".flash[role=status]")).to_contain_text("Corrected")
+    expect(page.locator("#entry-content")).to_have_text("The user's sister is an orthodontist.")
+    versions = page.locator("section.card", has=page.locator("h3:text-is('Versions')"))
+    expect(versions.locator("tbody tr")).to_have_count(2)
+    expect(versions.locator("tr.is-retired")).to_contain_text("The user's sister is a dentist.")
+    expect(versions.locator("tr.current")).to_contain_text("she specialised")
+    page.screenshot(path=str(live.shots / "entry.png"), full_page=True)
+    new_id = int(page.url.rsplit("/", 1)[-1])
+    assert new_id in live.found(memory_id, "orthodontist")
+    audited(page, live, memory_id, "entry.correct", new_id)
+
+
+def test_reject_from_the_keyboard_in_the_review_queue(page: Page, live: Live) -> None:
+    memory_id = live.memory("reviews")
+    first = live.say(memory_id, "I moved to Lisbon last March.")
+    second = live.say(memory_id, "I went to Porto for a weekend.")
+    facts = live.extracted(memory_id)
+    wrong, right = facts[first][0]["message_id"], facts[second][0]["message_id"]
+    log_in(page, live)
+    page.goto(f"{live.url}/memories/{memory_id}/review")
+    expect(page.locator(".review-item")).to_have_count(2)
+    expect(page.locator(f"#review-{wrong} .source")).to_contain_text("I moved to Lisbon")
+    page.screenshot(path=str(live.shots / "review.png"), full_page=True)
+    expect(page.locator(f"#review-{wrong}")).to_be_focused()  # oldest first
+    page.keyboard.press("r")
+    expect(page.locator(f"#review-{wrong}.done .badge")).to_have_text("rejected")
+    expect(page.locator(f"#review-{right}")).to_be_focused()
+    page.keyboard.press("c")
+    expect(page.locator(f"#review-{right}.done .badge")).to_have_text("confirmed")
+    assert wrong not in live.found(memory_id, "Lisbon")
+    assert right in live.found(memory_id, "Porto")
+    page.goto(f"{live.url}/memories/{memory_id}/review")
+    expect(page.locator(".review-item")).to_have_count(0)
+    audited(page, live, memory_id, "entry.reject", wrong)
+
+
+def test_bulk_forget_shows_the_dry_run_count_first(page: Page, live: Live) -> None:
+    memory_id = live.memory("bulk")
+    trip = [live.say(memory_id, f"Porto day {i}.", session="trip") for i in (1, 2)]
+    home = live.say(memory_id, "Porto is far from home.", session="home")
+    live.extracted(memory_id)
+    log_in(page, live)
+    page.goto(f"{live.url}/memories/{memory_id}/messages?session=trip")
+    expect(page.locator("tbody.turn")).to_have_count(2)
+    page.select_option("select[name=action]", "forget")
+    page.check("input[name=scope][value=all]")
+    page.click("#bulk-preview-button")
+    expect(page.locator("#bulk-preview #bulk-count")).to_have_text("Forget 2 entries?")
+    assert set(trip) <= live.found(memory_id, "Porto")  # a dry run changed nothing
+    page.click("#bulk-apply")
+    expect(page.locator(".flash[role=status]")).to_contain_text("forget: 2 selected")
+    found = live.found(memory_id, "Porto")
+    assert home in found and not set(trip) & found
+    for said in trip:
+        audited(page, live, memory_id, "entry.forget", said)
+
+
+def test_erase_then_read_the_receipt(page: Page, live: Live) -> None:
+    memory_id = live.memory("erasure")
+    raw = live.say(memory_id, "I moved to Lisbon last March.")
+    (fact,) = live.extracted(memory_id)[raw]
+    log_in(page, live)
+    page.goto(f"{live.url}/memories/{memory_id}/entries/{raw}")
+    button = page.locator("#erase button[type=submit]")
+    expect(button).to_be_disabled()
+    page.fill("#erase input[name=reason]", "asked to be forgotten")
+    page.fill("#erase input[name=confirm]", str(raw))
+    expect(button).to_be_enabled()
+    button.click()
+    expect(page.locator("#receipt h2")).to_have_text("Erasure receipt")
+    erased = page.locator("#erased-ids").inner_text()
+    assert {int(i) for i in erased.split(",")} == {raw, fact["message_id"]}
+    assert live.found(memory_id, "Lisbon") == set()
+    audited(page, live, memory_id, "entry.erase", fact["message_id"])
+
+
+def test_a_scoped_key_cannot_open_another_memory(page: Page, live: Live) -> None:
+    mine, other = live.memory("scoped in"), live.memory("scoped out")
+    secret = live.say(other, "The vault code is 4471.")
+    admin = live.ok(live.api.get("/api/v1/users/me"))["id"]
+    made = live.ok(live.api.post(f"/api/v1/users/{admin}/keys", json={"scope": [mine]}))
+    log_in(page, live, made["key"])
+    expect(page.locator("table.grid")).to_contain_text("scoped in")
+    expect(page.locator("table.grid")).not_to_contain_text("scoped out")
+    for path in (
+        f"/memories/{other}",
+        f"/memories/{other}/messages",
+        f"/memories/{other}/entries/{secret}",
+        f"/audit?memory={other}",
+    ):
+        page.goto(live.url + path)
+        expect(page.locator("h1")).to_have_text("Not found")
+        expect(page.locator("main")).not_to_contain_text("4471")
+    assert hits(page, live, other, "vault") == []  # search leaves out what the key cannot read
+    expect(page.locator("main")).not_to_contain_text("4471")
+
+
+def test_screenshots_were_saved(live: Live) -> None:
+    """Runs last: every page a journey photographed is there (for docs/, by hand)."""
+    shots = sorted(p.name for p in live.shots.glob("*.png"))
+    assert {"messages.png", "memory.png", "search.png", "entry.png", "review.png"} <= set(shots)
+    assert all((live.shots / s).stat().st_size > 10_000 for s in shots)
+    (live.shots / "index.json").write_text(json.dumps(shots))
