@@ -1,0 +1,16 @@
+"""The Messages page benchmark on a small memory, so it cannot rot unnoticed (the figure the
+README quotes comes from the full run: ``python -m benchmarks.web_messages``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks import web_messages
+
+
+def test_the_benchmark_fills_a_memory_and_times_three_pages(tmp_path: Path) -> None:
+    timings = web_messages.run(entries=600, repeat=3, data_dir=tmp_path)
+    assert [t.name for t in timings] == ["first page (50 rows)", "page 3", "filtered by user"]
+    assert [t.rows for t in timings] == [50, 50, 50]
+    assert all(0 < t.p50_ms <= t.p95_ms < web_messages.BUDGET_MS for t in timings)
+    assert "budget 300 ms" in timings[0].line()
