@@ -5,6 +5,7 @@ same pages through Chromium)."""
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 from fastapi.testclient import TestClient
@@ -338,3 +339,21 @@ def test_the_chart_stacks_counts_by_type() -> None:
     assert raw.height == pytest.approx(semantic.height) == pytest.approx(2 * later.height)
     assert semantic.y + semantic.height == pytest.approx(raw.y)  # stacked on top
     assert later.x > raw.x and LOGIN_COOKIE
+
+
+@pytest.mark.parametrize("module", ["jinja2", "itsdangerous", "python_multipart"])
+def test_without_the_server_extra_the_web_ui_says_what_to_install(
+    module: str, engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fastapi import FastAPI
+
+    from memstrata import web
+    from memstrata.errors import MissingExtra
+
+    monkeypatch.setitem(sys.modules, module, None)
+    app = FastAPI()
+    app.state.engine = engine
+    with pytest.raises(MissingExtra) as raised:
+        web.install(app)
+    assert str(raised.value) == 'the web UI needs the server extra: pip install "memstrata[server]"'
+    assert raised.value.name == module

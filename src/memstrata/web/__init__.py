@@ -11,34 +11,23 @@ update in place; every page and action also works without script.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from fastapi import FastAPI
-from starlette.staticfiles import StaticFiles
+from memstrata.extras import require
 
-from memstrata.web import views_account, views_entries, views_memories, views_messages, views_search
-from memstrata.web.frame import Web
-from memstrata.web.render import environment
-from memstrata.web.session import Sessions
-
-STATIC = Path(__file__).parent / "static"
-ROUTERS = (
-    views_account.router,
-    views_memories.router,
-    views_messages.router,
-    views_entries.router,
-    views_search.router,
-)
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 
 def install(app: FastAPI, *, secret: bytes | None = None) -> None:
     """Serve the web UI from ``app`` (whose ``state.engine`` it uses): its pages at ``/``
     and its static files at ``/static``. ``secret`` signs session cookies (default: a new
-    one, so a restart logs everyone out)."""
-    app.state.web = Web(app.state.engine, Sessions(secret), environment())
-    for router in ROUTERS:
-        app.include_router(router, include_in_schema=False)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    one, so a restart logs everyone out). Without the server extra's template, session and
+    form packages this is one line saying what to install."""
+    require("jinja2", "itsdangerous", "python_multipart", extra="server", what="the web UI")
+    from memstrata.web.site import mount
+
+    mount(app, secret)
 
 
 __all__ = ["install"]
