@@ -4,8 +4,8 @@ them). Pure: the operations themselves are :mod:`memstrata.services.curation`'s.
 
 A bulk change selects entries of one memory by id, or raw turns by a :class:`MessageFilter`
 (the filters of the Messages page), and disables, enables, forgets, restores, confirms,
-rejects or erases each through the same lifecycle rules and audit events as one at a time. A dry run (the default) changes
-nothing and says how many it would touch.
+rejects or erases each through the same lifecycle rules and audit events as one at a time.
+A dry run (the default) changes nothing and says how many it would touch.
 """
 
 from __future__ import annotations
