@@ -359,6 +359,8 @@ def test_bulk_forget_shows_the_dry_run_count_first(page: Page, live: Live) -> No
     page.goto(f"{live.url}/memories/{memory_id}/messages?session=trip")
     expect(page.locator("tbody.turn")).to_have_count(2)
     page.select_option("select[name=action]", "forget")
+    page.click("#bulk-preview-button")  # nothing ticked: said beside the form, nothing changes
+    expect(page.locator("#bulk-preview .field-error")).to_contain_text("Tick some rows")
     page.check("input[name=scope][value=all]")
     page.click("#bulk-preview-button")
     expect(page.locator("#bulk-preview #bulk-count")).to_have_text("Forget 2 entries?")
