@@ -11,10 +11,7 @@ log. Screenshots of the main pages are saved under the test session's temporary 
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,14 +22,13 @@ import httpx
 import pytest
 
 from memstrata.testing import FakeLLM, Reply
-from memstrata.testing.ports import free_port
+from memstrata.testing.serve import live_serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
 
 CHROMIUM = Path("/usr/bin/chromium")
 ADMIN_KEY = "ms-browser-test-admin-key"
 LLM = "fake-model@fake"
-START_TIMEOUT_S = 60.0
 #: What the fake model extracts from a turn that says the key.
 FACTS = {
     "Lisbon": "The user lives in Lisbon.",
@@ -116,47 +112,17 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     """``memstrata serve`` with the fake chat model as provider ``fake``."""
     data = tmp_path_factory.mktemp("web-data")
     shots = tmp_path_factory.mktemp("screenshots")
-    log = data.parent / f"{data.name}.log"
-    port = free_port()
     with FakeLLM(extract) as llm:
         env = {
-            **os.environ,
             "MEMSTRATA_ADMIN_API_KEY": ADMIN_KEY,
             "MEMSTRATA_PROVIDER_FAKE_BASE_URL": llm.url,
             "MEMSTRATA_PROVIDER_FAKE_API_KEY": "k",
         }
-        command = [sys.executable, "-m", "memstrata.cli", "serve", "--data-dir", str(data)]
-        with log.open("w") as out:
-            proc = subprocess.Popen(
-                [*command, "--port", str(port)], env=env, stdout=out, stderr=subprocess.STDOUT
-            )
-        url = f"http://127.0.0.1:{port}"
-        api = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN_KEY}"})
-        try:
-            _wait_until_up(url, proc, log)
+        with (
+            live_serve(data, env) as (url, _),
+            httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ADMIN_KEY}"}) as api,
+        ):
             yield Live(url, api, shots)
-        finally:
-            api.close()
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
-def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"memstrata serve exited with {proc.returncode}:\n{log.read_text()}")
-        try:
-            if httpx.get(f"{url}/api/v1/health", timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    pytest.fail(f"memstrata serve did not answer in {START_TIMEOUT_S}s:\n{log.read_text()}")
 
 
 @pytest.fixture(scope="module")
