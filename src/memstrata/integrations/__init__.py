@@ -1,0 +1,14 @@
+"""memstrata inside agent frameworks: thin adapters over the SDK client, each an extra.
+
+- :mod:`~memstrata.integrations.langgraph`: a LangGraph ``BaseStore`` (extra ``langgraph``);
+- :mod:`~memstrata.integrations.openai_agents`: an OpenAI Agents SDK ``Session`` and recall
+  and remember tools (extra ``openai-agents``);
+- :mod:`~memstrata.integrations.adk`: a Google ADK memory service (extra ``adk``);
+- :mod:`~memstrata.integrations.llamaindex`: a LlamaIndex memory block (extra ``llamaindex``).
+
+Each takes a :class:`memstrata.Client` or :class:`memstrata.AsyncClient` and the id of the
+memory it works in; the client's API key decides what exists and what may change, as it does
+for every other way in. What they share (:mod:`~memstrata.integrations.base`) lets each write
+its calls once for both clients. Importing one without its extra raises one line naming what
+to install.
+"""

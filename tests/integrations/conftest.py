@@ -1,0 +1,57 @@
+"""The framework adapters in process: the app over the shared engine fixture (the embedded
+store, deterministic embedder, frozen clock), reached by the SDK's sync client (through a
+blocking portal) and its async client (``httpx.ASGITransport``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import anyio.from_thread
+import httpx
+import pytest
+from fastapi import FastAPI
+from integration_support import BOB_SECRET, DIARY_SECRET, World, make_memory
+from tests.api.api_support import PortalTransport
+
+from memstrata import AsyncClient, Client, Engine
+from memstrata.api import create_app
+from memstrata.store.base import Store
+from memstrata.store.sqlite import SQLiteStore
+
+BASE = "http://testserver"
+
+
+@pytest.fixture
+def store(sqlite_store: SQLiteStore) -> Store:
+    """The adapters sit on the SDK: their tests run on the embedded store (the engine's and
+    the REST API's run on both)."""
+    return sqlite_store
+
+
+@pytest.fixture
+def app(engine: Engine) -> FastAPI:
+    return create_app(engine)
+
+
+@pytest.fixture
+def world(engine: Engine, app: FastAPI) -> Iterator[World]:
+    alice = engine.principal(engine.create_user("alice").id)
+    bob = engine.principal(engine.create_user("bob").id)
+    notes = make_memory(engine, alice, "notes", ["raw"])
+    diary = make_memory(engine, alice, "diary", ["raw"])
+    bobs = make_memory(engine, bob, "bobs", ["raw"])
+    engine.add_turn(alice, [diary.id], user_input=DIARY_SECRET, agent_response="Noted.")
+    engine.add_turn(bob, [bobs.id], user_input=BOB_SECRET, agent_response="Noted.")
+    with anyio.from_thread.start_blocking_portal() as portal:
+        opened: list[Client] = []
+
+        def sync(key: str) -> Client:
+            opened.append(Client(BASE, key, transport=PortalTransport(app, portal)))
+            return opened[-1]
+
+        def asyncs(key: str) -> AsyncClient:
+            return AsyncClient(BASE, key, transport=httpx.ASGITransport(app=app))
+
+        yield World(engine, alice, notes, diary, bobs, bob, sync, asyncs)
+        for c in opened:
+            c.close()
