@@ -64,6 +64,12 @@ def _advance(plan: Plan[Any], answer: Any) -> tuple[bool, Any]:
         return True, finished.value
 
 
+def ask(step: Step) -> Plan[Any]:
+    """A plan of one call: its answer."""
+    answer = yield step
+    return answer
+
+
 def turn_text(user: str, agent: str) -> str:
     """The content the engine gives a turn of these two texts."""
     return f"{USER}{user}{AGENT}{agent}"
@@ -135,6 +141,7 @@ __all__ = [
     "Plan",
     "Step",
     "arun",
+    "ask",
     "live",
     "remove",
     "run",
