@@ -88,6 +88,7 @@ def serve(
     import uvicorn
 
     from memstrata.api import create_app
+    from memstrata.api.logs import log_config
 
     settings = _settings(data_dir, host=host, port=port)
     with Engine.open(settings=settings) as engine:
@@ -108,7 +109,13 @@ def serve(
         # search; a search arriving meanwhile waits for the index it needs.
         threading.Thread(target=engine.warm, name="memstrata-warm", daemon=True).start()
         _announce(settings, admin, new_key)
-        config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=log_level)
+        config = uvicorn.Config(
+            app,
+            host=settings.host,
+            port=settings.port,
+            log_level=log_level,
+            log_config=log_config(),  # access lines without query strings
+        )
         try:
             uvicorn.Server(config).run()
         finally:

@@ -39,6 +39,10 @@ class Settings:
     chat_timeout_s: float = 120.0
     job_max_attempts: int = 3
     job_lease_s: float = 600.0
+    #: REST: the largest request body accepted (JSON routes); larger answers HTTP 413.
+    max_body_bytes: int = 1024 * 1024
+    #: REST: the largest import body (``POST /memories/import``, ``/memories/{id}/import``).
+    max_import_bytes: int = 64 * 1024 * 1024
 
     @property
     def sqlite_path(self) -> Path:
@@ -69,6 +73,8 @@ class Settings:
             ("job_lease_s", float),
             ("database_pool_size", int),
             ("ann_threshold", int),
+            ("max_body_bytes", int),
+            ("max_import_bytes", int),
         ):
             if f"{PREFIX}{name.upper()}" in env:
                 values[name] = kind(env[f"{PREFIX}{name.upper()}"])

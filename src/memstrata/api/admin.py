@@ -10,13 +10,19 @@ import memstrata
 from memstrata import validation as v
 from memstrata import wire
 from memstrata.api import params
-from memstrata.api.bodies import NewKey, NewMember, NewUser
+from memstrata.api import schemas as S
+from memstrata.api.bodies import REQUIRED_BODY, NewKey, NewMember, NewUser
 from memstrata.api.deps import Actor, EngineDep
 from memstrata.errors import InvalidInput
 
 router = APIRouter(tags=["accounts and audit"])
 
-Text = Annotated[str | None, Query()]
+Text = params.Free
+
+
+def _or_empty(schema: S.Schema) -> S.Schema:
+    """An optional filter: empty text means no filter."""
+    return {"anyOf": [schema, {"enum": [""]}]}
 
 
 @router.get("/health", summary="Liveness (no key needed)", tags=["system"])
@@ -34,7 +40,7 @@ def list_users(engine: EngineDep, actor: Actor) -> Any:
     return wire.envelope(wire.users_dict(engine.list_users(actor)))
 
 
-@router.post("/users", summary="Create a user (admin)")
+@router.post("/users", summary="Create a user (admin)", openapi_extra=REQUIRED_BODY)
 def create_user(engine: EngineDep, actor: Actor, body: NewUser | None = None) -> Any:
     fields = body or NewUser()
     fields.require("name")
@@ -75,7 +81,11 @@ def list_members(engine: EngineDep, actor: Actor, tenant_id: str) -> Any:
     return wire.envelope(wire.members_dict(tenant_id, engine.team_members(actor, tenant_id)))
 
 
-@router.post("/teams/{tenant_id}/members", summary="Add a member (the team's owner or an admin)")
+@router.post(
+    "/teams/{tenant_id}/members",
+    summary="Add a member (the team's owner or an admin)",
+    openapi_extra=REQUIRED_BODY,
+)
 def add_member(
     engine: EngineDep, actor: Actor, tenant_id: str, body: NewMember | None = None
 ) -> Any:
@@ -95,16 +105,18 @@ def remove_member(engine: EngineDep, actor: Actor, tenant_id: str, user_id: str)
 def audit(
     engine: EngineDep,
     actor: Actor,
-    memory_id: Text = None,
-    message_id: Text = None,
-    actor_id: Annotated[str | None, Query(alias="actor")] = None,
+    memory_id: Annotated[str | None, params.query(_or_empty(S.MEMORY_ID))] = None,
+    message_id: Annotated[str | None, params.query(_or_empty(S.MESSAGE_ID))] = None,
+    actor_id: Annotated[
+        str | None, Query(alias="actor", json_schema_extra=S.documented({"type": "string"}))
+    ] = None,
     action: Text = None,
-    since: Text = None,
-    until: Text = None,
-    page: Text = None,
-    page_size: Text = None,
+    since: Annotated[str | None, params.query(_or_empty(S.TIME))] = None,
+    until: Annotated[str | None, params.query(_or_empty(S.TIME))] = None,
+    page: params.Page = None,
+    page_size: params.Size = None,
 ) -> Any:
-    number, size = params.page(page), params.size(page_size, params.FALLBACK_SIZE)
+    number, size = v.page(params.page(page)), params.size(page_size, params.FALLBACK_SIZE)
     found = engine.audit_log(
         actor,
         memory_id=None if not memory_id else params.path_memory_id(memory_id),

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from memstrata import wire
 from memstrata.api import params
-from memstrata.api.bodies import Lenient
+from memstrata.api import schemas as S
+from memstrata.api.bodies import REQUIRED_BODY, Lenient
 from memstrata.api.deps import Actor, EngineDep
 from memstrata.wire.statements import added_dict
 
@@ -18,18 +19,21 @@ router = APIRouter(tags=["agents"])
 
 _ENTRY_ITEM: dict[str, Any] = {
     "type": "array",
+    "minItems": 1,
+    "maxItems": 100,
     "items": {
         "type": "object",
         "properties": {
-            "content": {"type": "string"},
+            "content": S.NON_BLANK,
             "message_type": {"enum": ["semantic", "episodic", "procedural"]},
-            "valid_at": {"type": "string", "format": "date-time"},
-            "invalid_at": {"type": "string", "format": "date-time"},
+            "valid_at": S.nullable(S.TIME),
+            "invalid_at": S.nullable(S.TIME),
         },
         "required": ["content"],
+        "additionalProperties": False,
     },
 }
-_TEXT: dict[str, Any] = {"type": "string"}
+_TEXT: dict[str, Any] = S.nullable(S.TEXT)
 
 
 def _field(schema: dict[str, Any], description: str) -> Any:
@@ -37,6 +41,8 @@ def _field(schema: dict[str, Any], description: str) -> Any:
 
 
 class StatedEntries(Lenient):
+    model_config = ConfigDict(extra="allow", json_schema_extra={"required": ["entries"]})
+
     entries: Any = _field(
         _ENTRY_ITEM,
         "1 to 100 entries: content, message_type (default semantic; one the memory keeps), "
@@ -46,16 +52,17 @@ class StatedEntries(Lenient):
     agent_id: Any = _field(_TEXT, "The agent stating them.")
     session_id: Any = _field(_TEXT, "The conversation.")
     source_id: Any = _field(
-        {"type": "integer"}, "A raw turn of the memory they come from (their evidence)."
+        S.nullable(S.MESSAGE_ID), "A raw turn of the memory they come from (their evidence)."
     )
 
 
 @router.post(
     "/memories/{memory_id}/entries",
     summary="State typed entries directly (reconciled: repeats, contradictions, rejections)",
+    openapi_extra=REQUIRED_BODY,
 )
 def add_entries(
-    engine: EngineDep, actor: Actor, memory_id: str, body: StatedEntries | None = None
+    engine: EngineDep, actor: Actor, memory_id: params.MemoryId, body: StatedEntries | None = None
 ) -> Any:
     fields = body or StatedEntries()
     fields.require("entries")
@@ -75,6 +82,8 @@ def add_entries(
     "/messages/{memory_id}:{message_id}/task",
     summary="The extraction job of a turn (null when the memory extracts nothing)",
 )
-def task_status(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
+def task_status(
+    engine: EngineDep, actor: Actor, memory_id: params.MemoryId, message_id: params.MessageId
+) -> Any:
     job = engine.task_status(actor, params.path_memory_id(memory_id), message_id)
     return wire.envelope(None if job is None else wire.job_dict(job))

@@ -4,32 +4,39 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
-from pydantic import Field
+from fastapi import APIRouter
+from pydantic import ConfigDict, Field
 
 from memstrata import curation, wire
 from memstrata import validation as v
 from memstrata.api import params
-from memstrata.api.bodies import Lenient
+from memstrata.api import schemas as S
+from memstrata.api.bodies import REQUIRED_BODY, Lenient
 from memstrata.api.deps import Actor, EngineDep
 from memstrata.errors import InvalidInput
+from memstrata.services.curation import MAX_BULK_IDS
 
 router = APIRouter(tags=["curation"])
 
-Text = Annotated[str | None, Query()]
+Text = params.Free
 
 _FILTER = {
     "type": "object",
     "properties": {
-        "agent_id": {"type": "array", "items": {"type": "string"}},
-        "keywords": {"type": "string"},
-        "session_id": {"type": "string"},
-        "user_id": {"type": "string"},
-        "message_type": {"type": "array", "items": {"type": "string"}},
-        "status": {"type": "boolean"},
-        "trust": {"type": "array", "items": {"type": "string"}},
-        "forgotten": {"type": "boolean"},
+        "agent_id": S.nullable(
+            {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+        ),
+        "keywords": S.nullable(S.TEXT),
+        "session_id": S.nullable(S.TEXT),
+        "user_id": S.nullable(S.TEXT),
+        "message_type": S.nullable({"anyOf": [S.ENTRY_TYPES, S.listed(S.ENTRY_TYPE["enum"])]}),
+        "status": S.nullable(S.BOOLEAN),
+        "trust": S.nullable(
+            {"anyOf": [{"type": "array", "items": S.TRUST}, S.listed(S.TRUST["enum"])]}
+        ),
+        "forgotten": S.nullable(S.BOOLEAN),
     },
+    "additionalProperties": False,
 }
 
 
@@ -38,25 +45,47 @@ def _field(schema: dict[str, Any], description: str) -> Any:
 
 
 class Bulk(Lenient):
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "required": ["action"],
+            "oneOf": [  # message_ids or a filter, not both
+                {"required": ["message_ids"], "properties": {"message_ids": {"type": "array"}}},
+                {"required": ["filter"], "properties": {"filter": {"type": "object"}}},
+            ],
+        },
+    )
+
     action: Any = _field(
         {"enum": [a.value for a in curation.BulkAction]}, "What to do to each selected entry."
     )
     message_ids: Any = _field(
-        {"type": "array", "items": {"type": "integer"}}, "The entries to change (or a filter)."
+        S.nullable(
+            {
+                "type": "array",
+                "items": S.MESSAGE_ID,
+                "minItems": 1,
+                "maxItems": MAX_BULK_IDS,
+            }
+        ),
+        "The entries to change (or a filter).",
     )
     filter: Any = _field(
-        _FILTER,
+        S.nullable(_FILTER),
         "Every raw turn these Messages filters select (or message_ids); `{}` selects all.",
     )
-    dry_run: Any = _field({"type": "boolean"}, "Count only, change nothing (default true).")
-    reason: Any = _field({"type": "string"}, "Why, for the audit log (confirm, reject, erase).")
+    dry_run: Any = _field(S.nullable(S.BOOLEAN), "Count only, change nothing (default true).")
+    reason: Any = _field(S.nullable(S.TEXT), "Why, for the audit log (confirm, reject, erase).")
 
 
 @router.post(
     "/memories/{memory_id}/bulk",
     summary="Change many entries at once (a dry run by default)",
+    openapi_extra=REQUIRED_BODY,
 )
-def bulk(engine: EngineDep, actor: Actor, memory_id: str, body: Bulk | None = None) -> Any:
+def bulk(
+    engine: EngineDep, actor: Actor, memory_id: params.MemoryId, body: Bulk | None = None
+) -> Any:
     fields = body or Bulk()
     fields.require("action")
     selected = None
@@ -85,7 +114,11 @@ def bulk(engine: EngineDep, actor: Actor, memory_id: str, body: Bulk | None = No
     summary="Extracted entries waiting for review, oldest first, with their source turns",
 )
 def review_queue(
-    engine: EngineDep, actor: Actor, memory_id: str, page: Text = None, page_size: Text = None
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: params.MemoryId,
+    page: params.Page = None,
+    page_size: params.Size = None,
 ) -> Any:
     found = engine.review_queue(
         actor,
@@ -101,7 +134,16 @@ def review_queue(
     summary="Entries the memory holds per type, by the hour, day or week they were recorded",
 )
 def timeline(
-    engine: EngineDep, actor: Actor, memory_id: str, bucket: Text = None, buckets: Text = None
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: params.MemoryId,
+    bucket: Annotated[
+        str | None, params.query({"enum": ["", *(b.value for b in curation.Bucket)]})
+    ] = None,
+    buckets: Annotated[
+        str | None,
+        params.query({"type": "integer", "minimum": 1, "maximum": curation.MAX_BUCKETS}),
+    ] = None,
 ) -> Any:
     count = 30 if buckets is None else _integer(buckets, "buckets")
     found = engine.timeline(

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from memstrata.api.guard import PRINCIPAL
 from memstrata.engine import Engine
 from memstrata.errors import Unauthorized
 from memstrata.models import Principal
@@ -19,14 +20,20 @@ def _engine(request: Request) -> Engine:
     return engine
 
 
-def _principal(
+def caller(
+    request: Request,
     engine: Annotated[Engine, Depends(_engine)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> Principal:
+    """The caller the guard authenticated before the body was read (or, for an app mounted
+    without the guard, the holder of the key)."""
+    known = request.scope.get(PRINCIPAL)
+    if isinstance(known, Principal):
+        return known
     if credentials is None or not credentials.credentials:
         raise Unauthorized("Missing API key.")
     return engine.authenticate(credentials.credentials)
 
 
 EngineDep = Annotated[Engine, Depends(_engine)]
-Actor = Annotated[Principal, Depends(_principal)]
+Actor = Annotated[Principal, Depends(caller)]

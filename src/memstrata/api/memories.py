@@ -10,7 +10,8 @@ from fastapi.responses import Response
 
 from memstrata import transfer, wire
 from memstrata.api import params
-from memstrata.api.bodies import MemoryFields
+from memstrata.api import schemas as S
+from memstrata.api.bodies import REQUIRED_BODY, MemoryFields, NewMemory
 from memstrata.api.deps import Actor, EngineDep
 from memstrata.engine import Engine
 from memstrata.errors import InvalidInput
@@ -18,27 +19,40 @@ from memstrata.models import Memory
 
 router = APIRouter(tags=["memories"])
 
-Ids = Annotated[list[str] | None, Query()]
-Text = Annotated[str | None, Query()]
+Ids = Annotated[list[str] | None, params.listing({"type": "string"})]
+Text = params.Free
+MemoryTypes = Annotated[
+    list[str] | None,
+    params.listing(S.ENTRY_TYPE, "Memories with any of these types, repeated or comma-separated."),
+]
 TrustStates = Annotated[
     list[str] | None,
-    Query(
-        description="Only turns in these trust states, repeated or comma-separated: "
-        "`unreviewed`, `confirmed`, `rejected` (default: all)."
+    params.listing(
+        S.TRUST,
+        "Only turns in these trust states, repeated or comma-separated: "
+        "`unreviewed`, `confirmed`, `rejected` (default: all).",
     ),
 ]
+MemoryId = params.MemoryId
+Page = params.Page
+Size = params.Size
 #: RAGFlow passes these through on update; memstrata resolves models by id and ignores them.
 IGNORED_ON_UPDATE = ("tenant_llm_id", "tenant_embd_id")
 REQUIRED_ON_CREATE = ("name", "memory_type", "embd_id", "llm_id")
+EVICT = (
+    "A `memory_size` below the bytes the memory holds is refused (code 101) unless this is "
+    "true: then entries are evicted at once by the forgetting policy, each audited as "
+    "`entry.evict`. Only the owner changes `memory_size` and `forgetting_policy`."
+)
 
 
 def _full(engine: Engine, memory: Memory) -> dict[str, Any]:
     return wire.memory_dict(memory, engine.user_names([memory.tenant_id]).get(memory.tenant_id))
 
 
-@router.post("/memories", summary="Create a memory (RAGFlow 1.1)")
-def create_memory(engine: EngineDep, actor: Actor, body: MemoryFields | None = None) -> Any:
-    fields = body or MemoryFields()
+@router.post("/memories", summary="Create a memory (RAGFlow 1.1)", openapi_extra=REQUIRED_BODY)
+def create_memory(engine: EngineDep, actor: Actor, body: NewMemory | None = None) -> Any:
+    fields = body or NewMemory()
     fields.require(*REQUIRED_ON_CREATE)
     sent = fields.sent()
     options = {k: val for k, val in sent.items() if k not in REQUIRED_ON_CREATE}
@@ -57,17 +71,22 @@ def create_memory(engine: EngineDep, actor: Actor, body: MemoryFields | None = N
 
 @router.put("/memories/{memory_id}", summary="Update a memory's configuration (RAGFlow 1.2)")
 def update_memory(
-    engine: EngineDep, actor: Actor, memory_id: str, body: MemoryFields | None = None
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: MemoryId,
+    body: MemoryFields | None = None,
+    evict: Annotated[bool, Query(description=EVICT)] = False,
 ) -> Any:
     changes = (body or MemoryFields()).sent()
     for key in IGNORED_ON_UPDATE:
         changes.pop(key, None)
-    memory = engine.update_memory(actor, params.path_memory_id(memory_id), changes)
+    mid = params.path_memory_id(memory_id)
+    memory = engine.update_memory(actor, mid, changes, evict=evict)
     return wire.envelope(_full(engine, memory))
 
 
 @router.delete("/memories/{memory_id}", summary="Delete a memory and its entries (RAGFlow 1.3)")
-def delete_memory(engine: EngineDep, actor: Actor, memory_id: str) -> Any:
+def delete_memory(engine: EngineDep, actor: Actor, memory_id: MemoryId) -> Any:
     engine.delete_memory(actor, params.path_memory_id(memory_id))
     return wire.envelope()
 
@@ -77,13 +96,13 @@ def list_memories(
     engine: EngineDep,
     actor: Actor,
     keywords: Text = None,
-    memory_type: Ids = None,
+    memory_type: MemoryTypes = None,
     storage_type: Text = None,
     tenant_id: Ids = None,
     owner_ids: Ids = None,
     ids: Ids = None,
-    page: Text = None,
-    page_size: Text = None,
+    page: Page = None,
+    page_size: Size = None,
 ) -> Any:
     owners = params.id_list([*(tenant_id or ()), *(owner_ids or ())], "owner_ids")
     number = params.page(page)
@@ -108,7 +127,7 @@ def _created(m: Memory) -> float:
 
 
 @router.get("/memories/{memory_id}/config", summary="A memory's configuration (RAGFlow 1.5)")
-def get_config(engine: EngineDep, actor: Actor, memory_id: str) -> Any:
+def get_config(engine: EngineDep, actor: Actor, memory_id: MemoryId) -> Any:
     return wire.envelope(_full(engine, engine.get_memory(actor, params.path_memory_id(memory_id))))
 
 
@@ -119,12 +138,12 @@ def get_config(engine: EngineDep, actor: Actor, memory_id: str) -> Any:
 def list_messages(
     engine: EngineDep,
     actor: Actor,
-    memory_id: str,
-    agent_id: Ids = None,
-    keywords: Text = None,
+    memory_id: MemoryId,
+    agent_id: Annotated[list[str] | None, params.listing(S.TEXT)] = None,
+    keywords: params.Text = None,
     trust: TrustStates = None,
-    page: Text = None,
-    page_size: Text = None,
+    page: Page = None,
+    page_size: Size = None,
 ) -> Any:
     found = engine.list_messages(
         actor,
@@ -142,10 +161,10 @@ def list_messages(
 def list_jobs(
     engine: EngineDep,
     actor: Actor,
-    memory_id: str,
-    state: Text = None,
-    page: Text = None,
-    page_size: Text = None,
+    memory_id: MemoryId,
+    state: Annotated[str | None, params.query(S.JOB_STATE)] = None,
+    page: Page = None,
+    page_size: Size = None,
 ) -> Any:
     found = engine.jobs(
         actor,
@@ -163,7 +182,7 @@ def list_jobs(
     response_class=Response,
     responses={200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}}},
 )
-def export_memory(engine: EngineDep, actor: Actor, memory_id: str) -> Response:
+def export_memory(engine: EngineDep, actor: Actor, memory_id: MemoryId) -> Response:
     mid = params.path_memory_id(memory_id)
     text = transfer.to_jsonl(engine.export_memory(actor, mid))
     disposition = f'attachment; filename="memory-{mid}.jsonl"'
@@ -181,13 +200,23 @@ ImportBody = Annotated[
 ]
 
 
-@router.post("/memories/{memory_id}/import", summary="Import JSONL into a memory")
-def import_into(engine: EngineDep, actor: Actor, memory_id: str, body: ImportBody = None) -> Any:
+@router.post(
+    "/memories/{memory_id}/import",
+    summary="Import JSONL into a memory",
+    openapi_extra=REQUIRED_BODY,
+)
+def import_into(
+    engine: EngineDep, actor: Actor, memory_id: MemoryId, body: ImportBody = None
+) -> Any:
     report = engine.import_memory(actor, params.path_memory_id(memory_id), _records(body))
     return wire.envelope(transfer.report_dict(report))
 
 
-@router.post("/memories/import", summary="Import JSONL as a new memory (from its header)")
+@router.post(
+    "/memories/import",
+    summary="Import JSONL as a new memory (from its header)",
+    openapi_extra=REQUIRED_BODY,
+)
 def import_new(engine: EngineDep, actor: Actor, body: ImportBody = None) -> Any:
     report = engine.import_memory(actor, None, _records(body))
     return wire.envelope(transfer.report_dict(report))
@@ -204,3 +233,7 @@ def _records(body: object) -> Iterable[object]:
     if isinstance(body, list):
         return body
     raise InvalidInput("records", "send JSONL text (application/x-ndjson) or a JSON array.")
+
+
+#: Routes whose bodies are imports: they take ``max_import_bytes`` instead of ``max_body_bytes``.
+IMPORTS = (import_into, import_new)

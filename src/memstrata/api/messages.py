@@ -3,34 +3,59 @@ history and evidence."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends
 
 from memstrata import validation as v
 from memstrata import wire
 from memstrata.api import params
-from memstrata.api.bodies import AddMessage, ContextQuery, Correct, Reason, Review, SetStatus
+from memstrata.api import schemas as S
+from memstrata.api.bodies import (
+    REQUIRED_BODY,
+    AddMessage,
+    ContextQuery,
+    Correct,
+    Reason,
+    Review,
+    SetStatus,
+)
 from memstrata.api.deps import Actor, EngineDep
 from memstrata.errors import InvalidInput
 from memstrata.requests import DEFAULT_MAX_TOKENS, DEFAULT_TOP_N, SearchRequest
 
 router = APIRouter(tags=["messages"])
 
-Ids = Annotated[list[str] | None, Query()]
-Text = Annotated[str | None, Query()]
+MemoryIds = Annotated[
+    list[str] | None, params.listing(S.MEMORY_ID, "Memories, repeated or comma-separated.")
+]
+Text = params.Text
+Time = params.Time
+MemoryId = params.MemoryId
+MessageId = params.MessageId
+Unit = Annotated[str | None, params.query(S.UNIT)]
 TrustStates = Annotated[
     list[str] | None,
-    Query(
-        description="Only entries in these trust states, repeated or comma-separated: "
-        "`unreviewed`, `confirmed` (default: both; rejected entries are never found)."
+    params.listing(
+        S.SEARCHABLE_TRUST,
+        "Only entries in these trust states, repeated or comma-separated: "
+        "`unreviewed`, `confirmed` (default: both; rejected entries are never found).",
     ),
 ]
+#: A search needs a query and memories (the route still answers RAGFlow's message without).
+SEARCH_NEEDS = {params.REQUIRED_QUERY: ["query", "memory_id"]}
 ENTRY = "/messages/{memory_id}:{message_id}"
+_DIGITS = re.compile(r"[0-9]{1,18}")
+TOKEN_BUDGET = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
 
 
-@router.post("/messages", summary="Add a conversation turn to memories (RAGFlow 1.7)")
+@router.post(
+    "/messages",
+    summary="Add a conversation turn to memories (RAGFlow 1.7)",
+    openapi_extra=REQUIRED_BODY,
+)
 def add_message(engine: EngineDep, actor: Actor, body: AddMessage | None = None) -> Any:
     fields = body or AddMessage()
     fields.require("memory_id", "agent_id", "session_id", "user_input", "agent_response")
@@ -48,18 +73,18 @@ def add_message(engine: EngineDep, actor: Actor, body: AddMessage | None = None)
 
 
 def search_parameters(
-    query: Text = None,
-    memory_id: Ids = None,
-    similarity_threshold: Text = None,
-    keywords_similarity_weight: Text = None,
-    top_n: Text = None,
+    query: Annotated[str | None, params.query(S.NON_BLANK)] = None,
+    memory_id: MemoryIds = None,
+    similarity_threshold: Unit = None,
+    keywords_similarity_weight: Unit = None,
+    top_n: Annotated[str | None, params.query(S.LENIENT_SIZE, params.SIZE)] = None,
     agent_id: Text = None,
     session_id: Text = None,
     user_id: Text = None,
-    message_type: Ids = None,
-    as_of: Text = None,
-    valid_on: Text = None,
-    fusion: Text = None,
+    message_type: Annotated[list[str] | None, params.listing(S.ENTRY_TYPE)] = None,
+    as_of: Time = None,
+    valid_on: Time = None,
+    fusion: Annotated[str | None, params.query({"enum": ["", "weighted", "rrf"]})] = None,
     trust: TrustStates = None,
 ) -> dict[str, Any]:
     """Search parameters as query strings (RAGFlow's names; the last five are memstrata's)."""
@@ -86,20 +111,25 @@ SearchParameters = Annotated[dict[str, Any], Depends(search_parameters)]
 @router.get(
     "/messages/search",
     summary="Hybrid keyword + vector search (RAGFlow 1.10), by type, time and trust too",
+    openapi_extra=SEARCH_NEEDS,
 )
 def search(engine: EngineDep, actor: Actor, query: SearchParameters) -> Any:
     hits = engine.search(actor, _search_request(query))
     return wire.envelope(wire.hits_dict(hits))
 
 
-@router.get("/messages", summary="Most recent messages (RAGFlow 1.11)")
+@router.get(
+    "/messages",
+    summary="Most recent messages (RAGFlow 1.11)",
+    openapi_extra={params.REQUIRED_QUERY: ["memory_id"]},
+)
 def recent(
     engine: EngineDep,
     actor: Actor,
-    memory_id: Ids = None,
-    agent_id: Text = None,
-    session_id: Text = None,
-    limit: Text = None,
+    memory_id: MemoryIds = None,
+    agent_id: params.Free = None,
+    session_id: params.Free = None,
+    limit: Annotated[str | None, params.query(S.LENIENT_SIZE, params.SIZE)] = None,
 ) -> Any:
     ids = params.id_list(memory_id, "memory_id")
     if not ids:
@@ -117,15 +147,23 @@ def recent(
 @router.get(
     "/messages/context",
     summary="A prompt-ready, token-bounded block of memories (search parameters, trust too)",
+    openapi_extra=SEARCH_NEEDS,
 )
 def context_get(
-    engine: EngineDep, actor: Actor, query: SearchParameters, max_tokens: Text = None
+    engine: EngineDep,
+    actor: Actor,
+    query: SearchParameters,
+    max_tokens: Annotated[str | None, params.query(TOKEN_BUDGET)] = None,
 ) -> Any:
     found = engine.context(actor, _search_request(query), _max_tokens(max_tokens))
     return wire.envelope(wire.context_dict(found))
 
 
-@router.post("/messages/context", summary="The same, with a JSON body (trust too)")
+@router.post(
+    "/messages/context",
+    summary="The same, with a JSON body (trust too)",
+    openapi_extra=REQUIRED_BODY,
+)
 def context_post(engine: EngineDep, actor: Actor, body: ContextQuery | None = None) -> Any:
     sent = (body or ContextQuery()).sent()
     budget = _max_tokens(sent.get("max_tokens"))
@@ -134,14 +172,18 @@ def context_post(engine: EngineDep, actor: Actor, body: ContextQuery | None = No
 
 
 @router.delete(ENTRY, summary="Forget a message (soft; RAGFlow 1.8)")
-def forget(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
+def forget(engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: MessageId) -> Any:
     changed = engine.forget(actor, params.path_memory_id(memory_id), message_id)
     return wire.envelope(wire.changed_dict(changed))
 
 
-@router.put(ENTRY, summary="Enable or disable a message (RAGFlow 1.9)")
+@router.put(ENTRY, summary="Enable or disable a message (RAGFlow 1.9)", openapi_extra=REQUIRED_BODY)
 def set_status(
-    engine: EngineDep, actor: Actor, memory_id: str, message_id: str, body: SetStatus | None = None
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: MemoryId,
+    message_id: MessageId,
+    body: SetStatus | None = None,
 ) -> Any:
     fields = body or SetStatus()
     fields.require("status")
@@ -151,15 +193,23 @@ def set_status(
 
 
 @router.get(ENTRY + "/content", summary="A message with its vector (RAGFlow 1.12)")
-def content(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
+def content(engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: MessageId) -> Any:
     entry, vector = engine.get_entry(actor, params.path_memory_id(memory_id), message_id)
     embed = None if vector is None else [float(x) for x in vector]
     return wire.envelope(wire.content_dict(entry, embed))
 
 
-@router.post(ENTRY + "/correct", summary="Write a corrected version; the old one is retired")
+@router.post(
+    ENTRY + "/correct",
+    summary="Write a corrected version; the old one is retired",
+    openapi_extra=REQUIRED_BODY,
+)
 def correct(
-    engine: EngineDep, actor: Actor, memory_id: str, message_id: str, body: Correct | None = None
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: MemoryId,
+    message_id: MessageId,
+    body: Correct | None = None,
 ) -> Any:
     fields = body or Correct()
     fields.require("content")
@@ -174,9 +224,13 @@ def correct(
     return wire.envelope(wire.entry_dict(entry))
 
 
-@router.post(ENTRY + "/review", summary="Confirm or reject a message")
+@router.post(ENTRY + "/review", summary="Confirm or reject a message", openapi_extra=REQUIRED_BODY)
 def review(
-    engine: EngineDep, actor: Actor, memory_id: str, message_id: str, body: Review | None = None
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: MemoryId,
+    message_id: MessageId,
+    body: Review | None = None,
 ) -> Any:
     fields = body or Review()
     fields.require("verdict")
@@ -186,14 +240,18 @@ def review(
 
 
 @router.post(ENTRY + "/restore", summary="Undo forget")
-def restore(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
+def restore(engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: MessageId) -> Any:
     changed = engine.restore(actor, params.path_memory_id(memory_id), message_id)
     return wire.envelope(wire.changed_dict(changed))
 
 
 @router.post(ENTRY + "/erase", summary="Hard-delete a message, its versions and its extracts")
 def erase(
-    engine: EngineDep, actor: Actor, memory_id: str, message_id: str, body: Reason | None = None
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: MemoryId,
+    message_id: MessageId,
+    body: Reason | None = None,
 ) -> Any:
     reason = _reason((body or Reason()).reason)
     receipt = engine.erase(actor, params.path_memory_id(memory_id), message_id, reason=reason)
@@ -201,13 +259,13 @@ def erase(
 
 
 @router.get(ENTRY + "/history", summary="Every version of a message, oldest first")
-def history(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
+def history(engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: MessageId) -> Any:
     versions = engine.history(actor, params.path_memory_id(memory_id), message_id)
     return wire.envelope(wire.entries_dict(versions))
 
 
 @router.get(ENTRY + "/evidence", summary="Raw turns that support a message")
-def evidence(engine: EngineDep, actor: Actor, memory_id: str, message_id: str) -> Any:
+def evidence(engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: MessageId) -> Any:
     sources = engine.evidence(actor, params.path_memory_id(memory_id), message_id)
     return wire.envelope(wire.evidence_dict(v.message_id(message_id), sources))
 
@@ -227,9 +285,13 @@ def _ids(value: object, field: str) -> list[str]:
 
 
 def _listed(value: object, field: str) -> object:
-    """A list filter: a list is split as ids are; one string (maybe comma-separated) or
-    anything else goes to the engine as sent."""
-    return _ids(value, field) if isinstance(value, list) else value
+    """A list filter: a list is split as ids are; one string (maybe comma-separated) goes to
+    the engine as sent."""
+    if value is None or isinstance(value, str):
+        return value
+    if not isinstance(value, list):
+        raise InvalidInput(field, f"{field} must be a list or comma-separated text.")
+    return _ids(value, field)
 
 
 def _reason(value: object) -> str:
@@ -237,9 +299,10 @@ def _reason(value: object) -> str:
 
 
 def _max_tokens(value: object) -> int:
+    """The token budget: an integer, or text of (at most 18) ASCII digits holding one."""
     if value is None:
         return DEFAULT_MAX_TOKENS
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
         return int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
@@ -261,7 +324,7 @@ def _search_request(raw: Mapping[str, Any]) -> SearchRequest:
         "types": _listed(raw.get("message_type"), "message_type"),
         "valid_on": raw.get("valid_on"),
         "as_of": raw.get("as_of"),
-        "fusion": raw.get("fusion") or None,
+        "fusion": None if raw.get("fusion") == "" else raw.get("fusion"),
         "trust": _listed(raw.get("trust"), "trust"),
     }
     query: Any = raw.get("query")  # even None: the engine says what a query must be

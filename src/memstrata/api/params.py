@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any
+
+from fastapi import Path, Query
 
 from memstrata import validation as v
+from memstrata.api import schemas as S
 from memstrata.errors import InvalidInput, NotFound
 
 #: RAGFlow's REST default page size, also what an invalid or too small size falls back to.
@@ -57,3 +61,41 @@ def path_memory_id(value: str) -> str:
 def optional(value: str | None) -> str | None:
     """An optional filter: empty text means no filter."""
     return value if value else None
+
+
+def query(schema: Mapping[str, Any], description: str | None = None) -> Any:
+    """A query parameter read as text, documented as ``schema``."""
+    return Query(description=description, json_schema_extra=S.documented(schema))
+
+
+def listing(item: Mapping[str, Any], description: str | None = None) -> Any:
+    """Repeated (``k=a&k=b``) or comma-separated values, each as ``item`` documents."""
+    return query({"type": "array", "items": dict(item)}, description)
+
+
+#: ``openapi_extra`` key: query parameters the schema marks required though the route reads
+#: them as optional, to answer RAGFlow's own message when one is missing.
+REQUIRED_QUERY = "x-required-query"
+PAGE = "The page, from 1; invalid or below 1 means 1 (RAGFlow's leniency)."
+SIZE = "Invalid or below 1 means 30; above 100 is refused."
+
+MemoryId = Annotated[
+    str,
+    Path(
+        description="A memory's id (32 hex digits); any other id answers 404.",
+        json_schema_extra=S.documented(S.MEMORY_ID),
+    ),
+]
+MessageId = Annotated[
+    str,
+    Path(
+        description="A message id: a non-negative 64-bit integer in ASCII digits.",
+        json_schema_extra=S.documented(S.MESSAGE_ID),
+    ),
+]
+Page = Annotated[str | None, query(S.LENIENT_PAGE, PAGE)]
+Size = Annotated[str | None, query(S.LENIENT_SIZE, SIZE)]
+Text = Annotated[str | None, query(S.TEXT)]
+#: Any text (an exact filter the engine compares, nothing more).
+Free = Annotated[str | None, query({"type": "string"})]
+Time = Annotated[str | None, query(S.TIME, "ISO 8601; naive means UTC.")]
