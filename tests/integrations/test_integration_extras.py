@@ -13,6 +13,7 @@ from memstrata.errors import MissingExtra
 ADAPTERS = [
     ("memstrata.integrations.langgraph", "langgraph", "langgraph"),
     ("memstrata.integrations.openai_agents", "agents", "openai-agents"),
+    ("memstrata.integrations.adk", "google.adk", "adk"),
 ]
 
 

@@ -1,0 +1,230 @@
+"""The Google ADK memory service, held to ADK's own ``InMemoryMemoryService`` side by side
+(sessions added again and again, deltas, deletion that stays deleted, app and user scope),
+then what only memstrata has and the key deciding what exists and what may change."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import pytest
+from google.adk.events import Event
+from google.adk.memory import BaseMemoryService, InMemoryMemoryService
+from google.adk.memory.memory_entry import MemoryEntry
+from google.adk.sessions import Session
+from google.genai import types
+from integration_support import World, make_memory
+
+from memstrata import Forbidden, NotFound
+from memstrata.integrations.adk import MemstrataMemoryService
+
+APP, USER = "helper", "u-42"
+KINDS = ["InMemoryMemoryService", "Memstrata over Client", "Memstrata over AsyncClient"]
+
+
+def build(kind: str, world: World, memory_id: str | None = None) -> BaseMemoryService:
+    if kind == "InMemoryMemoryService":
+        return InMemoryMemoryService()
+    client = world.async_client() if kind.endswith("AsyncClient") else world.client()
+    return MemstrataMemoryService(client, memory_id or world.notes.id)
+
+
+@pytest.fixture(params=KINDS)
+def service(request: pytest.FixtureRequest, world: World) -> BaseMemoryService:
+    return build(request.param, world)
+
+
+class Said:
+    """Events at increasing times, an hour before the frozen clock's now."""
+
+    def __init__(self, world: World) -> None:
+        self.at = world.engine.clock.now().timestamp() - 3600
+
+    def __call__(self, author: str, text: str) -> Event:
+        self.at += 1.25
+        role = "user" if author == "user" else "model"
+        content = types.Content(role=role, parts=[types.Part(text=text)])
+        return Event(author=author, content=content, timestamp=self.at, invocation_id="i-1")
+
+
+@pytest.fixture
+def said(world: World) -> Said:
+    return Said(world)
+
+
+def session(events: list[Event], sid: str = "s-1", app: str = APP, user: str = USER) -> Session:
+    return Session(id=sid, app_name=app, user_id=user, events=events)
+
+
+def run(check: Callable[[], Any]) -> None:
+    anyio.run(check)
+
+
+async def texts(service: BaseMemoryService, query: str, user: str = USER) -> list[str]:
+    found = await service.search_memory(app_name=APP, user_id=user, query=query)
+    return [_text(m) for m in found.memories]
+
+
+def _text(m: MemoryEntry) -> str:
+    return " ".join(p.text or "" for p in (m.content.parts or []))
+
+
+def test_search_finds_what_the_user_and_agent_said_in_their_scope(
+    service: BaseMemoryService, said: Said
+) -> None:
+    mine = session([said("user", "I moved to Berlin last spring."),
+                    said("helper_agent", "Noted, Berlin it is."),
+                    said("helper_agent", "")])  # fmt: skip
+    theirs = session([said("user", "I live in Berlin-Paris, in Paris.")], "s-2", user="u-7")
+    other_app = session([said("user", "Berlin or Rome? Rome.")], "s-3", app="other-app")
+
+    async def check() -> None:
+        for s in (mine, theirs, other_app):
+            await service.add_session_to_memory(s)
+        found = await texts(service, "Berlin")
+        assert sorted(found) == ["I moved to Berlin last spring.", "Noted, Berlin it is."]
+        assert await texts(service, "Berlin", user="u-7") == ["I live in Berlin-Paris, in Paris."]
+        assert await texts(service, "Berlin", user="nobody") == []
+
+    run(check)
+
+
+def test_a_session_added_again_stores_only_what_is_new(
+    service: BaseMemoryService, said: Said
+) -> None:
+    events = [said("user", "I moved to Berlin."), said("helper_agent", "Berlin, noted.")]
+
+    async def check() -> None:
+        await service.add_session_to_memory(session(events))
+        await service.add_session_to_memory(session(events))
+        events.append(said("user", "I also like Berlin in May."))
+        await service.add_session_to_memory(session(events))
+        found = await texts(service, "Berlin")
+        assert sorted(found) == ["Berlin, noted.", "I also like Berlin in May.",
+                                 "I moved to Berlin."]  # fmt: skip
+
+    run(check)
+
+
+def test_a_deleted_memory_stays_deleted_when_the_session_comes_again(
+    service: BaseMemoryService, said: Said
+) -> None:
+    events = [said("user", "My door code is 4711."), said("helper_agent", "Stored the code.")]
+
+    async def check() -> None:
+        await service.add_session_to_memory(session(events))
+        found = await service.search_memory(app_name=APP, user_id=USER, query="door code 4711")
+        (target,) = [m for m in found.memories if "4711" in _text(m)]
+        await service.delete_memory(app_name=APP, user_id="u-7", memory_id=target.id)
+        await service.delete_memory(app_name="other-app", user_id=USER, memory_id=target.id)
+        assert "My door code is 4711." in await texts(service, "door code 4711")
+        await service.delete_memory(app_name=APP, user_id=USER, memory_id=target.id)
+        await service.delete_memory(app_name=APP, user_id=USER, memory_id=target.id)
+        events.append(said("user", "What is my door code?"))
+        await service.add_session_to_memory(session(events))
+        assert "My door code is 4711." not in await texts(service, "door code 4711")
+
+    run(check)
+
+
+def test_events_added_as_deltas_are_stored_once(service: BaseMemoryService, said: Said) -> None:
+    first, second = said("user", "Tea in Berlin."), said("helper_agent", "Berlin tea, noted.")
+
+    async def check() -> None:
+        add = service.add_events_to_memory
+        await add(app_name=APP, user_id=USER, session_id="s-1", events=[first])
+        await add(app_name=APP, user_id=USER, session_id="s-1", events=[first, second])
+        assert sorted(await texts(service, "Berlin tea")) == ["Berlin tea, noted.",
+                                                              "Tea in Berlin."]  # fmt: skip
+
+    run(check)
+
+
+# --- what only memstrata has ------------------------------------------------------------
+
+
+def test_events_are_raw_turns_and_results_name_their_entries(world: World, said: Said) -> None:
+    service = build("Memstrata over AsyncClient", world)
+    user, agent = said("user", "I moved to Berlin."), said("helper_agent", "Berlin, noted.")
+    run(lambda: service.add_session_to_memory(session([user, agent])))
+    reply, turn = world.turns(world.notes)
+    assert turn.content == "User Input: I moved to Berlin.\nAgent Response: "
+    assert reply.content == "User Input: \nAgent Response: Berlin, noted."
+    assert {(t.agent_id, t.user_id, t.session_id) for t in (turn, reply)} == {(APP, USER, "s-1")}
+    assert turn.valid_at.timestamp() == user.timestamp
+
+    async def check() -> None:
+        found = await service.search_memory(app_name=APP, user_id=USER, query="moved Berlin")
+        first = found.memories[0]
+        assert (first.id, first.author, first.content.role) == (str(turn.message_id), "user",
+                                                                 "user")  # fmt: skip
+        assert first.custom_metadata["type"] == "raw"
+        assert first.timestamp == turn.valid_at.replace(microsecond=0).isoformat()
+        answer = next(m for m in found.memories if m.id == str(reply.message_id))
+        assert (answer.author, answer.content.role) == (APP, "model")
+
+    run(check)
+
+
+def test_add_memory_states_facts(world: World) -> None:
+    facts = make_memory(world.engine, world.alice, "facts", ["raw", "semantic"])
+    service = build("Memstrata over AsyncClient", world, facts.id)
+    fact = MemoryEntry(content=types.Content(parts=[types.Part(text="The user likes tea.")]))
+
+    async def check() -> None:
+        await service.add_memory(app_name=APP, user_id=USER, memories=[fact])
+        (found,) = (await service.search_memory(app_name=APP, user_id=USER, query="tea")).memories
+        assert (_text(found), found.author, found.custom_metadata["type"]) == (
+            "The user likes tea.", "user", "semantic"
+        )  # fmt: skip
+        assert (
+            await service.search_memory(app_name=APP, user_id="u-7", query="tea")
+        ).memories == []
+
+    run(check)
+
+
+def test_a_key_scoped_to_one_memory_gets_nothing_of_another(world: World, said: Said) -> None:
+    scoped = world.async_client(world.key(scope=[world.notes.id]))
+    before = world.contents(world.diary)
+    diary_turn = str(before[0][0])
+    fact = MemoryEntry(content=types.Content(parts=[types.Part(text="The door code is 0000.")]))
+
+    async def check() -> None:
+        for memory in (world.diary, world.bobs):
+            service = MemstrataMemoryService(scoped, memory.id)
+            with pytest.raises(NotFound):
+                await service.add_session_to_memory(session([said("user", "Overwrite it.")]))
+            with pytest.raises(NotFound):
+                await service.add_memory(app_name=APP, user_id=USER, memories=[fact])
+            with pytest.raises(NotFound):
+                await service.delete_memory(app_name="", user_id="", memory_id=diary_turn)
+            for user in (USER, "", world.alice.user_id):
+                found = await service.search_memory(app_name="", user_id=user, query="door code")
+                assert found.memories == []  # a search drops the memories it cannot see
+
+    run(check)
+    assert world.contents(world.diary) == before
+
+
+def test_a_read_only_key_reads_but_cannot_write(world: World, said: Said) -> None:
+    events = [said("user", "I moved to Berlin.")]
+    run(lambda: build("Memstrata over Client", world).add_session_to_memory(session(events)))
+    before = world.contents(world.notes)
+    reader = MemstrataMemoryService(world.async_client(world.key(capabilities=["read"])),
+                                    world.notes.id)  # fmt: skip
+    fact = MemoryEntry(content=types.Content(parts=[types.Part(text="A new fact.")]))
+
+    async def check() -> None:
+        assert await texts(reader, "Berlin") == ["I moved to Berlin."]
+        events.append(said("user", "And now Lyon."))
+        with pytest.raises(Forbidden, match="'write'"):
+            await reader.add_session_to_memory(session(events))
+        with pytest.raises(Forbidden, match="'write'"):
+            await reader.add_memory(app_name=APP, user_id=USER, memories=[fact])
+        with pytest.raises(Forbidden, match="'manage'"):
+            await reader.delete_memory(app_name=APP, user_id=USER, memory_id=str(before[0][0]))
+
+    run(check)
+    assert world.contents(world.notes) == before
