@@ -15,6 +15,7 @@ from memstrata import (
     Entry,
     EntryType,
     Forbidden,
+    Fusion,
     InvalidInput,
     Memory,
     NotFound,
@@ -422,15 +423,22 @@ def test_a_turn_that_answers_in_context_rises_with_its_question(
     answer = say("Yes, we went last July and it rained.", "a")
     unrelated = say("Yes, the rain was heavy on the drive home.", "b")
     say("Anything else?", "b")
+    # neighbour context alone: raw cosine fusion, no conversation windows
+    only = {"fusion": Fusion.WEIGHTED, "context_weight": 0.0}
     base = SearchRequest(
         "hiking in the Alps rain",
         (memory.id,),
         top_n=10,
         similarity_threshold=0.0,
         neighbour_span=0,
+        **only,  # type: ignore[arg-type]
     )
     with_context = SearchRequest(
-        "hiking in the Alps rain", (memory.id,), top_n=10, similarity_threshold=0.0
+        "hiking in the Alps rain",
+        (memory.id,),
+        top_n=10,
+        similarity_threshold=0.0,
+        **only,  # type: ignore[arg-type]
     )
 
     def rank(request: SearchRequest) -> list[int]:

@@ -61,6 +61,10 @@ class ForgettingPolicy(enum.StrEnum):
 
 
 class Fusion(enum.StrEnum):
+    #: Keyword scores over the best one, vector scores over the vector candidates' spread,
+    #: the keyword weight a hint around the embedding model's balance (the default).
+    BALANCED = "balanced"
+    #: Keyword scores over the best one plus raw cosine similarity, the weight as given.
     WEIGHTED = "weighted"
     RRF = "rrf"
 

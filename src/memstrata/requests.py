@@ -53,13 +53,16 @@ class SearchRequest:
     types: frozenset[EntryType] | None = None
     valid_on: datetime | None = None
     as_of: datetime | None = None
-    fusion: Fusion = Fusion.WEIGHTED
+    fusion: Fusion = Fusion.BALANCED
     neighbour_weight: float | None = None
     """How much a raw turn borrows from its conversation neighbours' scores (None: settings)."""
     neighbour_span: int | None = None
     """How many turns on each side count as neighbours (None: settings; 0 turns it off)."""
     trust: frozenset[Trust] | None = None
     """Only entries in these trust states (None: any but rejected; rejected is never found)."""
+    context_weight: float | None = None
+    """How much a raw turn's conversation window (the turn with the turns written before it
+    in its conversation) adds to its keyword score (None: settings; 0 turns it off)."""
 
 
 @dataclass(frozen=True)

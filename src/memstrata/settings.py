@@ -16,6 +16,9 @@ class ProviderConfig:
 
     base_url: str
     api_key: str = ""
+    #: Balanced search fusion: the keyword weight this provider's embedders get at a
+    #: caller's weight of 0.5 (None: the default for remote embedders).
+    keyword_balance: float | None = None
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,9 @@ class Settings:
     neighbour_weight: float = 0.5
     #: Search: turns on each side that count as neighbours (0 turns neighbour context off).
     neighbour_span: int = 2
+    #: Search: how much a raw turn's conversation window (it and the two turns written before
+    #: it in its conversation) adds to its keyword score (0 turns it off).
+    context_weight: float = 1.0
     embed_threads: int | None = None
     #: SQLite: vectors from which a memory also gets an approximate (HNSW) index; 0: never.
     ann_threshold: int = 20_000
@@ -90,8 +96,11 @@ def providers_from_env(env: Mapping[str, str]) -> dict[str, ProviderConfig]:
     for key, url in env.items():
         if key.startswith(head) and key.endswith(tail):
             name = key[len(head) : -len(tail)]
+            balance = env.get(f"{head}{name}_KEYWORD_BALANCE")
             found[normalise_provider(name)] = ProviderConfig(
-                url, env.get(f"{head}{name}_API_KEY", "")
+                url,
+                env.get(f"{head}{name}_API_KEY", ""),
+                None if balance is None else float(balance),
             )
     return found
 

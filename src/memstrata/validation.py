@@ -253,7 +253,7 @@ def fusion(value: object) -> Fusion:
         return Fusion(str(value))
     except ValueError:
         raise InvalidInput(
-            "fusion", f"fusion must be 'weighted' or 'rrf', got {value!r}."
+            "fusion", f"fusion must be 'balanced', 'weighted' or 'rrf', got {value!r}."
         ) from None
 
 

@@ -15,6 +15,12 @@ from memstrata.providers.batching import BatchingEmbedder
 from memstrata.settings import ProviderConfig, normalise_provider
 
 BUILTIN = "builtin"
+#: Balanced fusion's keyword weight at a caller's 0.5, by embedder: the local MiniLM (tuned on
+#: LoCoMo conversations 1-5), and any remote embedder unless its provider sets its own
+#: (``MEMSTRATA_PROVIDER_<NAME>_KEYWORD_BALANCE``): stronger dense models need less keyword
+#: weight, so the default leans further to the vector side.
+BUILTIN_KEYWORD_BALANCE = 0.45
+REMOTE_KEYWORD_BALANCE = 0.3
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,14 @@ class ModelRegistry:
                 )
                 self._cache[key] = found
             return found
+
+    def keyword_balance(self, embd_id: str) -> float:
+        """The keyword weight balanced fusion centres on for ``embd_id``'s embedder."""
+        model = self.check_embedder(embd_id)
+        if model.provider == BUILTIN:
+            return BUILTIN_KEYWORD_BALANCE
+        configured = self.providers[model.provider].keyword_balance
+        return REMOTE_KEYWORD_BALANCE if configured is None else configured
 
     def embed_by_model(
         self, embd_ids: Iterable[str], texts: list[str]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -12,15 +13,45 @@ from memstrata.store.filters import EntryFilter
 from memstrata.store.reader import Reader
 
 
+@dataclass(frozen=True)
+class Pools:
+    """The candidates of every leg: keyword matches best first, the cosine similarity of
+    every candidate of any leg, the vector leg's own similarities best first, and the best
+    conversation windows (empty unless asked for and the store scores them)."""
+
+    keyword: list[tuple[int, float]]
+    cosine: dict[int, float]
+    vector: list[tuple[int, float]]
+    windows: list[tuple[int, float]]
+
+
+def candidate_pools(
+    r: Reader,
+    scope: Scope,
+    text: str,
+    vector: NDArray[np.float32],
+    f: EntryFilter,
+    pool: int,
+    windows: bool = False,
+) -> Pools:
+    """The best ``pool`` keyword matches, vector neighbours and (with ``windows``)
+    conversation windows, with the cosine similarity of every candidate of any leg (a
+    vector of another dimension: 0)."""
+    keyword = r.keyword_candidates(scope, text, f, pool)
+    leg = r.vector_candidates(scope, vector, f, pool)
+    held = r.window_candidates(scope, text, f, pool) if windows else []
+    cosine = dict(leg)
+    add_cosines(r, cosine, [i for i, _ in keyword] + [i for i, _ in held], vector)
+    return Pools(keyword, cosine, leg, held)
+
+
 def hybrid_candidates(
     r: Reader, scope: Scope, text: str, vector: NDArray[np.float32], f: EntryFilter, pool: int
 ) -> tuple[list[tuple[int, float]], dict[int, float]]:
     """The best ``pool`` keyword matches (id, BM25 score) and the cosine similarity of every
     candidate of either leg, keyword-only ones included (a vector of another dimension: 0)."""
-    keyword = r.keyword_candidates(scope, text, f, pool)
-    cosine = dict(r.vector_candidates(scope, vector, f, pool))
-    add_cosines(r, cosine, [i for i, _ in keyword], vector)
-    return keyword, cosine
+    found = candidate_pools(r, scope, text, vector, f, pool)
+    return found.keyword, found.cosine
 
 
 def add_cosines(

@@ -10,6 +10,9 @@ from memstrata.models import Fusion
 
 #: Rank constant of reciprocal-rank fusion (Cormack et al. 2009).
 RRF_K = 60
+#: Balanced fusion: how far the caller's keyword weight moves the balance from the model's
+#: (a weight of 0.5 gives the model's balance; RAGFlow's default 0.7 gives it + 0.1).
+HINT_SPAN = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +27,9 @@ class Scored:
 class Fused:
     """Every candidate's own fused score, before threshold, context and ranking.
 
-    ``admit`` holds the score the threshold compares: the fused score for weighted fusion,
-    the better of the two normalised side scores for reciprocal-rank fusion.
+    ``admit`` holds the score the threshold compares: the weighted score (the keyword score
+    over the best one and the raw cosine, weighted) for weighted and balanced fusion, the
+    better of the two normalised side scores for reciprocal-rank fusion.
     """
 
     keyword: Sequence[tuple[int, float]]
@@ -35,6 +39,10 @@ class Fused:
     own: dict[int, float]
     keyword_norm: dict[int, float]
     admit: dict[int, float]
+    vector_scale: tuple[float, float] = (0.0, 1.0)
+    """Balanced fusion: the cosine that counts 0 and the one that counts 1."""
+    admit_weight: float | None = None
+    """Balanced fusion: the caller's keyword weight, which the threshold's score uses."""
 
     def joined(self, vector: Mapping[int, float]) -> Fused:
         """The scores once more entries joined the vector pool (conversation neighbours).
@@ -45,11 +53,24 @@ class Fused:
                 self.keyword, vector, keyword_weight=self.keyword_weight, method=self.method
             )
         new = {i: c for i, c in vector.items() if i not in self.own}
-        own = dict(self.own)
         vw = 1 - self.keyword_weight
-        own.update({i: vw * max(c, 0.0) for i, c in new.items()})
+        aw = vw if self.admit_weight is None else 1 - self.admit_weight
+        own, admit = dict(self.own), dict(self.admit)
+        admit.update({i: aw * max(c, 0.0) for i, c in new.items()})
+        if self.method is Fusion.BALANCED:
+            own.update({i: vw * _spread(c, self.vector_scale) for i, c in new.items()})
+        else:
+            own.update({i: vw * max(c, 0.0) for i, c in new.items()})
         return Fused(
-            self.keyword, vector, self.keyword_weight, self.method, own, self.keyword_norm, own
+            self.keyword,
+            vector,
+            self.keyword_weight,
+            self.method,
+            own,
+            self.keyword_norm,
+            admit,
+            self.vector_scale,
+            self.admit_weight,
         )
 
     def leaders(self, limit: int) -> list[int]:
@@ -63,21 +84,82 @@ def score(
     *,
     keyword_weight: float,
     method: Fusion = Fusion.WEIGHTED,
+    vector_pool: Sequence[float] | None = None,
+    threshold_weight: float | None = None,
+    windows: Sequence[tuple[int, float]] = (),
+    window_weight: float = 0.0,
 ) -> Fused:
-    """Own fused scores of every candidate (see :func:`fuse`)."""
+    """Own fused scores of every candidate (see :func:`fuse`).
+
+    ``windows`` holds (id, BM25 score) of conversation windows (a raw turn with the turns it
+    answers): for ranking, an entry's keyword side is its own BM25 plus ``window_weight``
+    times its window's, over the best such sum; the threshold looks at its own BM25 only
+    (context reorders, it never admits). Not for reciprocal-rank fusion.
+
+    Balanced fusion only: ``vector_pool``, the cosine similarities of the vector leg's own
+    candidates, whose spread it scales by (default: every value of ``vector``);
+    ``threshold_weight``, the keyword weight of the score the threshold compares (default:
+    ``keyword_weight``)."""
     best = max((s for _, s in keyword), default=0.0)
     kw_norm = {i: (s / best if best > 0 else 0.0) for i, s in keyword}
-    ids = set(kw_norm) | set(vector)
+    kw_rank = _with_windows(keyword, windows, window_weight) if windows else kw_norm
+    ids = set(kw_rank) | set(vector)
+    vw = 1 - keyword_weight
+    aw = keyword_weight if threshold_weight is None else threshold_weight
+    weighted = {i: aw * kw_norm.get(i, 0.0) + (1 - aw) * max(vector.get(i, 0.0), 0.0) for i in ids}
     if method is Fusion.RRF:
         own = _rrf(keyword, vector, ids, keyword_weight)
         admit = {i: max(kw_norm.get(i, 0.0), vector.get(i, 0.0)) for i in ids}
-    else:
-        vw = 1 - keyword_weight
+        return Fused(keyword, vector, keyword_weight, method, own, kw_norm, admit)
+    if method is Fusion.BALANCED:
+        scale = vector_scale(list(vector.values()) if vector_pool is None else vector_pool)
         own = {
-            i: keyword_weight * kw_norm.get(i, 0.0) + vw * max(vector.get(i, 0.0), 0.0) for i in ids
+            i: keyword_weight * kw_rank.get(i, 0.0) + vw * _spread(vector.get(i, 0.0), scale)
+            for i in ids
         }
-        admit = own
-    return Fused(keyword, vector, keyword_weight, method, own, kw_norm, admit)
+        return Fused(keyword, vector, keyword_weight, method, own, kw_norm, weighted, scale, aw)
+    if windows:
+        own = {
+            i: keyword_weight * kw_rank.get(i, 0.0) + vw * max(vector.get(i, 0.0), 0.0) for i in ids
+        }
+        return Fused(keyword, vector, keyword_weight, method, own, kw_norm, weighted)
+    return Fused(keyword, vector, keyword_weight, method, weighted, kw_norm, weighted)
+
+
+def _with_windows(
+    keyword: Sequence[tuple[int, float]], windows: Sequence[tuple[int, float]], weight: float
+) -> dict[int, float]:
+    """Own BM25 plus ``weight`` times the window's, over the best such sum."""
+    total = dict(keyword)
+    for i, s in windows:
+        total[i] = total.get(i, 0.0) + weight * s
+    best = max(total.values(), default=0.0)
+    return {i: (s / best if best > 0 else 0.0) for i, s in total.items()}
+
+
+def vector_scale(cosines: Sequence[float]) -> tuple[float, float]:
+    """The cosine that counts 0 (the candidates' mean) and the one that counts 1 (the best):
+    a model whose similarities all lie close together is spread out as much as one whose
+    similarities range widely, so the keyword weight means the same for both."""
+    if not cosines:
+        return (0.0, 1.0)
+    return (sum(cosines) / len(cosines), max(cosines))
+
+
+def _spread(cosine: float, scale: tuple[float, float]) -> float:
+    floor, top = scale
+    if top <= floor:
+        return 0.0
+    return min(max((cosine - floor) / (top - floor), 0.0), 1.0)
+
+
+def hinted_weight(weight: float, balance: float) -> float:
+    """The keyword weight balanced fusion uses: the model's ``balance`` moved by
+    :data:`HINT_SPAN` times how far the caller's ``weight`` lies from 0.5, within [0, 1].
+    0 and 1 keep their meaning: one side only."""
+    if weight <= 0.0 or weight >= 1.0:
+        return weight
+    return min(max(balance + HINT_SPAN * (weight - 0.5), 0.0), 1.0)
 
 
 def rank(
@@ -118,8 +200,11 @@ def fuse(
     ``keyword`` holds (id, BM25 score) best first; ``vector`` maps every candidate (from both
     legs) to its cosine similarity. ``keyword_weight`` is the weight of the keyword side, as
     its name says. Weighted fusion scales BM25 by the best keyword score of the pool, so both
-    sides lie in [0, 1], and the threshold applies to the fused score; with reciprocal-rank
-    fusion the threshold applies to the better of the two normalised side scores.
+    sides lie in [0, 1], and the threshold applies to the fused score. Balanced fusion ranks
+    by the same sum with the cosine spread over the vector candidates (their mean counts 0,
+    the best 1), so neither side dominates by its scale alone; its threshold applies to the
+    weighted score. With reciprocal-rank fusion the threshold applies to the better of the
+    two normalised side scores.
 
     ``neighbours`` maps a candidate to its conversation neighbours by distance (1, 2, ...);
     each distance adds ``neighbour_weight`` times the best fused score found there, so a turn

@@ -14,12 +14,12 @@ from memstrata import validation as v
 from memstrata.access import readable
 from memstrata.clock import Clock
 from memstrata.errors import InvalidInput
-from memstrata.models import Hit, Principal
+from memstrata.models import Fusion, Hit, Principal
 from memstrata.providers.registry import ModelRegistry
 from memstrata.requests import SearchRequest
-from memstrata.retrieval.candidates import hybrid_candidates, with_neighbours
+from memstrata.retrieval.candidates import candidate_pools, with_neighbours
 from memstrata.retrieval.context import Context, assemble
-from memstrata.retrieval.fusion import rank, score
+from memstrata.retrieval.fusion import hinted_weight, rank, score
 from memstrata.retrieval.usage import UsageRecorder
 from memstrata.settings import Settings
 from memstrata.store.base import Store
@@ -60,7 +60,8 @@ class SearchService:
         embedders = {id(self.models.embedder(m.embd_id)): m.embd_id for m in memories}
         if len(embedders) > 1:
             raise InvalidInput("memory_id", "memories use different embedding models")
-        query_vector = self.models.embedder(memories[0].embd_id).embed([req.query])[0]
+        embd_id = memories[0].embd_id
+        query_vector = self.models.embedder(embd_id).embed([req.query])[0]
         f = EntryFilter.retrieval(
             valid_on=req.valid_on or self.clock.now(),
             as_of=req.as_of,
@@ -72,10 +73,22 @@ class SearchService:
         )
         pool = max(POOL_FACTOR * req.top_n, MIN_POOL)
         span, weight = req.neighbour_span or 0, req.neighbour_weight or 0.0
+        keyword_weight = req.keywords_similarity_weight
+        if req.fusion is Fusion.BALANCED:
+            keyword_weight = hinted_weight(keyword_weight, self.models.keyword_balance(embd_id))
         with self.store.read() as r:
-            keyword, vector = hybrid_candidates(r, scope, req.query, query_vector, f, pool)
+            context = 0.0 if req.fusion is Fusion.RRF else req.context_weight or 0.0
+            found = candidate_pools(r, scope, req.query, query_vector, f, pool, context > 0)
+            vector = found.cosine
             fused = score(
-                keyword, vector, keyword_weight=req.keywords_similarity_weight, method=req.fusion
+                found.keyword,
+                vector,
+                keyword_weight=keyword_weight,
+                method=req.fusion,
+                vector_pool=[c for _, c in found.vector],
+                threshold_weight=req.keywords_similarity_weight,
+                windows=found.windows,
+                window_weight=context,
             )
             neighbours = {}
             if span and weight:
@@ -102,10 +115,11 @@ class SearchService:
 
 
 def checked(req: SearchRequest, settings: Settings) -> SearchRequest:
-    """``req`` with every field validated and typed, and neighbour context from settings
+    """``req`` with every field validated and typed, and conversation context from settings
     where the request leaves it open."""
     weight = settings.neighbour_weight if req.neighbour_weight is None else req.neighbour_weight
     span = settings.neighbour_span if req.neighbour_span is None else req.neighbour_span
+    context = settings.context_weight if req.context_weight is None else req.context_weight
     return replace(
         req,
         query=v.text(req.query, "query", limit=v.MAX_QUERY_BYTES, empty=False),
@@ -124,6 +138,7 @@ def checked(req: SearchRequest, settings: Settings) -> SearchRequest:
         fusion=v.fusion(req.fusion),
         neighbour_weight=v.unit_float(weight, "neighbour_weight"),
         neighbour_span=v.span(span),
+        context_weight=v.unit_float(context, "context_weight"),
         trust=v.trust_states(req.trust, searchable=True),
     )
 

@@ -38,6 +38,9 @@ class Backend(ABC):
     #: planner prefers a (memory_id, ...) index range over the primary key even for a short
     #: id list (a scan of the whole memory), so it names an index that starts with the id.
     entries_by_id = "entries e"
+    #: Whether :meth:`window_search` scores conversation windows (SQLite); a backend without
+    #: returns none, and turns score on their own text only.
+    keyword_windows = False
 
     @abstractmethod
     def migrate(self) -> None:
@@ -84,6 +87,16 @@ class Backend(ABC):
 
     @abstractmethod
     def decode_vector(self, value: Any) -> NDArray[np.float32]: ...
+
+    def window_search(
+        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
+    ) -> list[tuple[int, float]]:
+        """The best ``limit`` keyword matches of ``text`` among conversation windows: each
+        raw turn together with the turns written before it in its conversation, as one
+        document (other entries: themselves), with the windows' statistics; (message_id,
+        score) of entries that pass ``f``, best first. Words of a turn that ``f`` hides, or
+        of an erased one, lift no window. Default: none (no window index)."""
+        return []
 
     def conversation_near(
         self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int

@@ -232,6 +232,16 @@ class Reader:
         passing = self._passing(scope, f)
         return self.store.keyword_search(self.conn, scope, text, f, limit, passing)
 
+    def window_candidates(
+        self, scope: Scope, text: str, f: EntryFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        """Best keyword matches among conversation windows (a raw turn with the turns it
+        answers) as (message_id, score); none where the backend keeps no window index."""
+        if not scope or limit <= 0:
+            return []
+        passing = self._passing(scope, f)
+        return self.store.window_search(self.conn, scope, text, f, limit, passing)
+
     def vector_candidates(
         self, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
     ) -> list[tuple[int, float]]:

@@ -66,6 +66,7 @@ class SQLiteStore(Store):
     #: Candidate checks read only filter columns: from this index they skip the rows' text
     #: and vector (0.9 -> 0.56 ms per 200 ids at 1M entries).
     entries_by_id = "entries e INDEXED BY entries_filter"
+    keyword_windows = True
 
     def __init__(self, path: str | Path, *, ann_threshold: int = ANN_THRESHOLD) -> None:
         """``ann_threshold``: vectors from which a memory is also searched through an
@@ -194,6 +195,28 @@ class SQLiteStore(Store):
             return []
         return _best_passing(ids, scores, limit, lambda c: passing(c.tolist()))
 
+    def window_search(
+        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
+    ) -> list[tuple[int, float]]:
+        """BM25 of conversation windows, from the in-process index: the best windows of
+        rows that pass; a window turn that the filter hides is then left out of the windows
+        of the rows returned."""
+        self._keywords.sync(lambda high: self._texts_after(conn, high))
+        memories = sorted(scope.memory_ids)
+        ids, scores = self._keywords.scores(memories, text, windows=True)
+        if not len(ids):
+            return []
+        best = _best_passing(ids, scores, limit, lambda c: passing(c.tolist()))
+        windows = self._keywords.windows(memories, [i for i, _ in best])
+        lenders = {m for held in windows.values() for m in held}
+        shown = passing(sorted(lenders)) if lenders else set()
+        hidden = {i: set(held) - shown for i, held in windows.items() if set(held) - shown}
+        if not hidden:
+            return best
+        fixed = self._keywords.rescored(memories, text, hidden)
+        rescored = [(i, fixed.get(i, s)) for i, s in best]
+        return sorted((x for x in rescored if x[1] > 0), key=lambda x: (-x[1], -x[0]))
+
     def conversation_near(
         self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int
     ) -> dict[int, Near]:
@@ -209,13 +232,13 @@ class SQLiteStore(Store):
         )
         return [(int(r[0]), r[1], r[2], r[3], r[4], float(r[5])) for r in rows]
 
-    def _texts_after(self, conn: Conn, high: int) -> list[tuple[int, str, str]]:
+    def _texts_after(self, conn: Conn, high: int) -> list[tuple[int, str, str, str | None]]:
         rows = conn.execute(
-            "SELECT message_id, memory_id, content FROM entries WHERE message_id > ? "
-            "ORDER BY message_id LIMIT ?",
+            "SELECT message_id, memory_id, content, message_type, user_id, agent_id, session_id "
+            "FROM entries WHERE message_id > ? ORDER BY message_id LIMIT ?",
             [high, LOAD_CHUNK],
         )
-        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+        return [(int(r[0]), str(r[1]), str(r[2]), _conversation(r)) for r in rows]
 
     def vector_search(
         self,
@@ -279,6 +302,11 @@ class SQLiteStore(Store):
         """Truncate the WAL, which may still hold pages of erased rows."""
         with self._write_lock:
             self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def _conversation(row: Row) -> str | None:
+    """The conversation key (user, agent, session) of a raw turn's row; None for others."""
+    return "\x1f".join(str(x) for x in row[4:7]) if row[3] == "raw" else None
 
 
 def _best_passing(

@@ -17,10 +17,14 @@ equal FTS5's exactly only where no such word occurs. Stop words count in a docum
 but are not indexed, so a query word whose stem is a stop word ("one": "on") does not match
 the stop word itself.
 
+Raw turns can also be scored through their conversation windows (:mod:`.windows`): a turn
+together with the turns it answers, with the windows' own statistics.
+
 Text never changes once written (a correction is a new entry), so the index, like the vector
 cache, can only be behind: :meth:`KeywordIndex.sync` reads rows committed since its last
-look. Erasure marks rows dead at once; their terms stay until the process restarts (only
-in memory, never on disk).
+look. Erasure marks rows dead at once and takes them out of their conversations' windows;
+their terms stay until the process restarts (only in memory, never on disk), matching
+nothing.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ import Stemmer
 from numpy.typing import NDArray
 
 from memstrata.store.sqlite.catchup import Load, catch_up
+from memstrata.store.sqlite.windows import Links
 from memstrata.store.text import MAX_TERMS, STOP_WORDS
 
 K1 = 1.2
@@ -47,8 +52,9 @@ B = 0.75
 MIN_IDF = 1e-6
 #: Word lengths FTS5's porter tokenizer stems (others pass unchanged).
 STEM_MIN, STEM_MAX = 3, 64
-Row = tuple[int, str, str]
-"""(message_id, memory_id, content) of an entry."""
+Row = tuple[int, str, str, str | None]
+"""(message_id, memory_id, content, conversation) of an entry; the conversation (user, agent
+and session) only for a raw turn, None otherwise."""
 Loader = Load[Row]
 
 _TOKEN = re.compile(r"[^\W_]+")
@@ -116,7 +122,7 @@ class _Postings:
 
 @dataclass
 class _Block:
-    """One memory's documents in message-id order and its postings."""
+    """One memory's documents in message-id order, its postings and conversation windows."""
 
     ids: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
     lengths: NDArray[np.float64] = field(default_factory=lambda: np.empty(0, np.float64))
@@ -124,7 +130,10 @@ class _Block:
     size: int = 0
     live: int = 0
     live_length: float = 0.0
+    live_windows: float = 0.0
+    """Word count of the live documents' windows, summed."""
     postings: dict[str, _Postings] = field(default_factory=dict)
+    links: Links = field(default_factory=Links)
 
     def append(self, rows: Sequence[Row]) -> None:
         """Index ``rows``, ids above any already here: the (stem,
@@ -132,12 +141,15 @@ class _Block:
         start, need = self.size, self.size + len(rows)
         self.ids, self.lengths = _grow(self.ids, need), _grow(self.lengths, need)
         self.alive = _grow(self.alive, need)
-        documents = [_indexed(text) for _, _, text in rows]
-        self.ids[start:need] = [message_id for message_id, _, _ in rows]
+        documents = [_indexed(row[2]) for row in rows]
+        self.ids[start:need] = [row[0] for row in rows]
         self.lengths[start:need] = [length for _, length in documents]
         self.alive[start:need] = True
         self.live_length += sum(length for _, length in documents)
         self.size, self.live = need, self.live + len(rows)
+        self.links.append(start, [row[3] for row in rows])
+        added = np.arange(start, need, dtype=np.int64)
+        self.live_windows += float(self.links.window_lengths(added, self.lengths).sum())
         stem = _stem_map(w for words, _ in documents for w in words)
         names = list(set(stem.values()))
         number = {name: i for i, name in enumerate(names)}
@@ -152,14 +164,39 @@ class _Block:
                 posting = self.postings.setdefault(names[int(terms[lo])], _Postings())
                 posting.extend(docs[lo:hi], tfs[lo:hi])
 
-    def drop(self, ids: NDArray[np.int64]) -> None:
+    def positions(self, ids: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Block positions of those of the sorted ``ids`` held here, alive or not."""
+        if not self.size:
+            return np.empty(0, np.int64)
         known = self.ids[: self.size]
-        at = np.searchsorted(known, ids)
-        at = at[(at < self.size) & (known[np.minimum(at, self.size - 1)] == ids)]
+        at: NDArray[np.int64] = np.searchsorted(known, ids)
+        found: NDArray[np.int64] = at[
+            (at < self.size) & (known[np.minimum(at, self.size - 1)] == ids)
+        ]
+        return found
+
+    def drop(self, ids: NDArray[np.int64]) -> None:
+        at = self.positions(ids)
         at = at[self.alive[at]]
+        for p in at.tolist():  # the windows around it change: count them again
+            around = np.asarray([p, *self.links.following(p)], dtype=np.int64)
+            self.live_windows -= float(self.links.window_lengths(around, self.lengths).sum())
+            self.links.unlink(p)
+            self.live_windows += float(self.links.window_lengths(around[1:], self.lengths).sum())
         self.alive[at] = False
         self.live -= len(at)
         self.live_length -= float(self.lengths[at].sum())
+
+    def postings_of(self, stem: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """Live documents holding ``stem`` and its frequency in each."""
+        postings = self.postings.get(stem)
+        if postings is None:
+            return np.empty(0, np.int64), np.empty(0, np.float64)
+        docs, tfs = postings.view()
+        if self.live < self.size:  # skip erased documents
+            keep = self.alive[docs]
+            docs, tfs = docs[keep], tfs[keep]
+        return docs.astype(np.int64), tfs.astype(np.float64)  # float32 would round the scores
 
     def frequency(self, stem: str) -> int:
         """Live documents holding ``stem``."""
@@ -171,35 +208,90 @@ class _Block:
             return len(docs)
         return int(np.count_nonzero(self.alive[docs]))
 
-    def scores(
-        self, weights: dict[str, float], avgdl: float
-    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-        """BM25 of every live document matching any stem of ``weights`` (stem -> idf)."""
-        hit_docs, hit_scores = [], []
-        for stem, idf in weights.items():
-            postings = self.postings.get(stem)
-            if postings is None:
-                continue
-            docs, tfs = postings.view()
-            if self.live < self.size:  # skip erased documents
-                keep = self.alive[docs]
-                docs, tfs = docs[keep], tfs[keep]
-            tf = tfs.astype(np.float64)  # float32 would round the scores
-            norm = K1 * (1 - B + B * self.lengths[docs] / avgdl)
-            hit_docs.append(docs)
-            hit_scores.append(idf * tf * (K1 + 1) / (tf + norm))
-        if not hit_docs:
-            return np.empty(0, np.int64), np.empty(0, np.float64)
-        total: NDArray[np.float64] = np.bincount(
-            np.concatenate(hit_docs), weights=np.concatenate(hit_scores)
-        ).astype(np.float64, copy=False)
-        matched = np.flatnonzero(total)
-        return self.ids[matched], total[matched]
+    def tf(self, stem: str, at: int) -> float:
+        """Frequency of ``stem`` in the document at position ``at``."""
+        postings = self.postings.get(stem)
+        if postings is None:
+            return 0.0
+        docs, tfs = postings.view()
+        i = int(np.searchsorted(docs, at))
+        return float(tfs[i]) if i < len(docs) and docs[i] == at else 0.0
+
+
+def _bm25(
+    idf_: float, tf: NDArray[np.float64], length: NDArray[np.float64], avgdl: float
+) -> NDArray[np.float64]:
+    return idf_ * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
 
 
 def idf(documents: int, containing: int) -> float:
     """FTS5's idf: ln((N - n + 0.5) / (n + 0.5)), at least :data:`MIN_IDF`."""
     return max(math.log((documents - containing + 0.5) / (containing + 0.5)), MIN_IDF)
+
+
+@dataclass
+class _Query:
+    """One query's terms over some blocks, with the statistics of those blocks together:
+    idf and average length of the documents, or of their windows."""
+
+    blocks: list[_Block]
+    weights: dict[str, float]
+    average: float
+    windows: bool
+    spread: dict[tuple[int, str], tuple[NDArray[np.int64], NDArray[np.float64]]]
+
+    @classmethod
+    def prepare(cls, blocks: list[_Block], stems: list[str], windows: bool) -> _Query | None:
+        documents = sum(b.live for b in blocks)
+        if not stems or not documents:
+            return None
+        total = sum(b.live_windows if windows else b.live_length for b in blocks)
+        query = cls(blocks, {}, max(total / documents, 1.0), windows, {})
+        for stem in stems:  # a stem twice in the query counts twice, as in FTS5
+            if windows:
+                for n, b in enumerate(blocks):
+                    if (n, stem) not in query.spread:
+                        query.spread[n, stem] = b.links.spread(*b.postings_of(stem))
+                holding = sum(len(query.spread[n, stem][0]) for n in range(len(blocks)))
+            else:
+                holding = sum(b.frequency(stem) for b in blocks)
+            if holding:
+                query.weights[stem] = query.weights.get(stem, 0.0) + idf(documents, holding)
+        return query
+
+    def scores(self, n: int) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """BM25 of block ``n``'s documents (or their windows) that match a term."""
+        b = self.blocks[n]
+        docs, scores = [], []
+        for stem, weight in self.weights.items():
+            if self.windows:
+                at, tf = self.spread[n, stem]
+                length = b.links.window_lengths(at, b.lengths)
+            else:
+                at, tf = b.postings_of(stem)
+                length = b.lengths[at]
+            docs.append(at)
+            scores.append(_bm25(weight, tf, length, self.average))
+        if not docs:
+            return np.empty(0, np.int64), np.empty(0, np.float64)
+        total: NDArray[np.float64] = np.bincount(
+            np.concatenate(docs), weights=np.concatenate(scores)
+        ).astype(np.float64, copy=False)
+        matched = np.flatnonzero(total)
+        return b.ids[matched], total[matched]
+
+    def window_without(self, n: int, at: int, hidden: set[int]) -> float:
+        """BM25 of the window of block ``n``'s document at position ``at`` with the
+        documents at positions ``hidden`` left out."""
+        b = self.blocks[n]
+        members = [int(m[0]) for m in b.links.members(np.asarray([at]))]
+        kept = [m for m in members if m >= 0 and m not in hidden]
+        length = np.asarray([float(b.lengths[kept].sum())])
+        total = 0.0
+        for stem, w in self.weights.items():
+            tf = np.asarray([sum(b.tf(stem, m) for m in kept)])
+            total += float(_bm25(w, tf, length, self.average)[0])
+        return total
 
 
 class KeywordIndex:
@@ -223,22 +315,53 @@ class KeywordIndex:
                 block.drop(wanted)
 
     def scores(
-        self, memory_ids: Iterable[str], text: str
+        self, memory_ids: Iterable[str], text: str, windows: bool = False
     ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """BM25 of ``text`` against every live entry of the memories that matches a term,
-        with the statistics of those memories together."""
+        with the statistics of those memories together; with ``windows``, against each
+        entry's conversation window instead (an entry that is not a raw turn: itself)."""
         stems = query_terms(text)
         with self._lock:
             blocks = [b for b in (self._blocks.get(m) for m in memory_ids) if b is not None]
-            documents = sum(b.live for b in blocks)
-            if not stems or not documents:
+            query = _Query.prepare(blocks, stems, windows)
+            if query is None:
                 return np.empty(0, np.int64), np.empty(0, np.float64)
-            avgdl = max(sum(b.live_length for b in blocks) / documents, 1.0)
-            weights: dict[str, float] = {}
-            for stem in stems:  # a stem twice in the query counts twice, as in FTS5
-                n = sum(b.frequency(stem) for b in blocks)
-                if n:
-                    weights[stem] = weights.get(stem, 0.0) + idf(documents, n)
-            parts = [b.scores(weights, avgdl) for b in blocks]
+            parts = [query.scores(n) for n in range(len(blocks))]
         ids = np.concatenate([p[0] for p in parts])
         return ids, np.concatenate([p[1] for p in parts])
+
+    def windows(self, memory_ids: Iterable[str], ids: Sequence[int]) -> dict[int, list[int]]:
+        """For each of ``ids`` whose window holds earlier turns: their message ids."""
+        wanted = np.unique(np.asarray(ids, dtype=np.int64))
+        out: dict[int, list[int]] = {}
+        with self._lock:
+            for b in (self._blocks.get(m) for m in memory_ids):
+                if b is None:
+                    continue
+                at = b.positions(wanted)
+                earlier = b.links.members(at)[1:]
+                for k, p in enumerate(at.tolist()):
+                    found = [int(b.ids[m[k]]) for m in earlier if m[k] >= 0]
+                    if found:
+                        out[int(b.ids[p])] = found
+        return out
+
+    def rescored(
+        self, memory_ids: Iterable[str], text: str, hidden: dict[int, set[int]]
+    ) -> dict[int, float]:
+        """Window scores of the entries keyed in ``hidden`` with those turns left out of
+        their windows (turns that the search's filter hides lend their words to no one)."""
+        stems = query_terms(text)
+        out: dict[int, float] = {}
+        with self._lock:
+            blocks = [b for b in (self._blocks.get(m) for m in memory_ids) if b is not None]
+            query = _Query.prepare(blocks, stems, True)
+            if query is None:
+                return {i: 0.0 for i in hidden}
+            wanted = np.asarray(sorted(hidden), dtype=np.int64)
+            for n, b in enumerate(blocks):
+                for p in b.positions(wanted).tolist():
+                    mid = int(b.ids[p])
+                    gone = {int(x) for x in b.positions(np.asarray(sorted(hidden[mid])))}
+                    out[mid] = query.window_without(n, p, gone)
+        return out

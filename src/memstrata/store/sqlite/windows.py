@@ -1,0 +1,122 @@
+"""Conversation windows of the keyword index: a raw turn is also scored together with the
+turns it answers.
+
+A reply like "yes, last July!" names nothing a question would ask for; the turn before it
+does. So each raw turn has a *window*: itself and the up to :data:`SPAN` raw turns written
+before it in its conversation (same memory, user, agent and session), in write order, which
+is message-id order. Keyword search scores the window as one document (its terms and length
+summed, with the windows' own statistics) beside the turn's own score.
+
+Windows are links between block positions, not copies of text: each turn points at the turn
+written before it and the one written after it. A query's postings are spread along the
+links to the turns whose windows hold them, so nothing is stored twice, and an erased turn
+simply leaves its conversation (its neighbours are linked past it): its words reach no
+window, and the windows around it are those a rebuild from the file gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+#: Turns before a raw turn that its window holds.
+SPAN = 2
+
+
+def _grow(array: NDArray[np.int32], need: int) -> NDArray[np.int32]:
+    if need <= len(array):
+        return array
+    grown = np.full(max(need, 2 * len(array), 64), -1, dtype=np.int32)
+    grown[: len(array)] = array
+    return grown
+
+
+@dataclass
+class Links:
+    """Per block position: the raw turn written just before (``prev``) and just after
+    (``after``) it in its conversation, -1 where there is none (and for other entries)."""
+
+    prev: NDArray[np.int32] = field(default_factory=lambda: np.empty(0, np.int32))
+    after: NDArray[np.int32] = field(default_factory=lambda: np.empty(0, np.int32))
+    conversation: NDArray[np.int32] = field(default_factory=lambda: np.empty(0, np.int32))
+    codes: dict[str, int] = field(default_factory=dict)
+    tails: list[int] = field(default_factory=list)
+
+    def append(self, start: int, conversations: Sequence[str | None]) -> None:
+        """Link positions ``start``, ``start + 1``, ... (one per conversation key, None for an
+        entry that is not a raw turn) after the last turn of their conversations."""
+        need = start + len(conversations)
+        self.prev, self.after = _grow(self.prev, need), _grow(self.after, need)
+        self.conversation = _grow(self.conversation, need)
+        for at, key in enumerate(conversations, start):
+            self.prev[at] = self.after[at] = self.conversation[at] = -1
+            if key is None:
+                continue
+            code = self.codes.setdefault(key, len(self.codes))
+            if code == len(self.tails):
+                self.tails.append(-1)
+            last = self.tails[code]
+            if last >= 0:
+                self.prev[at], self.after[last] = last, at
+            self.conversation[at], self.tails[code] = code, at
+
+    def unlink(self, at: int) -> None:
+        """Take position ``at`` out of its conversation: its neighbours are linked past it."""
+        before, later = int(self.prev[at]), int(self.after[at])
+        if before >= 0:
+            self.after[before] = later
+        if later >= 0:
+            self.prev[later] = before
+        code = int(self.conversation[at])
+        if code >= 0 and self.tails[code] == at:
+            self.tails[code] = before
+        self.prev[at] = self.after[at] = self.conversation[at] = -1
+
+    def members(self, at: NDArray[np.int64]) -> list[NDArray[np.int64]]:
+        """For each of ``at``: itself, then its window's earlier turns (-1 where none)."""
+        out = [at]
+        for _ in range(SPAN):
+            last = out[-1]
+            out.append(np.where(last >= 0, self.prev[np.maximum(last, 0)], -1).astype(np.int64))
+        return out
+
+    def following(self, at: int) -> list[int]:
+        """The turns whose windows hold position ``at`` (up to :data:`SPAN` after it)."""
+        out: list[int] = []
+        nxt = int(self.after[at])
+        while nxt >= 0 and len(out) < SPAN:
+            out.append(nxt)
+            nxt = int(self.after[nxt])
+        return out
+
+    def window_lengths(
+        self, at: NDArray[np.int64], lengths: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Word counts of the windows of ``at``."""
+        total = np.zeros(len(at), dtype=np.float64)
+        for member in self.members(at):
+            total += np.where(member >= 0, lengths[np.maximum(member, 0)], 0.0)
+        return total
+
+    def spread(
+        self, docs: NDArray[np.int64], tfs: NDArray[np.float64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """Postings of one term (positions and frequencies) as postings of windows: each
+        window that holds one of ``docs`` gets the sum of their frequencies."""
+        targets, weights = [docs], [tfs]
+        last, carried = docs, tfs
+        for _ in range(SPAN):
+            nxt = self.after[last].astype(np.int64)
+            keep = nxt >= 0
+            last, carried = nxt[keep], carried[keep]
+            if not len(last):
+                break
+            targets.append(last)
+            weights.append(carried)
+        every = np.concatenate(targets)
+        windows, inverse = np.unique(every, return_inverse=True)
+        summed = np.bincount(inverse, weights=np.concatenate(weights)).astype(np.float64)
+        return windows.astype(np.int64), summed

@@ -1,0 +1,231 @@
+"""Conversation windows and balanced fusion: a raw turn is also found through the turns it
+answers, never through turns that are hidden or erased, never across conversations; the
+fusion's balance follows the embedding model, and the caller's weight is a bounded hint."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memstrata import Engine, Fusion, Memory, Principal, SearchRequest, TurnInput
+from memstrata.models import Scope
+from memstrata.providers.registry import (
+    BUILTIN_KEYWORD_BALANCE,
+    REMOTE_KEYWORD_BALANCE,
+    ModelRegistry,
+)
+from memstrata.retrieval.fusion import fuse, hinted_weight, rank, score
+from memstrata.settings import ProviderConfig, providers_from_env
+from memstrata.store.filters import EntryFilter
+from memstrata.store.sqlite import SQLiteStore
+
+#: Turns of other conversations, so that the words below are rare in the memory.
+FILLER = [
+    "the bus was late again this morning",
+    "I am reading a novel about sailors",
+    "we painted the kitchen a pale green",
+    "my sister adopted a grey cat",
+    "the concert on friday was loud",
+    "I bake bread every weekend",
+    "our team lost the football match",
+    "the garden needs more water",
+]
+QUESTION = "Did you ever visit the zanzibar spice market?"
+REPLY = "Yes, last July, and I loved it!"
+
+
+Say = Callable[..., int]
+
+
+@pytest.fixture
+def say(engine: Engine, alice: Principal, memory: Memory) -> Say:
+    def write(text: str, session: str = "s1", user: str = "") -> int:
+        turn = TurnInput(text, session_id=session, user_id=user)
+        (entry,) = engine.add_messages(alice, [memory.id], [turn])
+        return entry.message_id
+
+    for n, text in enumerate(FILLER):
+        write(text, session=f"filler-{n % 3}")
+    return write
+
+
+def windows(engine: Engine, memory: Memory, query: str, f: EntryFilter | None = None) -> list[int]:
+    with engine.store.read() as r:
+        found = r.window_candidates(Scope.of(memory.id), query, f or EntryFilter(), 20)
+    return [i for i, _ in found]
+
+
+def keywords(engine: Engine, memory: Memory, query: str) -> list[int]:
+    with engine.store.read() as r:
+        found = r.keyword_candidates(Scope.of(memory.id), query, EntryFilter(), 20)
+    return [i for i, _ in found]
+
+
+def ranking(
+    engine: Engine, actor: Principal, memory: Memory, query: str, **kw: object
+) -> list[int]:
+    fields: dict[str, object] = {"top_n": 20, "similarity_threshold": 0.0, "neighbour_span": 0}
+    request = SearchRequest(query, (memory.id,), **(fields | kw))  # type: ignore[arg-type]
+    return [h.entry.message_id for h in engine.search(actor, request)]
+
+
+def needs_windows(engine: Engine) -> None:
+    if not engine.store.keyword_windows:
+        pytest.skip(f"the {engine.store.name} store keeps no conversation windows")
+
+
+def test_a_reply_is_found_through_the_turn_it_answers(
+    engine: Engine, alice: Principal, memory: Memory, say: Say
+) -> None:
+    needs_windows(engine)
+    question, reply = say(QUESTION), say(REPLY)
+    later = say("Anyway, how is work?")
+    third = say("Busy, as always.")
+    assert keywords(engine, memory, "zanzibar spice") == [question]
+    # the reply's window holds the question; two turns on, the question is out of reach
+    assert set(windows(engine, memory, "zanzibar spice")) == {question, reply, later}
+    assert third not in windows(engine, memory, "zanzibar spice")
+    with_windows = ranking(engine, alice, memory, "zanzibar spice", fusion=Fusion.WEIGHTED)
+    without = ranking(
+        engine, alice, memory, "zanzibar spice", fusion=Fusion.WEIGHTED, context_weight=0.0
+    )
+    assert with_windows.index(reply) < with_windows.index(third)
+    assert without.index(reply) > min(without.index(f) for f in range(1, len(FILLER) + 1))
+    assert with_windows[0] == question
+
+
+def test_windows_stay_inside_one_conversation(engine: Engine, memory: Memory, say: Say) -> None:
+    say(QUESTION, session="s1")
+    other_session = say(REPLY, session="s2")
+    other_user = say(REPLY, session="s1", user="bob")
+    found = windows(engine, memory, "zanzibar")
+    assert other_session not in found and other_user not in found
+    only_s2 = windows(engine, memory, "zanzibar", EntryFilter(session_id="s2"))
+    assert only_s2 == []
+
+
+@pytest.mark.parametrize("hide", ["forget", "disable", "reject"])
+def test_a_hidden_turn_lends_its_words_to_no_window(
+    engine: Engine, alice: Principal, memory: Memory, say: Say, hide: str
+) -> None:
+    question, reply = say(QUESTION), say(REPLY)
+    say("Tell me more about the spices.")
+    if engine.store.keyword_windows:
+        assert reply in windows(engine, memory, "zanzibar")
+    if hide == "forget":
+        engine.forget(alice, memory.id, question)
+    elif hide == "disable":
+        engine.set_status(alice, memory.id, question, False)
+    else:
+        engine.review(alice, memory.id, question, "rejected")
+    f = EntryFilter.retrieval(valid_on=engine.clock.now())
+    assert windows(engine, memory, "zanzibar", f) == []
+    found = ranking(engine, alice, memory, "zanzibar")
+    assert question not in found
+    assert found == ranking(engine, alice, memory, "zanzibar", context_weight=0.0)
+
+
+def test_an_erased_turn_leaves_no_trace_in_any_window(
+    engine: Engine, alice: Principal, memory: Memory, say: Say, tmp_path: Path
+) -> None:
+    question, reply = say(QUESTION), say(REPLY)
+    say("Tell me more about the trip.")
+    if engine.store.keyword_windows:
+        assert reply in windows(engine, memory, "zanzibar")
+    engine.erase(alice, memory.id, question)
+    for query in ("zanzibar", "zanzibar spice market", "visit"):
+        assert windows(engine, memory, query) == []
+        assert keywords(engine, memory, query) == []
+        found = ranking(engine, alice, memory, query)
+        assert question not in found
+        assert found == ranking(engine, alice, memory, query, context_weight=0.0)
+    # the windows around it are those a rebuild from the file gives: the reply's window now
+    # reaches back to the turn before the erased one
+    if isinstance(engine.store, SQLiteStore):
+        live = sorted(engine.store._keywords.scores([memory.id], "trip loved", windows=True)[1])
+        fresh = SQLiteStore(engine.store.path)
+        try:
+            fresh.warm()
+            rebuilt = sorted(fresh._keywords.scores([memory.id], "trip loved", windows=True)[1])
+        finally:
+            fresh.close()
+        assert live == pytest.approx(rebuilt)
+
+
+def test_window_words_reorder_but_never_admit(
+    engine: Engine, alice: Principal, memory: Memory, say: Say
+) -> None:
+    say(QUESTION)
+    reply = say(REPLY)
+    request = SearchRequest("zanzibar", (memory.id,), similarity_threshold=0.3, neighbour_span=0)
+    assert reply not in [h.entry.message_id for h in engine.search(alice, request)]
+
+
+# --- pure parts --------------------------------------------------------------------------------
+
+
+def test_the_callers_weight_is_a_bounded_hint_around_the_models_balance() -> None:
+    assert hinted_weight(0.5, 0.45) == pytest.approx(0.45)
+    assert hinted_weight(0.7, 0.45) == pytest.approx(0.55)
+    assert hinted_weight(0.0, 0.45) == 0.0 and hinted_weight(1.0, 0.45) == 1.0
+    hints = [hinted_weight(w / 10, 0.45) for w in range(1, 10)]
+    assert hints == sorted(hints)
+    assert min(hints) >= 0.45 - 0.25 and max(hints) <= 0.45 + 0.25
+
+
+def test_balanced_fusion_does_not_depend_on_the_models_similarity_scale() -> None:
+    keyword = [(1, 9.0), (2, 3.0)]
+    cosines = {1: 0.2, 2: 0.5, 3: 0.9, 4: 0.1, 5: 0.3}
+    squeezed = {i: 0.8 + 0.1 * c for i, c in cosines.items()}  # a model whose scores bunch up
+
+    def order(vector: dict[int, float], method: Fusion) -> list[int]:
+        return [
+            s.message_id for s in rank(score(keyword, vector, keyword_weight=0.5, method=method))
+        ]
+
+    assert order(cosines, Fusion.BALANCED) == order(squeezed, Fusion.BALANCED)
+    assert order(cosines, Fusion.WEIGHTED) != order(squeezed, Fusion.WEIGHTED)
+
+
+def test_balanced_fusion_thresholds_the_callers_weighted_score() -> None:
+    keyword = [(1, 4.0)]
+    vector = {1: 0.3, 2: 0.5}
+    strict = fuse(keyword, vector, keyword_weight=0.7, method=Fusion.WEIGHTED, threshold=0.2)
+    fused = score(
+        keyword, vector, keyword_weight=0.55, method=Fusion.BALANCED, threshold_weight=0.7
+    )
+    assert [s.message_id for s in rank(fused, threshold=0.2)] == [s.message_id for s in strict]
+
+
+def test_a_window_lifts_the_ranking_not_the_threshold() -> None:
+    keyword = [(1, 4.0), (2, 1.0)]
+    vector = {1: 0.1, 2: 0.1, 3: 0.1}
+    windows = [(3, 6.0), (1, 4.0)]
+    fused = score(
+        keyword,
+        vector,
+        keyword_weight=0.9,
+        method=Fusion.WEIGHTED,
+        windows=windows,
+        window_weight=1.0,
+    )
+    assert [s.message_id for s in rank(fused)][:2] == [1, 3]
+    assert 3 not in [s.message_id for s in rank(fused, threshold=0.2)]
+
+
+def test_the_keyword_balance_follows_the_embedding_model() -> None:
+    providers = providers_from_env(
+        {
+            "MEMSTRATA_PROVIDER_TEI_BASE_URL": "http://tei",
+            "MEMSTRATA_PROVIDER_TEI_KEYWORD_BALANCE": "0.2",
+            "MEMSTRATA_PROVIDER_OPENAI_BASE_URL": "http://openai",
+        }
+    )
+    assert providers["tei"] == ProviderConfig("http://tei", "", 0.2)
+    models = ModelRegistry(providers)
+    assert models.keyword_balance("all-MiniLM-L6-v2@Builtin") == BUILTIN_KEYWORD_BALANCE
+    assert models.keyword_balance("text-embedding-3-small@OpenAI") == REMOTE_KEYWORD_BALANCE
+    assert models.keyword_balance("bge-large@TEI") == 0.2
+    assert REMOTE_KEYWORD_BALANCE < BUILTIN_KEYWORD_BALANCE
