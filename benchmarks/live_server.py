@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import httpx
 
 from memstrata.testing.ports import HOST, free_port
+from memstrata.testing.serve import wait_until_up
 
 EMBD = "BAAI/bge-small-en-v1.5@Builtin"
 LLM = "gpt-4o-mini@OpenAI"
@@ -55,20 +55,7 @@ class LiveServer:
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )
-        self._wait_until_up(self.proc, timeout)
-
-    def _wait_until_up(self, proc: subprocess.Popen[bytes], timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise RuntimeError(f"memstrata serve exited with {proc.returncode}:\n{self.tail()}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1.0).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
-        raise RuntimeError(f"memstrata serve did not answer in {timeout} s:\n{self.tail()}")
+        wait_until_up(f"http://{HOST}:{self.port}", self.proc, self.log, timeout)
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs, as when the machine loses the process."""

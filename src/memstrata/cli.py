@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -117,11 +118,26 @@ def serve(
             log_config=log_config(),  # access lines without query strings
         )
         try:
-            uvicorn.Server(config).run()
+            with _stopping_on_signals():
+                uvicorn.Server(config).run()
         finally:
             stop.set()
             if thread is not None:
                 thread.join(WORKER_STOP_TIMEOUT_S)
+
+
+@contextmanager
+def _stopping_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGINT end ``serve`` through its shutdown code (worker stopped, store
+    closed), with status 0. The server catches them while it runs and, once it has shut
+    down, raises them again at this process: without a handler of ours that second signal
+    would kill the process before anything is closed."""
+    quiet = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in quiet.items():
+            signal.signal(sig, handler)
 
 
 def _mount_mcp(app: Any, engine: Engine, settings: Settings) -> None:
@@ -137,6 +153,7 @@ def _announce(settings: Settings, admin: User, new_key: str | None) -> None:
     url = f"http://{settings.host}:{settings.port}"
     lines = [
         f"memstrata is serving {settings.data_dir.resolve()}",
+        f"  web:  {url}/",
         f"  API:  {url}/api/v1",
         f"  docs: {url}/docs",
     ]

@@ -19,7 +19,7 @@ import httpx
 
 from memstrata.testing.ports import HOST, free_port
 
-__all__ = ["ServeFailed", "live_serve"]
+__all__ = ["ServeFailed", "live_serve", "wait_until_up"]
 
 
 class ServeFailed(RuntimeError):
@@ -44,7 +44,7 @@ def live_serve(
         )
     url = f"http://{HOST}:{port}"
     try:
-        _wait_until_up(url, proc, log, timeout_s)
+        wait_until_up(url, proc, log, timeout_s)
         yield url, log
     finally:
         proc.terminate()
@@ -55,7 +55,9 @@ def live_serve(
             proc.wait()
 
 
-def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path, timeout_s: float) -> None:
+def wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path, timeout_s: float) -> None:
+    """Return once ``url``'s health route answers; ServeFailed with the log if ``proc`` exits
+    or ``timeout_s`` passes first."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
