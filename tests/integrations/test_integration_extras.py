@@ -14,6 +14,7 @@ ADAPTERS = [
     ("memstrata.integrations.langgraph", "langgraph", "langgraph"),
     ("memstrata.integrations.openai_agents", "agents", "openai-agents"),
     ("memstrata.integrations.adk", "google.adk", "adk"),
+    ("memstrata.integrations.llamaindex", "llama_index.core", "llamaindex"),
 ]
 
 
