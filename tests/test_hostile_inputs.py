@@ -248,3 +248,21 @@ def test_a_refused_import_into_a_new_memory_leaves_no_memory_behind(
     report = engine.import_memory(alice, None, records)
     assert report.imported == 3 and engine.list_memories(alice).total == 2
     assert engine.list_messages(alice, report.memory_id).total == 3
+
+
+@pytest.mark.parametrize("field", ["name", "llm_id", "embd_id"])
+@pytest.mark.parametrize("bad", ["\ud800", "x\x00y"])
+def test_memory_settings_no_store_can_hold_are_refused(
+    engine: Engine, alice: Principal, field: str, bad: str
+) -> None:
+    fields: dict[str, object] = {
+        "name": "notes",
+        "memory_type": ["raw"],
+        "embd_id": "BAAI/bge-small-en-v1.5@Builtin",
+        "llm_id": "glm-4-flash@ZHIPU-AI",
+        field: bad + ("@Builtin" if field == "embd_id" else ""),
+    }
+    with pytest.raises(InvalidInput) as err:
+        engine.create_memory(alice, **fields)  # type: ignore[arg-type]
+    assert err.value.field == field
+    assert engine.list_memories(alice).total == 0

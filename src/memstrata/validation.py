@@ -58,10 +58,10 @@ def message_id(value: object, field: str = "message_id") -> int:
 def name(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("name", "Memory name cannot be empty or whitespace.")
-    text = value.strip()
-    if len(text) > NAME_LIMIT:
-        raise InvalidInput("name", f"Memory name '{text}' exceeds limit of {NAME_LIMIT}.")
-    return text
+    stripped = text(value, "name").strip()
+    if len(stripped) > NAME_LIMIT:
+        raise InvalidInput("name", f"Memory name '{stripped}' exceeds limit of {NAME_LIMIT}.")
+    return stripped
 
 
 def memory_types(value: object) -> tuple[EntryType, ...]:

@@ -242,7 +242,7 @@ class MemoryService:
     def _check_embd(self, value: object) -> str:
         if not isinstance(value, str) or not value.strip():
             raise InvalidInput("embd_id", "embd_id is required.")
-        self.models.check_embedder(value)
+        self.models.check_embedder(v.text(value, "embd_id", limit=v.MAX_ID_TEXT))
         return value.strip()
 
     def _validated_options(self, options: Mapping[str, object]) -> dict[str, Any]:
@@ -274,4 +274,4 @@ class MemoryService:
 def _check_llm(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("llm_id", "llm_id is required.")
-    return value.strip()
+    return v.text(value, "llm_id", limit=v.MAX_ID_TEXT).strip()
