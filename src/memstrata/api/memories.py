@@ -33,6 +33,15 @@ TrustStates = Annotated[
         "`unreviewed`, `confirmed`, `rejected` (default: all).",
     ),
 ]
+ExtractedTypes = Annotated[
+    list[str] | None,
+    params.listing(
+        S.ENTRY_TYPE,
+        "Only turns with a current extract of these types, repeated or comma-separated.",
+    ),
+]
+STATUS = "true: only enabled turns; false: only disabled ones (default: both)."
+FORGOTTEN = "true: only forgotten turns; false: only the others (default: both)."
 MemoryId = params.MemoryId
 Page = params.Page
 Size = params.Size
@@ -142,6 +151,11 @@ def list_messages(
     agent_id: Annotated[list[str] | None, params.listing(S.TEXT)] = None,
     keywords: params.Text = None,
     trust: TrustStates = None,
+    user_id: params.Text = None,
+    session_id: params.Text = None,
+    message_type: ExtractedTypes = None,
+    status: Annotated[bool | None, Query(description=STATUS)] = None,
+    forgotten: Annotated[bool | None, Query(description=FORGOTTEN)] = None,
     page: Page = None,
     page_size: Size = None,
 ) -> Any:
@@ -151,6 +165,11 @@ def list_messages(
         agent_ids=params.id_list(agent_id, "agent_id") or None,
         keywords=params.optional(keywords),
         trust=params.id_list(trust, "trust") or None,
+        user_id=params.optional(user_id),
+        session_id=params.optional(session_id),
+        types=params.id_list(message_type, "message_type") or None,
+        status=status,
+        forgotten=forgotten,
         page=params.page(page),
         page_size=params.size(page_size, 50),
     )

@@ -60,15 +60,27 @@ def list_messages(
     agent_ids: Sequence[str] | None = None,
     keywords: str | None = None,
     trust: str | Iterable[str] | None = None,
+    user_id: str | None = None,
+    session_id: str | None = None,
+    types: str | Iterable[str] | None = None,
+    status: bool | None = None,
+    forgotten: bool | None = None,
     page: int = 1,
     page_size: int = 50,
 ) -> Call[MessagePage]:
-    """Raw turns newest first, each with its extracted entries and its extraction job;
-    ``trust``: only turns in these states (``unreviewed``, ``confirmed``, ``rejected``)."""
+    """Raw turns newest first, each with its extracted entries and its extraction job.
+    Filters (None: any): ``trust`` states (``unreviewed``, ``confirmed``, ``rejected``);
+    exact ``user_id`` and ``session_id``; ``types``, turns with a current extract of these
+    types; ``status`` enabled or not; ``forgotten`` or not."""
     params = {
         "agent_id": agent_ids,
         "keywords": keywords,
         "trust": states(trust),
+        "user_id": user_id,
+        "session_id": session_id,
+        "message_type": states(types),
+        "status": None if status is None else str(status).lower(),
+        "forgotten": None if forgotten is None else str(forgotten).lower(),
         "page": page,
         "page_size": page_size,
     }
