@@ -258,6 +258,26 @@ def test_the_limits_of_the_mapping(world: World) -> None:
         MemstrataStore(world.async_client(), world.notes.id).get(NS, "k")
 
 
+def test_a_turn_changed_by_hand_or_disabled_holds_no_item(world: World) -> None:
+    store = MemstrataStore(world.client(), world.notes.id)
+    store.put(NS, "home", {"text": "Berlin"})
+    store.put(NS, "tea", {"text": "green tea"})
+    home, tea = sorted(world.turns(world.notes), key=lambda t: t.session_id)
+    e, me, notes = world.engine, world.alice, world.notes.id
+    e.correct(me, notes, home.message_id, "The user lives in Berlin.")
+    e.set_status(me, notes, tea.message_id, False)
+    assert store.get(NS, "home") is None and store.get(NS, "tea") is None
+    assert store.search(NS) == [] and store.search(NS, query="Berlin tea") == []
+    assert store.list_namespaces() == []
+    store.put(NS, "home", {"text": "Lyon"})
+    assert store.get(NS, "home").value == {"text": "Lyon"}  # type: ignore[union-attr]
+    assert keys(store.search(NS)) == ["home"]
+    assert [c for _, c in world.contents(world.notes)] == [
+        'User Input: {"text": "Lyon"}\nAgent Response: ',
+        'User Input: {"text": "green tea"}\nAgent Response: ',
+    ]
+
+
 def test_without_erase_a_read_write_key_corrects_and_forgets(world: World) -> None:
     key = world.key(capabilities=["read", "write"])
     store = MemstrataStore(world.client(key), world.notes.id, erase=False)

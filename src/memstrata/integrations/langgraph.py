@@ -20,7 +20,9 @@ valid time (kept across puts, to the second), ``updated_at`` its record time.
   the memory owner's key with ``manage``) the new turn is written and the old one erased for
   good; with ``erase=False`` (a key that may only read and write) it is corrected, and the old
   value stays in the entry's history, retired. ``put`` with ``None`` and ``delete`` erase or,
-  with ``erase=False``, forget. Either way the old vector never ranks again.
+  with ``erase=False``, forget. Either way the old vector never ranks again. (A replacing
+  ``put`` writes the new turn before it removes the old one, so a key that may not erase is
+  refused with the new value in place.)
 - ``search`` without a query lists the items under the namespace prefix that pass the filter,
   most recently updated first. With a query it ranks them by memstrata's hybrid search
   (keywords and vectors) over the prefix's only namespace, or over the memory when the prefix
@@ -146,14 +148,12 @@ class MemstrataStore(BaseStore):
             if narrow is not None and len(narrow.encode()) > MAX_ID_TEXT:
                 return {}
             found = yield from turns(self.memory_id, session_contains=narrow)
+        newest = {(e.agent_id, e.session_id): e for e in sorted(found, key=_recency)}
         items: dict[Key, tuple[Entry, Item]] = {}
-        for entry in sorted(found, key=_recency):
+        for entry in newest.values():
             item = item_of(entry)
             if item is not None and item.namespace[: len(prefix)] == prefix:
                 items[(item.namespace, item.key)] = (entry, item)
-        if key is not None:  # only the newest turn of the key counts
-            newest = max(found, key=_recency, default=None)
-            items = {k: v for k, v in items.items() if v[0] is newest}
         return items
 
     def _search(self, op: SearchOp) -> Plan[list[SearchItem]]:

@@ -50,7 +50,9 @@ class MemstrataMemoryBlock(BaseMemoryBlock[str]):
         default="What long-term memory holds about the conversation (quoted data).",
         description="A description of the memory block.",
     )
-    client: AnyClient = Field(description="The SDK client (its key decides what it may do).")
+    client: AnyClient = Field(
+        description="The SDK client (its key decides what it may do).", exclude=True, repr=False
+    )
     memory_id: str = Field(description="The memory to recall from and write to.")
     user_id: str | None = Field(default=None, description="The end user the turns are about.")
     agent_id: str = Field(default=AGENT_ID, description="This agent, on the turns it writes.")
