@@ -152,7 +152,7 @@ class MemstrataMemoryService(BaseMemoryService):
         stored = yield from turns(
             self.memory_id,
             agent_id=app,
-            session_contains=session or None,
+            session_id=session or None,
             keep=lambda e: (e.session_id, e.user_id) == (session, user),
         )
         seen = {(e.content, e.valid_at) for e in stored}

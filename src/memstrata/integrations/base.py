@@ -93,18 +93,23 @@ def turns(
     memory_id: str,
     *,
     agent_id: str | None = None,
+    session_id: str | None = None,
     session_contains: str | None = None,
     keep: Callable[[Entry], bool] = live,
     limit: int | None = None,
 ) -> Plan[list[Entry]]:
     """The memory's current raw turns that ``keep`` accepts, newest first (by valid time),
-    ``limit`` of them at most: the Messages list page by page, narrowed by agent and by a
-    session id substring on the server. A memory the key cannot see is NotFound."""
-    agents = None if agent_id is None else [agent_id]
+    ``limit`` of them at most: the Messages list page by page, narrowed on the server by agent
+    and by session (exact, or containing a text). A memory the key cannot see is NotFound."""
+    where = {
+        "agent_ids": None if agent_id is None else [agent_id],
+        "session_id": session_id,
+        "keywords": session_contains,
+    }
     found: list[Entry] = []
     number = 1
     while limit is None or len(found) < limit:
-        page = yield _page(memory_id, agents, session_contains, number)
+        page = yield _page(memory_id, where, number)
         found += [e for e in page.items if keep(e)]
         if len(page.items) < PAGE or number * PAGE >= page.total:
             break
@@ -112,10 +117,8 @@ def turns(
     return found if limit is None else found[:limit]
 
 
-def _page(memory_id: str, agents: list[str] | None, contains: str | None, number: int) -> Step:
-    return lambda c: c.list_messages(
-        memory_id, agent_ids=agents, keywords=contains, page=number, page_size=PAGE
-    )
+def _page(memory_id: str, where: dict[str, Any], number: int) -> Step:
+    return lambda c: c.list_messages(memory_id, **where, page=number, page_size=PAGE)
 
 
 def remove(

@@ -132,7 +132,7 @@ class MemstrataStore(BaseStore):
         found = yield from turns(
             self.memory_id,
             agent_id=agent,
-            session_contains=session,
+            session_id=session,
             keep=lambda e: live(e) and e.agent_id == agent and e.session_id == session,
         )
         return sorted(found, key=_recency, reverse=True)

@@ -108,7 +108,7 @@ class MemstrataSession:
         return turns(
             self.memory_id,
             agent_id=self.agent_id,
-            session_contains=self.session_id or None,
+            session_id=self.session_id or None,
             keep=self._mine,
             limit=limit,
         )
