@@ -17,11 +17,13 @@ from memstrata.errors import InvalidInput
 from memstrata.models import Scope
 from memstrata.settings import Settings
 from memstrata.store import open_store
+from memstrata.store import postgres as pg_store
 from memstrata.store.filters import EntryFilter, where_clause
-from memstrata.store.postgres import PostgresStore, search
+from memstrata.store.postgres import PostgresStore, search, topk
 from memstrata.store.postgres.conn import translate
 from memstrata.store.postgres.migrations import MIGRATIONS
 from memstrata.store.sqlite import SQLiteStore
+from memstrata.store.text import keyword_terms
 from memstrata.testing.bm25 import corpus, fts5_bm25
 from memstrata.testing.conformance import T0, StoreConformance, make_memory, unit
 
@@ -238,3 +240,141 @@ def test_erasure_drops_term_statistics_and_scrub_prunes_the_rows(
         assert [i for i, _ in r.keyword_candidates(scope, "zanzibar tea", EntryFilter(), 5)] == [
             kept
         ]
+
+
+# --- top-k BM25 --------------------------------------------------------------------------------
+
+TOPK_QUERIES = (
+    "hiking mountains river",
+    "Paris marathon concert piano",
+    "teachers teaching sister birthday party",
+    "dog dogs running runner",
+    "garden gardening cooking cooked painting travel",
+    "tea",
+)
+
+
+def _every_match(
+    store: PostgresStore, scope: Scope, text: str, f: EntryFilter, limit: int
+) -> list[tuple[int, float]]:
+    """The reference: every match scored, best first, equal scores newer first."""
+    with store.read() as r:
+        stats = search._statistics(r.conn, sorted(scope.memory_ids), keyword_terms(text))
+        if stats is None:
+            return []
+        where, params = where_clause(scope, f)
+        found, _ = search._round(r.conn, stats, None, where, params, limit)
+    return search._ranked(found, limit)
+
+
+def test_top_k_bm25_in_rounds_equals_scoring_every_match(
+    postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(topk, "SCORE_ALL_BELOW", 0)  # plan rounds even on this small corpus
+    rounds: list[bool] = []
+    real_round = search._round
+
+    def counted(*args: object, **kwargs: object) -> object:
+        rounds.append(args[2] is not None)  # a planned round, not every match at once
+        return real_round(*args, **kwargs)  # type: ignore[arg-type]
+
+    memory, other = make_memory(), make_memory()
+    texts = corpus(1500) * 2  # every text twice: equal scores at every rank
+    users = [{"user_id": f"u{i % 3}"} for i in range(len(texts))]
+    ids = StoreConformance().seed(
+        postgres_store, memory, [(t, unit(1), u) for t, u in zip(texts, users, strict=True)]
+    )
+    StoreConformance().seed(postgres_store, other, [(t, unit(1), {}) for t in corpus(500, seed=3)])
+    with postgres_store.write() as w:  # erased entries leave the term bounds looser, not wrong
+        w.delete_entries(memory.id, ids[::7])
+    scope = Scope(frozenset({memory.id}))
+    monkeypatch.setattr(search, "_round", counted)
+    for f in (EntryFilter(), EntryFilter(user_id="u1")):
+        for limit in (1, 10, 50):
+            for text in TOPK_QUERIES:
+                with postgres_store.read() as r:
+                    found = search.keyword_search(r.conn, scope, text, f, limit)
+                assert found == _every_match(postgres_store, scope, text, f, limit), (text, limit)
+                assert len(found) == limit
+    assert sum(rounds) > 2 * 3 * len(TOPK_QUERIES)  # every search planned, some in two rounds
+
+
+def test_equal_scores_come_newest_first(postgres_store: PostgresStore) -> None:
+    memory = make_memory()
+    ids = StoreConformance().seed(postgres_store, memory, [("tea with milk", unit(1), {})] * 5)
+    with postgres_store.read() as r:
+        hits = r.keyword_candidates(Scope(frozenset({memory.id})), "tea", EntryFilter(), 5)
+    assert [i for i, _ in hits] == sorted(ids, reverse=True)
+    assert len({s for _, s in hits}) == 1
+
+
+# --- migrations in place -----------------------------------------------------------------------
+
+#: BM25 as the store computed it at schema 7 (scoring every match), to compare against.
+_SCHEMA_7_BM25 = """
+WITH q AS (
+    SELECT t.ord, l.lexeme FROM unnest(?::text[]) WITH ORDINALITY AS t(word, ord)
+    CROSS JOIN LATERAL unnest(memstrata_fts_doc(t.word)) AS l
+), s AS (
+    SELECT coalesce(sum(d.docs), 0)::float8 AS n,
+           coalesce(sum(d.tokens), 0)::float8 / greatest(coalesce(sum(d.docs), 0), 1) AS avgdl
+    FROM fts_docs d WHERE d.memory_id = ?
+), w AS (
+    SELECT q.ord, q.lexeme,
+           greatest(ln((s.n - coalesce(sum(t.df), 0) + 0.5) / (coalesce(sum(t.df), 0) + 0.5)),
+                    1e-6) AS idf
+    FROM q CROSS JOIN s LEFT JOIN fts_terms t ON t.term = q.lexeme AND t.memory_id = ?
+    GROUP BY q.ord, q.lexeme, s.n
+), l AS (
+    SELECT array_agg(DISTINCT lexeme) AS lexemes,
+           string_agg('''' || lexeme || '''', ' | ')::tsquery AS query FROM q
+)
+SELECT e.message_id, sum(w.idf * cardinality(u.positions) * 2.2
+           / (cardinality(u.positions) + 1.2 * (0.25 + 0.75 * e.fts_len / s.avgdl))) AS score
+FROM l CROSS JOIN s JOIN entries e ON e.fts @@ l.query
+CROSS JOIN LATERAL unnest(ts_filter(setweight(e.fts, 'A', l.lexemes), '{a}')) u
+JOIN w ON w.lexeme = u.lexeme
+WHERE e.memory_id = ? GROUP BY e.message_id
+"""
+
+
+def _tie_order(hits: list[tuple[int, float]], limit: int) -> list[tuple[int, float]]:
+    rounded = sorted(((i, round(s, 9)) for i, s in hits), key=lambda h: (-h[1], -h[0]))
+    return rounded[:limit]
+
+
+def test_a_schema_7_database_with_data_migrates_in_place_and_answers_alike(
+    postgres_server: EmbeddedPostgres, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dsn = postgres_server.create_database(f"upgrade_{uuid.uuid4().hex[:8]}")
+    monkeypatch.setattr(pg_store, "MIGRATIONS", tuple(m for m in MIGRATIONS if m[0] <= 7))
+    old = PostgresStore(dsn, pool_size=1)  # the store at schema 7 (its writer is portable SQL)
+    assert old.schema_version() == 7
+    memory, texts = make_memory(), corpus(800) * 2
+    StoreConformance().seed(old, memory, [(t, unit(1), {}) for t in texts])
+    before = {}
+    with old.read() as r:
+        for text in TOPK_QUERIES:
+            rows = r.conn.execute(
+                _SCHEMA_7_BM25, [keyword_terms(text), memory.id, memory.id, memory.id]
+            )
+            before[text] = _tie_order([(int(i), float(s)) for i, s in rows], 20)
+    old.close()
+    monkeypatch.undo()
+    monkeypatch.setattr(topk, "SCORE_ALL_BELOW", 0)
+    store = PostgresStore(dsn, pool_size=1)
+    try:
+        assert store.schema_version() == MIGRATIONS[-1][0]
+        scope = Scope(frozenset({memory.id}))
+        for text in TOPK_QUERIES:
+            with store.read() as r:
+                after = r.keyword_candidates(scope, text, EntryFilter(), 20)
+                plan = r.conn.execute(
+                    "EXPLAIN SELECT 1 FROM entries e "
+                    "WHERE e.memory_id = ? AND e.fts @@ 'tea'::tsquery",
+                    [memory.id],
+                )
+            assert _tie_order(after, 20) == before[text], text
+        assert "entries_memory_fts" in " ".join(str(p[0]) for p in plan)
+    finally:
+        store.close()

@@ -325,6 +325,66 @@ BEGIN
 END $$;
 """
 
+_TENANT_KEYWORD_INDEX = """
+-- One GIN index over (memory_id, fts): a keyword search walks only its memories' postings, so
+-- other tenants' entries never cost it anything (entries_fts matched every tenant's entries,
+-- then filtered). fastupdate with a small pending list: bulk loads batch their GIN inserts,
+-- and a search scans at most 512 kB of pending entries.
+CREATE EXTENSION IF NOT EXISTS btree_gin;
+CREATE INDEX entries_memory_fts ON entries USING gin (memory_id, fts)
+    WITH (fastupdate = on, gin_pending_list_limit = 512);
+DROP INDEX entries_fts;
+"""
+
+_TERM_BOUNDS = """
+-- Per memory and term, the largest term frequency and the shortest document holding it: with
+-- them a term's BM25 contribution has an upper bound, so top-k search need not score every
+-- match (store/postgres/topk.py). Deletions leave them as they were: still bounds, only looser.
+ALTER TABLE fts_terms ADD COLUMN max_tf integer, ADD COLUMN min_len integer;
+UPDATE fts_terms t SET max_tf = s.max_tf, min_len = s.min_len
+    FROM (SELECT e.tenant_id, e.memory_id, u.lexeme AS term,
+                 max(cardinality(u.positions)) AS max_tf, min(e.fts_len) AS min_len
+          FROM entries e CROSS JOIN LATERAL unnest(e.fts) u GROUP BY 1, 2, 3) s
+    WHERE t.tenant_id = s.tenant_id AND t.memory_id = s.memory_id AND t.term = s.term;
+UPDATE fts_terms SET max_tf = 256, min_len = 0 WHERE max_tf IS NULL;  -- the loosest bounds
+ALTER TABLE fts_terms ALTER COLUMN max_tf SET NOT NULL, ALTER COLUMN min_len SET NOT NULL;
+CREATE OR REPLACE FUNCTION memstrata_fts_added() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO fts_terms AS t (tenant_id, memory_id, term, df, max_tf, min_len)
+        SELECT n.tenant_id, n.memory_id, u.lexeme, count(*), max(cardinality(u.positions)),
+               min(n.fts_len)
+        FROM added n CROSS JOIN LATERAL unnest(n.fts) u
+        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (tenant_id, memory_id, term) DO UPDATE
+        SET df = t.df + excluded.df, max_tf = greatest(t.max_tf, excluded.max_tf),
+            min_len = least(t.min_len, excluded.min_len);
+    INSERT INTO fts_docs AS d (tenant_id, memory_id, docs, tokens)
+        SELECT n.tenant_id, n.memory_id, count(*), sum(n.fts_len)
+        FROM added n GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (tenant_id, memory_id) DO UPDATE
+        SET docs = d.docs + excluded.docs, tokens = d.tokens + excluded.tokens;
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE FUNCTION memstrata_fts_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM fts_terms t USING unnest(OLD.fts) u
+        WHERE t.tenant_id = OLD.tenant_id AND t.memory_id = OLD.memory_id
+        AND t.term = u.lexeme AND t.df <= 1;
+    UPDATE fts_terms t SET df = t.df - 1 FROM unnest(OLD.fts) u
+        WHERE t.tenant_id = OLD.tenant_id AND t.memory_id = OLD.memory_id AND t.term = u.lexeme;
+    INSERT INTO fts_terms AS t (tenant_id, memory_id, term, df, max_tf, min_len)
+        SELECT NEW.tenant_id, NEW.memory_id, u.lexeme, 1, cardinality(u.positions), NEW.fts_len
+        FROM unnest(NEW.fts) u ORDER BY 3
+    ON CONFLICT (tenant_id, memory_id, term) DO UPDATE
+        SET df = t.df + 1, max_tf = greatest(t.max_tf, excluded.max_tf),
+            min_len = least(t.min_len, excluded.min_len);
+    UPDATE fts_docs d
+        SET tokens = d.tokens - OLD.fts_len + NEW.fts_len
+        WHERE d.tenant_id = NEW.tenant_id AND d.memory_id = NEW.memory_id;
+    RETURN NULL;
+END $$;
+"""
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (1, "extensions and text search", _EXTENSIONS_AND_TEXT_SEARCH),
     (2, "initial schema", _TABLES),
@@ -342,4 +402,6 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         "what an API key may do (NULL: everything)",
         "ALTER TABLE api_keys ADD COLUMN capabilities text;",
     ),
+    (8, "keyword index per memory (btree_gin)", _TENANT_KEYWORD_INDEX),
+    (9, "term frequency and length bounds for top-k BM25", _TERM_BOUNDS),
 )

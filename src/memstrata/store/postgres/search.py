@@ -4,7 +4,14 @@ BM25 here is FTS5's: ``idf = ln((N - n + 0.5) / (n + 0.5))`` (at least 1e-6), te
 saturated with k1 = 1.2 and length-normalised with b = 0.75 against the average document
 length, summed over the query's terms (a term twice in the query counts twice, as FTS5 does).
 One difference on purpose: N, n and the average length are those of the memories searched,
-not of the whole database, so one tenant's data never shifts another's ranking.
+not of the whole database, so one tenant's data never shifts another's ranking. Equal scores
+come newer first, as fusion orders them.
+
+Candidates come from the GIN index on (memory_id, fts), so only the memories searched cost
+anything. A query with few matches scores them all in one statement; otherwise the search
+runs in rounds (:mod:`.topk`): per-term bounds pick which documents could reach the top k,
+each of those is checked against its own bound and only the survivors are scored. The result
+is the same as scoring every match (a test compares them), usually after one or two rounds.
 
 Vectors: entries of the query's dimension are ordered by cosine distance. Scopes of at most
 :data:`EXACT_MAX_ROWS` entries (counted from ``fts_docs``) are searched exactly. Larger ones,
@@ -16,16 +23,18 @@ selective filter never loses rows.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.models import Scope
 from memstrata.store.filters import EntryFilter, where_clause
+from memstrata.store.postgres import topk
+from memstrata.store.postgres.topk import K1, B, Term
 from memstrata.store.sql import Conn, marks
 from memstrata.store.text import keyword_terms
 
-K1 = 1.2
-B = 0.75
 #: The HNSW candidate list: twice the rows asked for, at least this (recall@50 of 0.99 at
 #: ef_search 50 and 1.0 at 100 on 100k topic-clustered 384-d vectors, ~1 ms).
 EF_SEARCH_MIN = 40
@@ -33,67 +42,164 @@ EF_SEARCH_MAX = 1000
 #: Scopes with at most this many entries are searched exactly (a few milliseconds).
 EXACT_MAX_ROWS = 5000
 
-
-_BM25 = f"""
+_STATISTICS = """
 WITH q AS (
     SELECT t.ord, l.lexeme
     FROM unnest(?::text[]) WITH ORDINALITY AS t(word, ord)
     CROSS JOIN LATERAL unnest(memstrata_fts_doc(t.word)) AS l
 ), s AS (
-    SELECT coalesce(sum(d.docs), 0)::float8 AS n,
-           coalesce(sum(d.tokens), 0)::float8 / greatest(coalesce(sum(d.docs), 0), 1) AS avgdl
-    FROM fts_docs d WHERE d.memory_id IN ({{scope}})
-), w AS (
-    SELECT q.ord, q.lexeme,
-           greatest(ln((s.n - coalesce(sum(t.df), 0) + 0.5) / (coalesce(sum(t.df), 0) + 0.5)),
-                    1e-6) AS idf
-    FROM q CROSS JOIN s
-    LEFT JOIN fts_terms t ON t.term = q.lexeme AND t.memory_id IN ({{scope}})
-    GROUP BY q.ord, q.lexeme, s.n
-), l AS (
-    SELECT array_agg(DISTINCT lexeme) AS lexemes,
-           string_agg(
-               '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '\\''') || '''', ' | '
-           )::tsquery AS query
-    FROM q
+    SELECT coalesce(sum(d.docs), 0) AS docs, coalesce(sum(d.tokens), 0) AS tokens
+    FROM fts_docs d WHERE d.memory_id IN ({scope})
 )
--- Only the query's lexemes of a matching entry are unnested: setweight marks them and
--- ts_filter keeps the marked ones (both in C); |D| is stored with the row (fts_len).
-SELECT e.message_id,
-       sum(w.idf * cardinality(u.positions) * {K1 + 1}
-           / (cardinality(u.positions) + {K1} * ({1 - B} + {B} * e.fts_len / s.avgdl))) AS score
-FROM l CROSS JOIN s
-JOIN entries e ON e.fts @@ l.query
-CROSS JOIN LATERAL unnest(ts_filter(setweight(e.fts, 'A', l.lexemes), '{{{{a}}}}')) u
-JOIN w ON w.lexeme = u.lexeme
-WHERE {{where}}
-GROUP BY e.message_id
-ORDER BY score DESC, e.message_id
-LIMIT ?
+SELECT q.lexeme, coalesce(sum(t.df), 0), max(t.max_tf), min(t.min_len), s.docs, s.tokens
+FROM q CROSS JOIN s
+LEFT JOIN fts_terms t ON t.term = q.lexeme AND t.memory_id IN ({scope})
+GROUP BY q.ord, q.lexeme, s.docs, s.tokens
 """
+
+# One round: the GIN matches of the clauses with each one's bound, the best of those at or
+# above the floor scored exactly, and a last row (no id) with the k-th largest bound. Only the
+# query's lexemes of a match are unnested: setweight marks them and ts_filter keeps the marked
+# ones (both in C); |D| is stored with the row (fts_len).
+_ROUND = f"""
+WITH c AS MATERIALIZED (
+    SELECT e.message_id, e.fts, e.fts_len, {{bound}} AS bound
+    FROM entries e WHERE e.fts @@ ?::tsquery AND {{where}}
+)
+(SELECT c.message_id,
+        sum(w.weight * cardinality(u.positions) * {K1 + 1}
+            / (cardinality(u.positions) + {K1} * ({1 - B} + {B} * c.fts_len / ?::float8))) AS score
+ FROM c
+ CROSS JOIN LATERAL unnest(ts_filter(setweight(c.fts, 'A', ?::text[]), '{{{{a}}}}')) u
+ JOIN unnest(?::text[], ?::float8[]) AS w(lexeme, weight) ON w.lexeme = u.lexeme
+ WHERE c.bound >= ?
+ GROUP BY c.message_id
+ ORDER BY score DESC, c.message_id DESC
+ LIMIT ?)
+UNION ALL
+(SELECT NULL, c.bound FROM c ORDER BY c.bound DESC OFFSET ? LIMIT 1)
+"""
+_TERM_BOUND = (
+    "ts_match_vq(e.fts, ?::tsquery)::int * (?::float8 / (?::float8 + ?::float8 * e.fts_len))"
+)
+
+
+@dataclass(frozen=True)
+class _Statistics:
+    """The query's terms over the memories searched, their document count and mean length."""
+
+    docs: float
+    avgdl: float
+    terms: list[Term]
 
 
 def keyword_search(
     conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int
 ) -> list[tuple[int, float]]:
-    """Best BM25 matches of ``text`` as (message_id, score), higher is better."""
-    terms = keyword_terms(text)
-    if not terms:
+    """Best BM25 matches of ``text`` as (message_id, score), higher first, equal scores newer
+    first. Exact, without scoring every match when the query has few terms (:mod:`.topk`)."""
+    words = keyword_terms(text)
+    stats = _statistics(conn, sorted(scope.memory_ids), words) if words else None
+    if stats is None:
         return []
-    memories = sorted(scope.memory_ids)
     where, params = where_clause(scope, f)
-    sql = _BM25.format(scope=marks(len(memories)), where=where)
-    rows = conn.execute(sql, [terms, *memories, *memories, *params, limit])
-    return [(int(r[0]), float(r[1])) for r in rows]
+    matches = sum(t.df for t in stats.terms)
+    if len(stats.terms) > topk.MAX_PLANNED_TERMS or matches < topk.SCORE_ALL_BELOW:
+        found, _ = _round(conn, stats, None, where, params, limit)
+        return _ranked(found, limit)
+    planner = topk.Planner(stats.terms, stats.avgdl)
+    smallest = min(float(planner.bounds[1 << i]) for i in range(len(stats.terms)))
+    threshold: float | None = planner.first_threshold(stats.docs, limit)
+    best: dict[int, float] = {}
+    while threshold is not None:
+        current = planner.plan(threshold)
+        found, kth_bound = _round(conn, stats, current, where, params, limit)
+        best.update(found)
+        ranked = _ranked(best, limit)
+        kth = ranked[-1][1] if len(ranked) >= limit else None
+        threshold = topk.next_threshold(current, kth, kth_bound, smallest)
+    return _ranked(best, limit)
+
+
+def _ranked(scores: dict[int, float], limit: int) -> list[tuple[int, float]]:
+    return sorted(scores.items(), key=lambda r: (-r[1], -r[0]))[:limit]
+
+
+def _statistics(conn: Conn, memories: list[str], words: list[str]) -> _Statistics | None:
+    """Each lexeme's weight (idf summed over the words giving it), df and bounds; None when
+    the memories hold none of them."""
+    scope = marks(len(memories))
+    rows = conn.execute(_STATISTICS.format(scope=scope), [words, *memories, *memories])
+    docs = float(rows[0][4]) if rows else 0.0
+    found: dict[str, Term] = {}
+    for lexeme, df, max_tf, min_len, _, _ in rows:
+        if not df:
+            continue
+        weight = topk.idf(docs, float(df)) + (found[lexeme].weight if lexeme in found else 0.0)
+        found[lexeme] = Term(lexeme, weight, int(df), int(max_tf), int(min_len))
+    if not found:
+        return None
+    return _Statistics(
+        docs, float(rows[0][5]) / max(docs, 1.0), sorted(found.values(), key=lambda t: t.lexeme)
+    )
+
+
+def _round(
+    conn: Conn,
+    stats: _Statistics,
+    current: topk.Round | None,
+    where: str,
+    params: list[object],
+    limit: int,
+) -> tuple[dict[int, float], float | None]:
+    """Score one round (None: every match); the scores found and the k-th largest bound."""
+    terms = stats.terms
+    if current is None:
+        bound, bound_params, query, floor = (
+            "0::float8",
+            [],
+            topk.tsquery(terms, [[i] for i in range(len(terms))]),
+            0.0,
+        )
+    else:
+        if not current.clauses:
+            return {}, None
+        bound = " + ".join([_TERM_BOUND] * len(terms))
+        bound_params = [
+            v for t in terms for v in (topk.quote(t.lexeme), *topk.bound_terms(t, stats.avgdl))
+        ]
+        query, floor = topk.tsquery(terms, current.clauses), current.floor * (1 - topk.SLACK)
+    lexemes = [t.lexeme for t in terms]
+    rows = conn.execute(
+        _ROUND.format(bound=bound, where=where),
+        [
+            *bound_params,
+            query,
+            *params,
+            stats.avgdl,
+            lexemes,
+            lexemes,
+            [t.weight for t in terms],
+            floor,
+            limit,
+            limit - 1,
+        ],
+    )
+    found = {int(r[0]): float(r[1]) for r in rows if r[0] is not None}
+    kth_bound = next((float(r[1]) for r in rows if r[0] is None), None)
+    return found, kth_bound
 
 
 def _vector_sql(where: str, dim: int, indexed: bool) -> str:
     # The cast to vector(dim) is what the partial expression index is built on; without it
     # the planner cannot use the index and the ordering is exact.
+    # The exact query breaks equal distances by id, newer first; the index scan keeps its
+    # own order (a second key would hide it from the planner) and is re-sorted after.
     column = f"e.embedding::vector({dim})" if indexed else "e.embedding"
+    ties = "" if indexed else ", e.message_id DESC"
     return (
         f"SELECT e.message_id, {column} <=> ? AS distance FROM entries e "
-        f"WHERE {where} AND vector_dims(e.embedding) = {dim} ORDER BY distance LIMIT ?"
+        f"WHERE {where} AND vector_dims(e.embedding) = {dim} ORDER BY distance{ties} LIMIT ?"
     )
 
 
@@ -116,7 +222,7 @@ def vector_search(
         rows = _distances(conn, _vector_sql(where, dim, True), [query, *params, limit])
     if len(rows) < limit:
         rows = _distances(conn, _vector_sql(where, dim, False), [query, *params, limit])
-    rows.sort(key=lambda r: (r[1], r[0]))  # iterative scans may return rows slightly unordered
+    rows.sort(key=lambda r: (r[1], -r[0]))  # iterative scans may return rows slightly unordered
     return [(i, 1.0 - d) for i, d in rows]
 
 

@@ -315,16 +315,21 @@ def _best_passing(
     limit: int,
     passing: Callable[[NDArray[np.int64]], set[int]],
 ) -> list[tuple[int, float]]:
-    """The ``limit`` best (id, score) whose ids pass the filter. The best few are checked
-    first; while too few pass, the window grows as far as the pass rate so far says it must
+    """The ``limit`` best (id, score) whose ids pass the filter, equal scores newer first (as
+    fusion orders them). The best few are checked first, with every id tied with the last of
+    them; while too few pass, the window grows as far as the pass rate so far says it must
     (at least double, at most eightfold), and only ids not yet checked are checked."""
     kept: list[tuple[int, float]] = []
     checked: set[int] = set()
     allowed: set[int] = set()
     take = min(len(ids), max(4 * limit, 64))
     while take:
-        top = np.argpartition(-scores, take - 1)[:take] if take < len(ids) else np.arange(len(ids))
-        top = top[np.argsort(-scores[top], kind="stable")]
+        if take < len(ids):
+            edge = scores[np.argpartition(-scores, take - 1)[:take]].min()
+            top = np.flatnonzero(scores >= edge)
+        else:
+            top = np.arange(len(ids))
+        top = top[np.lexsort((-ids[top], -scores[top]))]
         top_ids = ids[top].tolist()
         fresh = [i for i in top_ids if i not in checked]
         allowed |= passing(np.asarray(fresh, dtype=np.int64))

@@ -29,6 +29,17 @@ class SearchConformance(Conformance):
         assert len(kw) == 10 and {i for i, _ in kw} <= visible
         assert len(vec) == 10 and {i for i, _ in vec} <= visible
 
+    def test_equal_scores_come_newest_first_in_both_legs(self, store: Store) -> None:
+        memory = make_memory()
+        short = self.seed(store, memory, [("tea", unit(1, 0.5), {})] * 3)
+        same = self.seed(store, memory, [("tea with milk", unit(1), {})] * 80)
+        scope = Scope.of(memory.id)
+        with store.read() as r:
+            kw = r.keyword_candidates(scope, "tea", EntryFilter(), 10)
+            vec = r.vector_candidates(scope, unit(1), EntryFilter(), 10)
+        assert [i for i, _ in kw] == sorted(short, reverse=True) + sorted(same)[::-1][:7]
+        assert [i for i, _ in vec][:7] == sorted(same)[::-1][:7]
+
     def test_keyword_search_ranks_and_stems(self, store: Store) -> None:
         memory = make_memory()
         strong, weak, _ = self.seed(

@@ -1,0 +1,180 @@
+"""Exact top-k BM25 without scoring every match: term bounds, a GIN prefilter and a proof.
+
+A document's BM25 is the sum, over the query terms it holds, of ``weight(t) * gain(tf, |D|)``
+with ``gain = tf (k1 + 1) / (tf + k1 (1 - b + b |D| / avgdl))``, which rises with tf and
+falls with |D|. ``fts_terms`` keeps, per memory and term, the largest tf and the shortest |D|
+of a document holding it (a deletion leaves them as they were: still bounds, only looser).
+So a document holding exactly the terms S scores at most
+
+    B(S) = sum over t in S of weight(t) * gain(max_tf(t), max over u in S of min_len(u)).
+
+A round has a threshold θ. Its clauses are the minimal term sets with B(S) >= θ; a document
+holding none of them scores at most :attr:`Round.floor`, the largest B of a set that
+contains no clause (below θ). The GIN index finds the documents that match the clauses (an
+OR of ANDs); each one's own bound (its terms, its |D|, their max tf) is checked, and those at
+or above the floor are scored exactly. If the k-th best score found is above the floor, no
+unscored document can reach or tie it: the result is exact. Otherwise that score is a lower
+bound of the true k-th one and the next round uses it as θ (which then proves itself).
+
+Pure functions over plain numbers; :mod:`.search` runs the rounds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+K1 = 1.2
+B = 0.75
+#: FTS5's floor for the idf of a term in more than half of the documents.
+MIN_IDF = 1e-6
+#: Relative margin for comparisons of bounds with scores summed in another order.
+SLACK = 1e-9
+#: Query terms (distinct lexemes that occur in the scope) up to which rounds are planned; a
+#: longer query scores every match, as it is cheaper than 2^n term sets.
+MAX_PLANNED_TERMS = 14
+#: Clauses of one round's GIN query at most (longer ones are shortened to their rarest terms).
+MAX_CLAUSES = 32
+#: Matches (sum of the terms' document frequencies, an upper bound) below which every match
+#: is scored at once: a round would cost more than it saves.
+SCORE_ALL_BELOW = 2000
+#: The first round aims at this many expected documents per result asked for.
+FIRST_ROUND_DOCS = 4
+
+
+@dataclass(frozen=True)
+class Term:
+    """A query lexeme with its statistics over the memories searched."""
+
+    lexeme: str
+    weight: float  #: the sum of its idf over the query words that give this lexeme
+    df: int
+    max_tf: int
+    min_len: int
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round's GIN query (clauses of term indexes, OR of ANDs) and what it proves."""
+
+    threshold: float
+    clauses: tuple[tuple[int, ...], ...]
+    #: Every document matching no clause scores at most this.
+    floor: float
+
+
+def idf(documents: float, containing: float) -> float:
+    """FTS5's idf: ln((N - n + 0.5) / (n + 0.5)), at least :data:`MIN_IDF`."""
+    return max(math.log((documents - containing + 0.5) / (containing + 0.5)), MIN_IDF)
+
+
+def gain(tf: ArrayLike, length: ArrayLike, avgdl: float) -> NDArray[np.float64]:
+    """BM25's saturated term frequency ``tf (k1 + 1) / (tf + k1 (1 - b + b |D| / avgdl))``."""
+    f, n = np.asarray(tf, dtype=np.float64), np.asarray(length, dtype=np.float64)
+    result: NDArray[np.float64] = f * (K1 + 1) / (f + K1 * (1 - B + B * n / avgdl))
+    return result
+
+
+def bound_terms(term: Term, avgdl: float) -> tuple[float, float, float]:
+    """(a, c, d) with ``a / (c + d |D|)`` the most ``term`` adds to a document of length
+    |D| holding it: the per-document bound the search checks in SQL."""
+    return term.weight * term.max_tf * (K1 + 1), term.max_tf + K1 * (1 - B), K1 * B / avgdl
+
+
+class Planner:
+    """Rounds over at most :data:`MAX_PLANNED_TERMS` terms: B of every term set, once."""
+
+    def __init__(self, terms: Sequence[Term], avgdl: float) -> None:
+        self.terms = list(terms)
+        n = len(self.terms)
+        self.masks = np.arange(1 << n, dtype=np.int64)
+        self.members = (self.masks[:, None] >> np.arange(n)) & 1 == 1
+        weight = np.array([t.weight for t in self.terms])
+        max_tf = np.array([t.max_tf for t in self.terms], dtype=np.float64)
+        min_len = np.array([t.min_len for t in self.terms], dtype=np.float64)
+        length = np.where(self.members, min_len, 0.0).max(axis=1, initial=0.0)
+        contribution = weight * gain(max_tf, length[:, None], avgdl)
+        self.bounds: NDArray[np.float64] = np.where(self.members, contribution, 0.0).sum(axis=1)
+        df = np.array([t.df for t in self.terms], dtype=np.float64)
+        self.df = df
+
+    def first_threshold(self, documents: float, limit: int) -> float:
+        """A threshold whose clauses should hold about :data:`FIRST_ROUND_DOCS` x ``limit``
+        documents, were terms independent: sets in decreasing bound, each with the expected
+        number of documents holding exactly it."""
+        p = np.clip(self.df / max(documents, 1.0), 0.0, 1.0)
+        exactly = np.where(self.members, p, 1.0 - p).prod(axis=1) * documents
+        order = np.argsort(-self.bounds[1:], kind="stable") + 1
+        reached = np.cumsum(exactly[order]) >= FIRST_ROUND_DOCS * limit
+        at = int(np.argmax(reached)) if reached.any() else len(order) - 1
+        return float(self.bounds[order[at]])
+
+    def plan(self, threshold: float) -> Round:
+        """The clauses for ``threshold`` (shortened if too many) and the floor they prove."""
+        viable = self.bounds >= threshold * (1 - SLACK)
+        viable[0] = False
+        minimal = viable & ~self._below(self._covering(viable))
+        clauses = [tuple(np.flatnonzero(self.members[m]).tolist()) for m in self.masks[minimal]]
+        for keep in (3, 2, 1):
+            if len(clauses) <= MAX_CLAUSES:
+                break
+            clauses = sorted({self._rarest(c, keep) for c in clauses})
+        chosen = np.zeros(len(self.masks), dtype=bool)
+        chosen[[sum(1 << i for i in c) for c in clauses]] = True
+        covered = self._covering(chosen)
+        covered[0] = True
+        floor = float(self.bounds[~covered].max(initial=0.0))
+        return Round(threshold, tuple(clauses), floor)
+
+    def _rarest(self, clause: tuple[int, ...], keep: int) -> tuple[int, ...]:
+        return tuple(sorted(sorted(clause, key=lambda i: self.df[i])[:keep]))
+
+    def _covering(self, sets: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """Which term sets contain one of ``sets`` (a sum over subsets, bit by bit)."""
+        covered = sets.copy()
+        for bit in range(len(self.terms)):
+            holding = self.masks[(self.masks >> bit) & 1 == 1]
+            covered[holding] |= covered[holding ^ (1 << bit)]
+        return covered
+
+    def _below(self, covered: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """Which term sets have a proper subset one term smaller that is covered."""
+        below = np.zeros_like(covered)
+        for bit in range(len(self.terms)):
+            holding = self.masks[(self.masks >> bit) & 1 == 1]
+            below[holding] |= covered[holding ^ (1 << bit)]
+        return below
+
+
+def next_threshold(
+    current: Round, kth_score: float | None, kth_bound: float | None, smallest: float
+) -> float | None:
+    """After a round: None when the result is exact, else the next round's threshold.
+
+    ``kth_score``: the k-th best score found so far (None while fewer); ``kth_bound``: the
+    k-th largest per-document bound among this round's GIN matches (None while fewer);
+    ``smallest``: the smallest single-term bound (below it a round holds every match)."""
+    if kth_score is not None:
+        return None if kth_score > current.floor * (1 + SLACK) else kth_score
+    if current.floor <= 0.0:
+        return None  # every match was scored
+    if kth_bound is not None and kth_bound < current.threshold:
+        return kth_bound
+    lower = current.floor / 4
+    return lower if lower >= smallest else 0.0
+
+
+def quote(lexeme: str) -> str:
+    """``lexeme`` as a tsquery operand (backslashes and quotes escaped)."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def tsquery(terms: Sequence[Term], clauses: Sequence[Sequence[int]]) -> str:
+    """The clauses as a tsquery: an OR of ANDs of the terms' lexemes."""
+    return " | ".join(
+        "(" + " & ".join(quote(terms[i].lexeme) for i in clause) + ")" for clause in clauses
+    )
