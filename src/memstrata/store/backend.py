@@ -25,6 +25,28 @@ from memstrata.store.neighbours import Near
 from memstrata.store.queries import Passing
 from memstrata.store.sql import Conn, marks
 
+#: The columns :meth:`Backend.insert_entry_rows` is given values for, in order.
+ENTRY_INSERT_COLUMNS = (
+    "memory_id",
+    "tenant_id",
+    "message_type",
+    "content",
+    "embedding",
+    "valid_at",
+    "recorded_at",
+    "user_id",
+    "agent_id",
+    "session_id",
+    "source_id",
+    "invalid_at",
+    "supersedes",
+    "status",
+    "trust",
+    "origin",
+    "use_count",
+    "size_bytes",
+)
+
 
 class Backend(ABC):
     """A storage backend's primitives and hooks. Backends subclass :class:`~.base.Store`."""
@@ -113,6 +135,15 @@ class Backend(ABC):
             list(ids),
         )
         return {int(r[0]): self.decode_vector(r[1]) for r in rows if r[1] is not None}
+
+    def insert_entry_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> list[int]:
+        """Insert entry rows (values in :data:`ENTRY_INSERT_COLUMNS` order); the new message
+        ids in row order. Default: one ``INSERT ... RETURNING`` per row."""
+        sql = (
+            f"INSERT INTO entries ({', '.join(ENTRY_INSERT_COLUMNS)}) "
+            f"VALUES ({marks(len(ENTRY_INSERT_COLUMNS))}) RETURNING message_id"
+        )
+        return [int(conn.execute(sql, list(row))[0][0]) for row in rows]
 
     def entries_inserted(
         self, conn: Conn, ids: Sequence[int], vectors: NDArray[np.float32]

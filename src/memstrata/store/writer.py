@@ -104,36 +104,39 @@ class Writer(Reader):
     def insert_entries(
         self, entries: Sequence[NewEntry], vectors: NDArray[np.float32], at: datetime
     ) -> list[int]:
-        """Insert entries with their vectors; returns the new message ids in order."""
-        ids: list[int] = []
-        for e, v in zip(entries, vectors, strict=True):
-            row = self.conn.execute(
-                "INSERT INTO entries (memory_id, tenant_id, message_type, content, embedding, "
-                "valid_at, recorded_at, user_id, agent_id, session_id, source_id, invalid_at, "
-                "supersedes, status, trust, origin, use_count, size_bytes) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,?) RETURNING message_id",
-                [
-                    e.memory_id,
-                    e.tenant_id,
-                    e.message_type.value,
-                    e.content,
-                    self.store.encode_vector(v),
-                    to_epoch(e.valid_at),
-                    to_epoch(at),
-                    e.user_id,
-                    e.agent_id,
-                    e.session_id,
-                    e.source_id,
-                    None if e.invalid_at is None else to_epoch(e.invalid_at),
-                    e.supersedes,
-                    int(e.status),
-                    e.trust.value,
-                    e.origin.value,
-                    e.size_bytes,
-                ],
+        """Insert entries with their vectors; returns the new message ids in order. The rows
+        go in as one batch (:meth:`Backend.insert_entry_rows`) and each memory's accounting
+        moves once."""
+        rows = [
+            (
+                e.memory_id,
+                e.tenant_id,
+                e.message_type.value,
+                e.content,
+                self.store.encode_vector(v),
+                to_epoch(e.valid_at),
+                to_epoch(at),
+                e.user_id,
+                e.agent_id,
+                e.session_id,
+                e.source_id,
+                None if e.invalid_at is None else to_epoch(e.invalid_at),
+                e.supersedes,
+                int(e.status),
+                e.trust.value,
+                e.origin.value,
+                0,
+                e.size_bytes,
             )
-            ids.append(int(row[0][0]))
-            self._account(e.memory_id, e.size_bytes, 1)
+            for e, v in zip(entries, vectors, strict=True)
+        ]
+        ids = self.store.insert_entry_rows(self.conn, rows) if rows else []
+        added: dict[str, tuple[int, int]] = {}
+        for e in entries:
+            size, count = added.get(e.memory_id, (0, 0))
+            added[e.memory_id] = (size + e.size_bytes, count + 1)
+        for memory_id in sorted(added):  # row locks in id order, as writers take them
+            self._account(memory_id, *added[memory_id])
         self.store.entries_inserted(self.conn, ids, vectors)
         return ids
 

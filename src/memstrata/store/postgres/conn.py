@@ -89,6 +89,26 @@ class PgConn:
         except psycopg.Error as exc:
             raise StoreError(f"postgres: {exc}") from exc
 
+    def copy_rows(
+        self,
+        table: str,
+        columns: Sequence[str],
+        types: Sequence[str],
+        rows: Iterable[Sequence[object]],
+    ) -> None:
+        """``COPY table (columns) FROM STDIN`` in binary: one statement (its statement-level
+        triggers fire once) and no text formatting of vectors."""
+        try:
+            with (
+                self.raw.cursor() as cur,
+                cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)") as copy,
+            ):
+                copy.set_types(list(types))
+                for row in rows:
+                    copy.write_row(row)
+        except psycopg.Error as exc:
+            raise StoreError(f"postgres: {exc}") from exc
+
     def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         try:
             with self.raw.cursor() as cur:

@@ -13,7 +13,14 @@ import pytest
 from memstrata.models import EntryType, Origin, Scope, Trust
 from memstrata.store.base import Store
 from memstrata.store.filters import EntryFilter
-from memstrata.testing.conformance.support import T0, Conformance, Seed, make_memory, unit
+from memstrata.testing.conformance.support import (
+    T0,
+    Conformance,
+    Seed,
+    make_memory,
+    new_entry,
+    unit,
+)
 
 
 class EntryConformance(Conformance):
@@ -54,6 +61,39 @@ class EntryConformance(Conformance):
         assert e.origin is Origin.IMPORT and e.invalid_at == T0 + timedelta(days=1)
         assert e.valid_at == T0 and e.recorded_at == T0 and e.status
         np.testing.assert_allclose(vec, unit(1, 2), rtol=1e-6)
+
+    def test_a_batch_over_two_memories_keeps_order_fields_and_accounts_per_memory(
+        self, store: Store
+    ) -> None:
+        a, b = make_memory(), make_memory()
+        with store.write() as w:
+            w.insert_memory(a)
+            w.insert_memory(b)
+            entries = [
+                new_entry(m, f"turn {n} about kiwis", user_id=f"u{n}", supersedes=n or None)
+                for n, m in enumerate([a, b, a, a, b] * 40)
+            ]
+            vectors = np.stack([unit(1, n) for n in range(len(entries))])
+            ids = w.insert_entries(entries, vectors, T0)
+        assert ids == sorted(ids) and len(set(ids)) == len(entries)
+        with store.read() as r:
+            stored = r.get_entries(Scope.of(a.id, b.id), ids)
+            found = r.vectors(ids)
+            used = {m.id: (m.used_bytes, m.entry_count) for m in r.memories([a.id, b.id])}
+            hits = r.keyword_candidates(Scope.of(b.id), "kiwis", EntryFilter(), 500)
+        for i, e in zip(ids, entries, strict=True):
+            assert (stored[i].memory_id, stored[i].content, stored[i].user_id) == (
+                e.memory_id,
+                e.content,
+                e.user_id,
+            )
+            assert stored[i].supersedes == e.supersedes
+        np.testing.assert_allclose(np.stack([found[i] for i in ids]), vectors, rtol=1e-6)
+        for m in (a, b):
+            mine = [e for e in entries if e.memory_id == m.id]
+            assert used[m.id] == (sum(e.size_bytes for e in mine), len(mine))
+        in_b = {i for i, e in zip(ids, entries, strict=True) if e.memory_id == b.id}
+        assert {i for i, _ in hits} == in_b
 
     def test_message_ids_increase_and_are_never_reused(self, store: Store) -> None:
         memory = make_memory()
