@@ -229,3 +229,21 @@ def test_the_keyword_balance_follows_the_embedding_model() -> None:
     assert models.keyword_balance("text-embedding-3-small@OpenAI") == REMOTE_KEYWORD_BALANCE
     assert models.keyword_balance("bge-large@TEI") == 0.2
     assert REMOTE_KEYWORD_BALANCE < BUILTIN_KEYWORD_BALANCE
+
+
+def test_one_search_checks_an_id_against_its_filter_once(
+    engine: Engine, alice: Principal, memory: Memory, say: Say
+) -> None:
+    question, reply = say(QUESTION), say(REPLY)
+    engine.forget(alice, memory.id, reply)
+    f = EntryFilter.retrieval(valid_on=engine.clock.now())
+    scope = Scope.of(memory.id)
+    with engine.store.read() as r:
+        asked: list[list[int]] = []
+        plain = r.passing
+        r.passing = lambda s, flt, ids: asked.append(sorted(ids)) or plain(s, flt, ids)  # type: ignore[method-assign]
+        r.remember_checks()
+        check = r._passing(scope, f)
+        assert check([question, reply]) == {question}
+        assert check([reply, question, 1]) == {question, 1}
+    assert asked == [sorted([question, reply]), [1]]

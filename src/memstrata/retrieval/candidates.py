@@ -32,14 +32,14 @@ def candidate_pools(
     vector: NDArray[np.float32],
     f: EntryFilter,
     pool: int,
-    windows: bool = False,
+    windows: int = 0,
 ) -> Pools:
-    """The best ``pool`` keyword matches, vector neighbours and (with ``windows``)
+    """The best ``pool`` keyword matches and vector neighbours and the best ``windows``
     conversation windows, with the cosine similarity of every candidate of any leg (a
     vector of another dimension: 0)."""
     keyword = r.keyword_candidates(scope, text, f, pool)
     leg = r.vector_candidates(scope, vector, f, pool)
-    held = r.window_candidates(scope, text, f, pool) if windows else []
+    held = r.window_candidates(scope, text, f, windows) if windows else []
     cosine = dict(leg)
     add_cosines(r, cosine, [i for i, _ in keyword] + [i for i, _ in held], vector)
     return Pools(keyword, cosine, leg, held)

@@ -27,6 +27,9 @@ from memstrata.store.filters import EntryFilter
 
 #: Each leg draws ``max(POOL_FACTOR * top_n, MIN_POOL)`` candidates.
 POOL_FACTOR, MIN_POOL = 4, 50
+#: Conversation windows (a raw turn with the turns it answers) drawn: ``max(top_n, MIN_WINDOWS)``;
+#: a window lifts an entry into the results, so windows further down change nothing.
+MIN_WINDOWS = 20
 #: Conversation context is looked up for the best ``CONTEXT_FACTOR * top_n`` candidates by
 #: their own score (at least ``MIN_CONTEXT``): further down, no bonus reaches the top.
 CONTEXT_FACTOR, MIN_CONTEXT = 3, 30
@@ -77,8 +80,10 @@ class SearchService:
         if req.fusion is Fusion.BALANCED:
             keyword_weight = hinted_weight(keyword_weight, self.models.keyword_balance(embd_id))
         with self.store.read() as r:
+            r.remember_checks()
             context = 0.0 if req.fusion is Fusion.RRF else req.context_weight or 0.0
-            found = candidate_pools(r, scope, req.query, query_vector, f, pool, context > 0)
+            windows = max(req.top_n, MIN_WINDOWS) if context > 0 else 0
+            found = candidate_pools(r, scope, req.query, query_vector, f, pool, windows)
             vector = found.cosine
             fused = score(
                 found.keyword,

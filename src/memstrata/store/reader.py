@@ -60,6 +60,13 @@ class Reader:
     def __init__(self, store: Backend, conn: Conn) -> None:
         self.store = store
         self.conn = conn
+        self._checked: dict[tuple[Scope, EntryFilter], dict[int, bool]] | None = None
+
+    def remember_checks(self) -> None:
+        """From now on, remember which ids passed which filter, so that the legs of one
+        search (keyword, vector, windows, neighbours) never check an id twice. Only for a
+        reader whose rows cannot change meanwhile (a read snapshot, not a writer)."""
+        self._checked = {}
 
     # --- memories -------------------------------------------------------------------------
 
@@ -214,8 +221,21 @@ class Reader:
         return allowed
 
     def _passing(self, scope: Scope, f: EntryFilter) -> Passing:
-        """:meth:`passing` for one scope and filter, as the backends' search legs take it."""
-        return lambda ids: self.passing(scope, f, ids)
+        """:meth:`passing` for one scope and filter, as the backends' search legs take it
+        (answered from what was checked before where :meth:`remember_checks` was called)."""
+        if self._checked is None:
+            return lambda ids: self.passing(scope, f, ids)
+        known = self._checked.setdefault((scope, f), {})
+
+        def check(ids: Iterable[int]) -> set[int]:
+            asked = list(ids)
+            fresh = [i for i in asked if i not in known]
+            if fresh:
+                allowed = self.passing(scope, f, fresh)
+                known.update((i, i in allowed) for i in fresh)
+            return {i for i in asked if known[i]}
+
+        return check
 
     def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
         """The stored vectors of those of ``ids`` that exist and have one."""

@@ -132,6 +132,8 @@ class _Block:
     live_length: float = 0.0
     live_windows: float = 0.0
     """Word count of the live documents' windows, summed."""
+    window_lengths: NDArray[np.float64] = field(default_factory=lambda: np.empty(0, np.float64))
+    """Word count of each document's window."""
     postings: dict[str, _Postings] = field(default_factory=dict)
     links: Links = field(default_factory=Links)
 
@@ -148,8 +150,8 @@ class _Block:
         self.live_length += sum(length for _, length in documents)
         self.size, self.live = need, self.live + len(rows)
         self.links.append(start, [row[3] for row in rows])
-        added = np.arange(start, need, dtype=np.int64)
-        self.live_windows += float(self.links.window_lengths(added, self.lengths).sum())
+        self.window_lengths = _grow(self.window_lengths, need)
+        self._count_windows(np.arange(start, need, dtype=np.int64))
         stem = _stem_map(w for words, _ in documents for w in words)
         names = list(set(stem.values()))
         number = {name: i for i, name in enumerate(names)}
@@ -180,12 +182,18 @@ class _Block:
         at = at[self.alive[at]]
         for p in at.tolist():  # the windows around it change: count them again
             around = np.asarray([p, *self.links.following(p)], dtype=np.int64)
-            self.live_windows -= float(self.links.window_lengths(around, self.lengths).sum())
+            self.live_windows -= float(self.window_lengths[around].sum())
             self.links.unlink(p)
-            self.live_windows += float(self.links.window_lengths(around[1:], self.lengths).sum())
+            self.window_lengths[p] = 0.0
+            self._count_windows(around[1:])
         self.alive[at] = False
         self.live -= len(at)
         self.live_length -= float(self.lengths[at].sum())
+
+    def _count_windows(self, at: NDArray[np.int64]) -> None:
+        lengths = self.links.window_lengths(at, self.lengths)
+        self.window_lengths[at] = lengths
+        self.live_windows += float(lengths.sum())
 
     def postings_of(self, stem: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """Live documents holding ``stem`` and its frequency in each."""
@@ -249,9 +257,11 @@ class _Query:
         query = cls(blocks, {}, max(total / documents, 1.0), windows, {})
         for stem in stems:  # a stem twice in the query counts twice, as in FTS5
             if windows:
+                if 2 * sum(b.frequency(stem) for b in blocks) >= documents:
+                    continue  # in half the windows or more: idf at its floor, worth nothing
                 for n, b in enumerate(blocks):
                     if (n, stem) not in query.spread:
-                        query.spread[n, stem] = b.links.spread(*b.postings_of(stem))
+                        query.spread[n, stem] = b.links.spread(*b.postings_of(stem), b.size)
                 holding = sum(len(query.spread[n, stem][0]) for n in range(len(blocks)))
             else:
                 holding = sum(b.frequency(stem) for b in blocks)
@@ -266,7 +276,7 @@ class _Query:
         for stem, weight in self.weights.items():
             if self.windows:
                 at, tf = self.spread[n, stem]
-                length = b.links.window_lengths(at, b.lengths)
+                length = b.window_lengths[at]
             else:
                 at, tf = b.postings_of(stem)
                 length = b.lengths[at]

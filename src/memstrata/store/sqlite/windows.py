@@ -102,11 +102,17 @@ class Links:
         return total
 
     def spread(
-        self, docs: NDArray[np.int64], tfs: NDArray[np.float64]
+        self, docs: NDArray[np.int64], tfs: NDArray[np.float64], size: int
     ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-        """Postings of one term (positions and frequencies) as postings of windows: each
-        window that holds one of ``docs`` gets the sum of their frequencies."""
-        targets, weights = [docs], [tfs]
+        """Postings of one term (positions below ``size`` and frequencies) as postings of
+        windows: each window that holds one of ``docs`` gets the sum of their frequencies.
+        A turn has one turn after it, so each step along the links meets every window at
+        most once: no sort is needed, two scratch arrays of the block's size do."""
+        total = np.zeros(size, dtype=np.float64)
+        seen = np.zeros(size, dtype=np.bool_)
+        total[docs] = tfs
+        seen[docs] = True
+        found = [docs]
         last, carried = docs, tfs
         for _ in range(SPAN):
             nxt = self.after[last].astype(np.int64)
@@ -114,9 +120,9 @@ class Links:
             last, carried = nxt[keep], carried[keep]
             if not len(last):
                 break
-            targets.append(last)
-            weights.append(carried)
-        every = np.concatenate(targets)
-        windows, inverse = np.unique(every, return_inverse=True)
-        summed = np.bincount(inverse, weights=np.concatenate(weights)).astype(np.float64)
-        return windows.astype(np.int64), summed
+            total[last] += carried
+            fresh = last[~seen[last]]
+            seen[fresh] = True
+            found.append(fresh)
+        windows = np.concatenate(found)
+        return windows, total[windows]
