@@ -7,6 +7,7 @@ equal the whole corpus's, so their scores must equal FTS5's to rounding.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -32,11 +33,40 @@ def corpus(n: int, seed: int = 7) -> list[str]:
     ]
 
 
+class Fts5Reference:
+    """SQLite FTS5's own bm25 over a fixed list of texts (positions are rowids), built once
+    and asked many queries: the exact reference for benchmarks at scale."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute(
+            f"CREATE VIRTUAL TABLE f USING fts5 (content, tokenize = '{FTS5_TOKENIZER}')"
+        )
+        self.db.executemany("INSERT INTO f (rowid, content) VALUES (?, ?)", enumerate(texts))
+
+    def best(self, query: str, limit: int | None = None) -> list[tuple[int, float]]:
+        """(position, score) best first, higher is better; equal scores (to 12 significant
+        digits) newer (higher position) first, as the stores order them."""
+        terms = keyword_terms(query)
+        if not terms:
+            return []
+        match = " OR ".join(f'"{t}"' for t in terms)
+        rows = self.db.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ?", [match])
+        ranked = sorted(((int(i), -float(s)) for i, s in rows), key=_tie_order)
+        return ranked if limit is None else ranked[:limit]
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _tie_order(hit: tuple[int, float]) -> tuple[float, int]:
+    return (-float(f"{hit[1]:.12g}"), -hit[0])
+
+
 def fts5_bm25(texts: list[str], query: str) -> list[tuple[int, float]]:
     """SQLite FTS5's own bm25 over ``texts`` (positions, higher is better): the reference."""
-    db = sqlite3.connect(":memory:")
-    db.execute(f"CREATE VIRTUAL TABLE f USING fts5 (content, tokenize = '{FTS5_TOKENIZER}')")
-    db.executemany("INSERT INTO f (rowid, content) VALUES (?, ?)", enumerate(texts))
-    match = " OR ".join(f'"{t}"' for t in keyword_terms(query))
-    rows = db.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ? ORDER BY 2", [match])
-    return [(int(i), -float(score)) for i, score in rows]
+    reference = Fts5Reference(texts)
+    try:
+        return reference.best(query)
+    finally:
+        reference.close()

@@ -89,6 +89,15 @@ class PgConn:
         except psycopg.Error as exc:
             raise StoreError(f"postgres: {exc}") from exc
 
+    def execute_binary(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
+        """As :meth:`execute`, with results in binary (vectors without text parsing)."""
+        try:
+            with self.raw.cursor(binary=True) as cur:
+                cur.execute(translate(sql), list(params))
+                return cur.fetchall() if cur.description is not None else []
+        except psycopg.Error as exc:
+            raise StoreError(f"postgres: {exc}") from exc
+
     def copy_rows(
         self,
         table: str,
