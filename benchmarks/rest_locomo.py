@@ -218,16 +218,17 @@ def madial_data(
 def _madial_owners(
     events: Sequence[Mapping[str, Any]], dialogues: Sequence[Mapping[str, Any]]
 ) -> dict[str, int]:
-    """Which user each event belongs to: the user whose dialogues cite it (the file lists
-    user 1's events, then user 2's; an event no dialogue cites goes with the one before)."""
-    cited = {str(i): d["user-id"] for d in dialogues for i in d["relevant-id"]}
-    owner: dict[str, int] = {}
-    last = 1
-    for item in events:
-        (number,) = item.keys()
-        last = cited.get(number, last)
-        owner[number] = last
-    return owner
+    """Which user each event belongs to. The file lists user 1's events, then user 2's: the
+    split is where the most citations (an event in a dialogue's gold list) agree with it."""
+    numbers = [next(iter(item)) for item in events]
+    cites = [(str(i), d["user-id"]) for d in dialogues for i in d["relevant-id"]]
+
+    def agreeing(split: int) -> int:
+        first = set(numbers[:split])
+        return sum((n in first) == (user == 1) for n, user in cites)
+
+    split = max(range(len(numbers) + 1), key=agreeing)
+    return {n: 1 if k < split else 2 for k, n in enumerate(numbers)}
 
 
 # --- baselines ------------------------------------------------------------------------------

@@ -197,3 +197,31 @@ def test_peers_speed_runner_with_exact_cosine(
         assert row["ingest_live"]["n"] == 5
         assert row["search_store"]["n"] == 5 and row["search_store"]["mean_hits"] == 10
         assert math.isfinite(row["search_live"]["p50_ms"])
+
+
+def test_rest_benchmark_writes_and_searches_through_http(
+    conversation: locomo.Conversation,
+) -> None:
+    from benchmarks import rest_locomo
+
+    short = dataclasses.replace(
+        conversation,
+        sessions=conversation.sessions[:2],
+        questions=conversation.questions[:10],
+    )
+    result = rest_locomo.run([short], embedder=fake_embedder(), madial=False, writers=1)
+    assert set(result["recall"]) == {"memstrata", "BM25", "dense MiniLM", "naive min-max hybrid"}
+    assert result["recall"]["memstrata"]["LoCoMo 1-5"]["n"] == 10
+    assert result["cost"]["turns_written"] == sum(len(s.turns) for s in short.sessions)
+    assert "| memstrata |" in rest_locomo.table(result)
+
+
+def test_madial_pools_and_queries() -> None:
+    from benchmarks import rest_locomo
+
+    if not rest_locomo.MADIAL.exists():
+        pytest.skip("MADial-Bench not found")
+    pools, queries = rest_locomo.madial_data()
+    assert sorted(len(t) for t in pools.values()) == [76, 84]
+    assert len(queries) == 160
+    assert all(q.strip() and gold for _, q, gold in queries)

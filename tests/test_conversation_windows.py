@@ -4,7 +4,7 @@ fusion's balance follows the embedding model, and the caller's weight is a bound
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -44,7 +44,7 @@ def say(engine: Engine, alice: Principal, memory: Memory) -> Say:
     def write(text: str, session: str = "s1", user: str = "") -> int:
         turn = TurnInput(text, session_id=session, user_id=user)
         (entry,) = engine.add_messages(alice, [memory.id], [turn])
-        return entry.message_id
+        return int(entry.message_id)
 
     for n, text in enumerate(FILLER):
         write(text, session=f"filler-{n % 3}")
@@ -234,16 +234,23 @@ def test_the_keyword_balance_follows_the_embedding_model() -> None:
 def test_one_search_checks_an_id_against_its_filter_once(
     engine: Engine, alice: Principal, memory: Memory, say: Say
 ) -> None:
-    question, reply = say(QUESTION), say(REPLY)
+    question, reply, other = say(QUESTION), say(REPLY), say("Another turn.", session="s9")
     engine.forget(alice, memory.id, reply)
     f = EntryFilter.retrieval(valid_on=engine.clock.now())
     scope = Scope.of(memory.id)
     with engine.store.read() as r:
         asked: list[list[int]] = []
         plain = r.passing
-        r.passing = lambda s, flt, ids: asked.append(sorted(ids)) or plain(s, flt, ids)  # type: ignore[method-assign]
+
+        def counted(s: Scope, flt: EntryFilter, ids: Iterable[int]) -> set[int]:
+            wanted = sorted(ids)
+            asked.append(wanted)
+            allowed: set[int] = plain(s, flt, wanted)
+            return allowed
+
+        r.passing = counted  # type: ignore[method-assign]
         r.remember_checks()
         check = r._passing(scope, f)
         assert check([question, reply]) == {question}
-        assert check([reply, question, 1]) == {question, 1}
-    assert asked == [sorted([question, reply]), [1]]
+        assert check([reply, question, other]) == {question, other}
+    assert asked == [sorted([question, reply]), [other]]

@@ -63,9 +63,8 @@ class Reader:
         self._checked: dict[tuple[Scope, EntryFilter], dict[int, bool]] | None = None
 
     def remember_checks(self) -> None:
-        """From now on, remember which ids passed which filter, so that the legs of one
-        search (keyword, vector, windows, neighbours) never check an id twice. Only for a
-        reader whose rows cannot change meanwhile (a read snapshot, not a writer)."""
+        """Remember which ids passed which filter, so the legs of one search never check an
+        id twice. Only where rows cannot change meanwhile (a read snapshot, not a writer)."""
         self._checked = {}
 
     # --- memories -------------------------------------------------------------------------
@@ -221,8 +220,7 @@ class Reader:
         return allowed
 
     def _passing(self, scope: Scope, f: EntryFilter) -> Passing:
-        """:meth:`passing` for one scope and filter, as the backends' search legs take it
-        (answered from what was checked before where :meth:`remember_checks` was called)."""
+        """:meth:`passing` for one scope and filter, as search legs take it (remembered)."""
         if self._checked is None:
             return lambda ids: self.passing(scope, f, ids)
         known = self._checked.setdefault((scope, f), {})
