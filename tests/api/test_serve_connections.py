@@ -49,7 +49,9 @@ def client(server: tuple[str, Path]) -> Iterator[httpx.Client]:
     """One keep-alive connection at most, as the admin."""
     headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
     limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-    with httpx.Client(base_url=f"{server[0]}/api/v1", headers=headers, limits=limits) as c:
+    url = f"{server[0]}/api/v1"
+    # A generous read timeout: a loaded CI machine must not pass for a dropped connection.
+    with httpx.Client(base_url=url, headers=headers, limits=limits, timeout=60) as c:
         yield c
 
 
