@@ -404,4 +404,12 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     ),
     (8, "keyword index per memory (btree_gin)", _TENANT_KEYWORD_INDEX),
     (9, "term frequency and length bounds for top-k BM25", _TERM_BOUNDS),
+    (
+        10,
+        "entries stay in their heap page up to 8 kB (vectors not toasted)",
+        # A 384-d vector (1.5 kB) pushed most rows past the 2 kB default, so each vector read
+        # went through the TOAST index and page: 4 buffers a row, scattered across every
+        # tenant's data. Rows written before keep their TOAST pointers until rewritten.
+        "ALTER TABLE entries SET (toast_tuple_target = 8160);",
+    ),
 )

@@ -1,0 +1,541 @@
+"""PostgreSQL and SQLite at scale: many tenants in one database, one big memory, bulk loads.
+
+tenants: a 1,000-entry memory searched (keyword and vector legs, store-only through the
+Reader, retrieval filter, pool 50) in a database that holds only it, and in one that also
+holds SIZE entries in MEMORIES other memories, each of its own tenant; rows of all memories
+are written interleaved, as tenants write at once. The same query runs on both databases in
+turn (drift on busy cores hits both), twice over; the ratio of the p50s is the figure.
+
+big: one memory of SIZE entries. The keyword leg on both stores, PostgreSQL's also scoring
+every match (its previous strategy, the reference for exactness) in the same run; the
+agreement of each store's top 50 with SQLite FTS5's own bm25 over the same texts (equal
+scores newer first); and the full hybrid search through the engine, query embedding by the
+local MiniLM model included.
+
+load: entries/s through ``Writer.insert_entries`` (PostgreSQL: one binary COPY per batch)
+with and without the HNSW index, the index build, and turns/s through the engine's import.
+
+    python -m benchmarks.postgres_scale tenants --sizes 100000 1000000
+    python -m benchmarks.postgres_scale big --sizes 1000000
+    python -m benchmarks.postgres_scale load --sizes 100000
+
+Texts are LoCoMo turns with a unique note each, vectors 384-d around 1,000 topics
+(benchmarks/postgres_vs_sqlite.py). Results merge into benchmarks/results/postgres_scale.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from benchmarks.postgres_vs_sqlite import (
+    HNSW,
+    POOL,
+    T0,
+    Corpus,
+    make_corpus,
+    memory,
+    percentiles,
+)
+from memstrata.models import EntryType, Memory, NewEntry, Origin, Scope
+from memstrata.store.base import Store
+from memstrata.store.filters import EntryFilter, where_clause
+from memstrata.store.postgres import PostgresStore, search
+from memstrata.store.sqlite import SQLiteStore
+from memstrata.store.text import keyword_terms
+from memstrata.testing.bm25 import Fts5Reference
+
+RESULTS = Path(__file__).parent / "results" / "postgres_scale.json"
+TARGET_ENTRIES = 1000
+BATCH = 10_000
+RETRIEVAL = EntryFilter.retrieval(valid_on=T0)
+ONE_USER_IN_TEN = EntryFilter.retrieval(valid_on=T0, user_id="u3")
+
+
+def load_average() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+# --- stores -------------------------------------------------------------------------------------
+
+
+def tenant_memory(n: int) -> Memory:
+    return replace(memory(), id=f"m{n:031d}", tenant_id=f"tenant-{n}", name=f"memory-{n}")
+
+
+def entry(m: Memory, text: str, n: int) -> NewEntry:
+    return NewEntry(
+        memory_id=m.id,
+        tenant_id=m.tenant_id,
+        message_type=EntryType.RAW,
+        content=text,
+        valid_at=T0,
+        size_bytes=len(text.encode()) + 4 * 384,
+        user_id=f"u{n % 10}",
+        origin=Origin.IMPORT,
+    )
+
+
+Row = tuple[Memory, str, np.ndarray]
+
+
+def write_rows(store: Store, memories: Sequence[Memory], rows: Sequence[Row]) -> float:
+    """Insert the memories, then the rows through the writer in batches; entries/s."""
+    with store.write() as w:
+        for m in memories:
+            w.insert_memory(m)
+    t = time.perf_counter()
+    for start in range(0, len(rows), BATCH):
+        chunk = rows[start : start + BATCH]
+        entries = [entry(m, text, start + k) for k, (m, text, _) in enumerate(chunk)]
+        with store.write() as w:
+            w.insert_entries(entries, np.stack([v for _, _, v in chunk]), T0)
+    return len(rows) / (time.perf_counter() - t)
+
+
+@contextmanager
+def postgres_database(admin_dsn: str, name: str, hnsw: bool) -> Iterator[str]:
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    dsn = admin_dsn.rsplit("/", 1)[0] + "/" + name
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    PostgresStore(dsn, pool_size=1).close()
+    if not hnsw:
+        execute(dsn, "DROP INDEX entries_hnsw_384")
+    yield dsn
+
+
+def execute(dsn: str, *statements: str) -> float:
+    """Run statements autocommit (index builds, VACUUM); the seconds they took."""
+    t = time.perf_counter()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("SET maintenance_work_mem = '2GB'")
+        conn.execute("SET max_parallel_maintenance_workers = 2")
+        for s in statements:
+            conn.execute(s)
+    return time.perf_counter() - t
+
+
+def positions(store: Store, memory_id: str) -> dict[int, int]:
+    """Message id -> the row's position among the memory's rows (both stores load in order)."""
+    with store.read() as r:
+        rows = r.conn.execute(
+            "SELECT message_id FROM entries WHERE memory_id = ? ORDER BY message_id", [memory_id]
+        )
+    return {int(row[0]): k for k, row in enumerate(rows)}
+
+
+# --- timing -------------------------------------------------------------------------------------
+
+Leg = Callable[[Store, int], list[tuple[int, float]]]
+
+
+def legs(corpus: Corpus, scope: Scope) -> dict[str, Leg]:
+    def keyword(store: Store, q: int) -> list[tuple[int, float]]:
+        with store.read() as r:
+            return r.keyword_candidates(scope, corpus.queries[q], RETRIEVAL, POOL)
+
+    def vector(store: Store, q: int) -> list[tuple[int, float]]:
+        with store.read() as r:
+            return r.vector_candidates(scope, corpus.query_vectors[q], RETRIEVAL, POOL)
+
+    return {"keyword": keyword, "vector": vector}
+
+
+def timed(leg: Leg, store: Store, q: int) -> tuple[float, list[int]]:
+    t = time.perf_counter()
+    hits = leg(store, q)
+    return time.perf_counter() - t, [i for i, _ in hits]
+
+
+def side_by_side(
+    stores: dict[str, Store], leg: Leg, queries: int, rounds: int = 2
+) -> tuple[dict[str, dict[str, float]], dict[str, list[list[int]]]]:
+    """Each query on every store in turn (the order alternating), ``rounds`` times."""
+    seconds: dict[str, list[float]] = {name: [] for name in stores}
+    found: dict[str, list[list[int]]] = {name: [] for name in stores}
+    for store in stores.values():
+        leg(store, 0)  # warm the connection, caches and plans
+    for r in range(rounds):
+        for q in range(queries):
+            names = list(stores) if (q + r) % 2 == 0 else list(reversed(stores))
+            for name in names:
+                s, ids = timed(leg, stores[name], q)
+                seconds[name].append(s)
+                if r == 0:
+                    found[name].append(ids)
+    return {n: percentiles(s) for n, s in seconds.items()}, found
+
+
+# --- tenants ------------------------------------------------------------------------------------
+
+
+def tenants_run(size: int, memories: int, queries: int, admin: str, work: Path) -> dict[str, Any]:
+    target = tenant_memory(0)
+    mine = make_corpus(TARGET_ENTRIES, queries, seed=11)
+    others = make_corpus(size, 1, seed=12)
+    rest = [tenant_memory(n) for n in range(1, memories + 1)]
+    alone: list[Row] = [(target, t, v) for t, v in zip(mine.texts, mine.vectors, strict=True)]
+    crowd: list[Row] = [
+        (rest[k % memories], t, v)
+        for k, (t, v) in enumerate(zip(others.texts, others.vectors, strict=True))
+    ]
+    # the target's rows at random places among the others', in their own order
+    total = len(alone) + len(crowd)
+    slots = set(np.random.default_rng(5).choice(total, len(alone), replace=False).tolist())
+    mine_rows, their_rows = iter(alone), iter(crowd)
+    mixed = [next(mine_rows) if i in slots else next(their_rows) for i in range(total)]
+    result: dict[str, Any] = {"entries": size, "memories": memories + 1, "queries": queries}
+    scope = Scope.of(target.id)
+    for kind in ("postgres", "sqlite"):
+        with open_pair(kind, admin, work, size) as (solo, shared):
+            rates = {
+                "alone": write_rows(solo, [target], alone),
+                "shared": write_rows(shared, [target, *rest], mixed),
+            }
+            settle(kind, solo, shared)
+            stores = {"alone": solo, "shared": shared}
+            timings: dict[str, Any] = {"load_entries_per_s": rates}
+            same: dict[str, float] = {}
+            where = {n: positions(s, target.id) for n, s in stores.items()}
+            for name, leg in legs(mine, scope).items():
+                t, found = side_by_side(stores, leg, queries)
+                t["ratio_p50"] = t["shared"]["p50_ms"] / t["alone"]["p50_ms"]
+                timings[name] = t
+                same[name] = float(
+                    np.mean(
+                        [
+                            [where["alone"][i] for i in a] == [where["shared"][i] for i in b]
+                            for a, b in zip(found["alone"], found["shared"], strict=True)
+                        ]
+                    )
+                )
+            timings["identical_results"] = same
+            if kind == "postgres":
+                timings["clustered"] = clustered(stores, mine, scope, queries)
+            timings["load_average"] = load_average()
+            result[kind] = timings
+            print(f"tenants {size:,} {kind}: {json.dumps(timings)}", flush=True)
+    return result
+
+
+def clustered(
+    stores: dict[str, Store], corpus: Corpus, scope: Scope, queries: int
+) -> dict[str, Any]:
+    """The same legs after ``CLUSTER entries USING entries_memory_id`` (maintenance that puts
+    each memory's rows on adjacent pages, as pg_repack does online)."""
+    out: dict[str, Any] = {}
+    for store in stores.values():
+        assert isinstance(store, PostgresStore)
+        out.setdefault("cluster_s", {})[store.dsn.rsplit("/", 1)[1]] = execute(
+            store.dsn, "CLUSTER entries USING entries_memory_id", "ANALYZE entries"
+        )
+    for name, leg in legs(corpus, scope).items():
+        t, _ = side_by_side(stores, leg, queries)
+        t["ratio_p50"] = t["shared"]["p50_ms"] / t["alone"]["p50_ms"]
+        out[name] = t
+    return out
+
+
+@contextmanager
+def open_pair(kind: str, admin: str, work: Path, size: int) -> Iterator[tuple[Store, Store]]:
+    if kind == "sqlite":
+        solo: Store = SQLiteStore(work / f"alone-{size}.db")
+        shared: Store = SQLiteStore(work / f"shared-{size}.db")
+        try:
+            yield solo, shared
+        finally:
+            solo.close()
+            shared.close()
+        return
+    with (
+        postgres_database(admin, f"alone_{size}", hnsw=False) as a,
+        postgres_database(admin, f"shared_{size}", hnsw=False) as b,
+    ):
+        solo, shared = PostgresStore(a, pool_size=2), PostgresStore(b, pool_size=2)
+        try:
+            yield solo, shared
+        finally:
+            solo.close()
+            shared.close()
+
+
+def settle(kind: str, *stores: Store) -> None:
+    """What a running deployment has done by then: PostgreSQL's autovacuum and analyze (and
+    the GIN pending list merged), SQLite's in-process indexes caught up."""
+    for store in stores:
+        if isinstance(store, PostgresStore):
+            execute(store.dsn, "VACUUM ANALYZE")
+        else:
+            store.warm()
+
+
+# --- one big memory -----------------------------------------------------------------------------
+
+
+def every_match(
+    store: PostgresStore, scope: Scope, text: str, f: EntryFilter
+) -> list[tuple[int, float]]:
+    """PostgreSQL scoring every match in one statement (the reference for exactness)."""
+    with store.read() as r:
+        stats = search._statistics(r.conn, sorted(scope.memory_ids), keyword_terms(text))
+        if stats is None:
+            return []
+        where, params = where_clause(scope, f)
+        found, _ = search._round(r.conn, stats, None, where, params, POOL)
+    return search._ranked(found, POOL)
+
+
+def agreement(found: list[list[int]], reference: list[list[int]]) -> float:
+    return float(
+        np.mean([len(set(a) & set(b)) / len(b) for a, b in zip(found, reference, strict=True) if b])
+    )
+
+
+def big_run(size: int, queries: int, admin: str, work: Path) -> dict[str, Any]:
+    corpus = make_corpus(size, queries, seed=11)
+    m = memory()
+    rows: list[Row] = [(m, t, v) for t, v in zip(corpus.texts, corpus.vectors, strict=True)]
+    scope = Scope.of(m.id)
+    t = time.perf_counter()
+    reference = Fts5Reference(corpus.texts)
+    ref = [[p for p, _ in reference.best(q, POOL)] for q in corpus.queries]
+    reference.close()
+    result: dict[str, Any] = {
+        "entries": size,
+        "queries": queries,
+        "fts5_reference_s": time.perf_counter() - t,
+    }
+    with postgres_database(admin, f"big_{size}", hnsw=False) as dsn:
+        pg = PostgresStore(dsn, pool_size=2)
+        lite = SQLiteStore(work / f"big-{size}.db")
+        try:
+            loads: dict[str, float] = {"postgres_entries_per_s": write_rows(pg, [m], rows)}
+            loads["postgres_hnsw_build_s"] = execute(dsn, HNSW)
+            execute(dsn, "VACUUM ANALYZE")
+            loads["sqlite_entries_per_s"] = write_rows(lite, [m], rows)
+            t = time.perf_counter()
+            lite.warm()
+            loads["sqlite_warm_s"] = time.perf_counter() - t
+            loads["sqlite_hnsw_build_s"] = sqlite_index_ready(lite, m.id, size)
+            result["load"] = loads
+            print(f"big {size:,} load: {loads}", flush=True)
+            result.update(big_keyword(pg, lite, corpus, scope, ref))
+            result["hybrid"] = hybrid(pg, lite, corpus, m)
+        finally:
+            pg.close()
+            lite.close()
+    result["load_average"] = load_average()
+    print(
+        f"big {size:,}: {json.dumps({k: v for k, v in result.items() if k != 'load'})}", flush=True
+    )
+    return result
+
+
+def sqlite_index_ready(
+    store: SQLiteStore, memory_id: str, size: int, timeout: float = 1800
+) -> float:
+    """Wait until the SQLite store's background HNSW index covers every row (steady state,
+    as PostgreSQL's after its build); the seconds it took."""
+    t = time.perf_counter()
+    while (store.vectors_indexed(memory_id) or 0) < size:
+        if time.perf_counter() - t > timeout:
+            raise TimeoutError(f"the SQLite HNSW index was not ready after {timeout} s")
+        time.sleep(0.5)
+    return time.perf_counter() - t
+
+
+def big_keyword(
+    pg: PostgresStore, lite: SQLiteStore, corpus: Corpus, scope: Scope, ref: list[list[int]]
+) -> dict[str, Any]:
+    kw = legs(corpus, scope)["keyword"]
+    n = len(corpus.queries)
+
+    def full(store: Store, q: int) -> list[tuple[int, float]]:
+        assert isinstance(store, PostgresStore)
+        return every_match(store, scope, corpus.queries[q], RETRIEVAL)
+
+    stores: dict[str, Store] = {"postgres": pg, "sqlite": lite}
+    timings, found = side_by_side(stores, kw, n, rounds=1)
+    full_t, full_found = side_by_side({"postgres": pg}, full, n, rounds=1)
+    where = {name: positions(s, next(iter(scope.memory_ids))) for name, s in stores.items()}
+    mapped = {name: [[where[name][i] for i in ids] for ids in found[name]] for name in stores}
+    filtered = {}
+    for name, store in stores.items():
+
+        def one_in_ten(s: Store, q: int) -> list[tuple[int, float]]:
+            with s.read() as r:
+                return r.keyword_candidates(scope, corpus.queries[q], ONE_USER_IN_TEN, POOL)
+
+        filtered[name], _ = side_by_side({name: store}, one_in_ten, n, rounds=1)
+    return {
+        "keyword": {
+            **timings,
+            "postgres_every_match": full_t["postgres"],
+            "postgres_exact_vs_every_match": float(
+                np.mean(
+                    [a == b for a, b in zip(found["postgres"], full_found["postgres"], strict=True)]
+                )
+            ),
+            "agreement_with_fts5": {name: agreement(mapped[name], ref) for name in stores},
+            "one_user_in_ten": {name: t[name] for name, t in filtered.items()},
+        }
+    }
+
+
+def hybrid(pg: PostgresStore, lite: SQLiteStore, corpus: Corpus, m: Memory) -> dict[str, Any]:
+    """Engine.search on both stores: query embedding (local MiniLM), both legs, fusion."""
+    from memstrata import Engine
+    from memstrata.models import Principal
+    from memstrata.providers.local import LocalEmbedder
+    from memstrata.providers.registry import ModelRegistry
+    from memstrata.requests import SearchRequest
+
+    embedder = LocalEmbedder()
+    embedder.embed(["warm up"])
+    out: dict[str, Any] = {}
+    for name, store in (("postgres", pg), ("sqlite", lite)):
+        engine = Engine(store, models=ModelRegistry(builtin=lambda: embedder))
+        with store.write() as w:
+            w.conn.execute(
+                "UPDATE memories SET tenant_id = ?, embd_id = ? WHERE id = ?",
+                ["bench-user", "all-MiniLM-L6-v2@Builtin", m.id],
+            )
+            if w.user("bench-user") is None:
+                from memstrata.models import User
+
+                w.insert_user(
+                    User(id="bench-user", name="bench-user", is_admin=False, created_at=T0)
+                )
+        actor: Principal = engine.principal("bench-user")
+        seconds = []
+        for q in [0, *range(len(corpus.queries))]:
+            request = SearchRequest(corpus.queries[q], (m.id,), top_n=10, similarity_threshold=0.0)
+            t = time.perf_counter()
+            engine.search(actor, request)
+            seconds.append(time.perf_counter() - t)
+        engine.close()
+        out[name] = percentiles(seconds[1:])
+    return out
+
+
+# --- load ---------------------------------------------------------------------------------------
+
+
+def load_run(size: int, admin: str) -> dict[str, Any]:
+    """Entries/s through the writer with and without the HNSW index, and the engine's import."""
+    corpus = make_corpus(size, 1, seed=13)
+    m = memory()
+    rows: list[Row] = [(m, t, v) for t, v in zip(corpus.texts, corpus.vectors, strict=True)]
+    result: dict[str, Any] = {"entries": size}
+    with postgres_database(admin, f"load_{size}", hnsw=False) as dsn:
+        store = PostgresStore(dsn, pool_size=1)
+        result["writer_no_hnsw_entries_per_s"] = write_rows(store, [m], rows)
+        store.close()
+        result["hnsw_build_s"] = execute(dsn, HNSW)
+    small = rows[: min(size, 20_000)]
+    with postgres_database(admin, f"load_hnsw_{size}", hnsw=True) as dsn:
+        store = PostgresStore(dsn, pool_size=1)
+        result["writer_with_hnsw_entries_per_s"] = write_rows(store, [m], small)
+        store.close()
+    result["import"] = {
+        hnsw: import_rate(admin, corpus.texts[:20_000], hnsw) for hnsw in (False, True)
+    }
+    result["load_average"] = load_average()
+    print(f"load {size:,}: {json.dumps(result)}", flush=True)
+    return result
+
+
+def import_rate(admin: str, texts: list[str], hnsw: bool) -> float:
+    """Turns/s of Engine.import_memory, 4,000 turns per memory (a memory holds 10 MB)."""
+    from memstrata import Engine
+    from memstrata.providers.registry import ModelRegistry
+    from memstrata.testing import DeterministicEmbedder
+
+    embedder = DeterministicEmbedder(384)
+    with postgres_database(admin, f"import_{int(hnsw)}", hnsw=hnsw) as dsn:
+        engine = Engine(
+            PostgresStore(dsn, pool_size=2), models=ModelRegistry(builtin=lambda: embedder)
+        )
+        actor = engine.principal(engine.create_user("importer").id)
+        t = time.perf_counter()
+        for start in range(0, len(texts), 4000):
+            target = engine.create_memory(
+                actor,
+                name=f"import-{start}",
+                memory_type=["raw"],
+                embd_id="x@Builtin",
+                llm_id="none@None",
+                memory_size=10 * 1024 * 1024,
+            )
+            records = [
+                {"record": "entry", "message_type": "raw", "content": x, "session_id": "s"}
+                for x in texts[start : start + 4000]
+            ]
+            engine.import_memory(actor, target.id, records)
+        rate = len(texts) / (time.perf_counter() - t)
+        engine.close()
+    return rate
+
+
+# --- command line -------------------------------------------------------------------------------
+
+
+def save(scenario: str, runs: list[dict[str, Any]], out: Path) -> None:
+    data = json.loads(out.read_text()) if out.exists() else {}
+    data[scenario] = {str(r["entries"]): r for r in runs} | {
+        k: v
+        for k, v in data.get(scenario, {}).items()
+        if k not in {str(r["entries"]) for r in runs}
+    }
+    out.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("scenario", choices=["tenants", "big", "load"])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[100_000])
+    parser.add_argument("--memories", type=int, default=1000, help="tenants: other memories")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--dsn", help="an admin DSN of a running server (default: embedded)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    runs: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="memstrata-scale-") as tmp, server(args.dsn) as admin:
+        for size in args.sizes:
+            if args.scenario == "tenants":
+                runs.append(tenants_run(size, args.memories, args.queries, admin, Path(tmp)))
+            elif args.scenario == "big":
+                runs.append(big_run(size, args.queries, admin, Path(tmp)))
+            else:
+                runs.append(load_run(size, admin))
+            save(args.scenario, runs, args.out)
+    return 0
+
+
+@contextmanager
+def server(dsn: str | None) -> Iterator[str]:
+    if dsn is not None:
+        yield dsn
+        return
+    from memstrata.testing.postgres import EmbeddedPostgres
+
+    with EmbeddedPostgres() as pg:
+        yield pg.dsn
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
