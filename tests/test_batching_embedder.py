@@ -4,6 +4,7 @@ callers really overlap."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -31,7 +32,7 @@ class Gated:
         self.batches.append(list(texts))
         if len(self.batches) == 1:
             self.entered.set()
-            self.gate.wait(10)
+            self.gate.wait(60)
         if any(t == "boom" for t in texts):
             raise RuntimeError("model failed")
         return self.inner.embed(texts)
@@ -50,7 +51,7 @@ def overlap(model: Gated, wrapper: BatchingEmbedder, requests: list[list[str]]) 
 
     first = threading.Thread(target=run, args=(0,))
     first.start()
-    assert model.entered.wait(10)
+    assert model.entered.wait(60)
     others = [threading.Thread(target=run, args=(i,)) for i in range(1, len(requests))]
     for t in others:
         t.start()
@@ -58,9 +59,10 @@ def overlap(model: Gated, wrapper: BatchingEmbedder, requests: list[list[str]]) 
         with wrapper._cond:
             if len(wrapper._waiting) == len(requests) - 1:
                 break
+        time.sleep(0.001)  # let the callers take the lock and queue up
     model.gate.set()
     for t in [first, *others]:
-        t.join(10)
+        t.join(60)
     return results
 
 
