@@ -12,5 +12,6 @@ def test_the_benchmark_fills_a_memory_and_times_three_pages(tmp_path: Path) -> N
     timings = web_messages.run(entries=600, repeat=3, data_dir=tmp_path)
     assert [t.name for t in timings] == ["first page (50 rows)", "page 3", "filtered by user"]
     assert [t.rows for t in timings] == [50, 50, 50]
-    assert all(0 < t.p50_ms <= t.p95_ms < web_messages.BUDGET_MS for t in timings)
+    # Timings only: the budget is the benchmark's to judge, never a test's (shared machines).
+    assert all(0 < t.p50_ms <= t.p95_ms for t in timings)
     assert "budget 300 ms" in timings[0].line()
