@@ -71,7 +71,7 @@ def client_loop(
             if time.monotonic() >= until:
                 return
             urls = list(c.urls.values())
-            url = urls[step % len(urls)]
+            url = urls[(step // 2) % len(urls)]  # each server gets turns and searches alike
             if step % 2 == 0:
                 write(client, url, memories, load, next(numbers))
             else:
