@@ -50,10 +50,9 @@ from benchmarks.postgres_vs_sqlite import (
 )
 from memstrata.models import EntryType, Memory, NewEntry, Origin, Scope
 from memstrata.store.base import Store
-from memstrata.store.filters import EntryFilter, where_clause
+from memstrata.store.filters import EntryFilter
 from memstrata.store.postgres import PostgresStore, search
 from memstrata.store.sqlite import SQLiteStore
-from memstrata.store.text import keyword_terms
 from memstrata.testing.bm25 import Fts5Reference
 
 RESULTS = Path(__file__).parent / "results" / "postgres_scale.json"
@@ -291,12 +290,7 @@ def every_match(
 ) -> list[tuple[int, float]]:
     """PostgreSQL scoring every match in one statement (the reference for exactness)."""
     with store.read() as r:
-        stats = search._statistics(r.conn, sorted(scope.memory_ids), keyword_terms(text))
-        if stats is None:
-            return []
-        where, params = where_clause(scope, f)
-        found, _ = search._round(r.conn, stats, None, where, params, POOL)
-    return search._ranked(found, POOL)
+        return search.every_match(r.conn, scope, text, f, POOL)
 
 
 def agreement(found: list[list[int]], reference: list[list[int]]) -> float:

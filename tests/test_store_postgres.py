@@ -259,12 +259,7 @@ def _every_match(
 ) -> list[tuple[int, float]]:
     """The reference: every match scored, best first, equal scores newer first."""
     with store.read() as r:
-        stats = search._statistics(r.conn, sorted(scope.memory_ids), keyword_terms(text))
-        if stats is None:
-            return []
-        where, params = where_clause(scope, f)
-        found, _ = search._round(r.conn, stats, None, where, params, limit)
-    return search._ranked(found, limit)
+        return search.every_match(r.conn, scope, text, f, limit)
 
 
 def test_top_k_bm25_in_rounds_equals_scoring_every_match(

@@ -121,6 +121,20 @@ def keyword_search(
     return _ranked(best, limit)
 
 
+def every_match(
+    conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int
+) -> list[tuple[int, float]]:
+    """The same best matches, every match scored in one statement: what the rounds must
+    equal (tests and benchmarks compare them)."""
+    words = keyword_terms(text)
+    stats = _statistics(conn, sorted(scope.memory_ids), words) if words else None
+    if stats is None:
+        return []
+    where, params = where_clause(scope, f)
+    found, _ = _round(conn, stats, None, where, params, limit)
+    return _ranked(found, limit)
+
+
 def _ranked(scores: dict[int, float], limit: int) -> list[tuple[int, float]]:
     return sorted(scores.items(), key=lambda r: (-r[1], -r[0]))[:limit]
 
