@@ -4,6 +4,8 @@ engine, and the credential deciding what exists and which tools are listed."""
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -18,7 +20,7 @@ from mcp_support import BASE, Session, engine_ids, ids, over_http, over_sdk
 from memstrata import Client, Engine, Memory, NotFound, SearchRequest
 from memstrata.api import create_app
 from memstrata.mcp.http import local_security, mount
-from memstrata.mcp.server import allowed_tools
+from memstrata.mcp.server import allowed_tools, build_server
 from memstrata.models import Capability
 
 READ_TOOLS = {"list_memories", "recall", "get_context", "get_entry", "task_status"}
@@ -245,3 +247,35 @@ def test_server_resource_and_prompt_follow_the_key(world: World, opener: Opener)
             assert "moved to Berlin" in text and "4711" not in text
 
     run(check)
+
+
+def test_recall_results_leave_out_what_an_entry_lacks(world: World, opener: Opener) -> None:
+    """Each result names the session it has and leaves out the user, agent and end of validity
+    it lacks (the schema gives their defaults); the results' schema is written out in place."""
+    e, me = world.engine, world.alice.principal
+    e.add_turn(
+        me, [world.notes.id], user_input="Berlin again.", agent_response="ok", session_id="s-9"
+    )
+
+    async def check() -> None:
+        async with opener(world.alice.key) as s:
+            found = await s.ok("recall", query="Berlin", memory="notes", threshold=0.0)
+            assert {r.get("session_id", "") for r in found["results"]} == {"s-9", ""}
+            for r in found["results"]:
+                assert not {"user_id", "agent_id", "invalid_at"} & r.keys()
+                assert r["current"] is True and r["forgotten"] is False
+            listed = (await s.client.list_tools()).tools
+            schema = next(t.output_schema for t in listed if t.name == "recall")
+            assert schema is not None and "$ref" not in json.dumps(schema)
+            item = schema["properties"]["results"]["items"]
+            assert {"user_id", "session_id", "invalid_at"} <= item["properties"].keys()
+            assert not {"user_id", "session_id", "invalid_at"} & set(item["required"])
+
+    run(check)
+
+
+def test_building_the_server_leaves_the_hosts_logging_alone() -> None:
+    root = logging.getLogger()
+    before = (list(root.handlers), root.level)
+    build_server(lambda _request: pytest.fail("no caller is resolved while building"))
+    assert (list(root.handlers), root.level) == before

@@ -48,7 +48,9 @@ class Backend(Protocol):
     @property
     def principal(self) -> Principal: ...
 
-    def memories(self) -> list[MemoryRef]: ...
+    def memories(self, named: str | None = None) -> list[MemoryRef]:
+        """The caller's memories; with ``named``, at least those whose id or name it is."""
+        ...
 
     def add_turn(self, turn: Turn) -> Entry: ...
 
@@ -88,8 +90,13 @@ class EngineBackend:
     def principal(self) -> Principal:
         return self._principal
 
-    def memories(self) -> list[MemoryRef]:
-        page = self.engine.list_memories(self._principal, page_size=MAX_MEMORIES)
+    def memories(self, named: str | None = None) -> list[MemoryRef]:
+        """Every memory, or for ``named`` the one with that id, else those whose name holds it
+        (a query for it, not a listing of every memory the key reaches)."""
+        me, most = self._principal, MAX_MEMORIES
+        page = self.engine.list_memories(me, page_size=most, ids=None if named is None else [named])
+        if named is not None and not page.items:
+            page = self.engine.list_memories(me, page_size=most, keywords=named)
         return [MemoryRef(m.id, m.name, m.memory_types, m.description) for m in page.items]
 
     def add_turn(self, turn: Turn) -> Entry:
@@ -155,7 +162,8 @@ class ClientBackend:
     def principal(self) -> Principal:
         return self._principal
 
-    def memories(self) -> list[MemoryRef]:
+    def memories(self, named: str | None = None) -> list[MemoryRef]:
+        """Every memory, ``named`` or not (the tools pick the one it names)."""
         found: list[MemoryRef] = []
         for number in range(1, MAX_MEMORIES // _PAGE + 1):
             page = self.client.list_memories(page=number, page_size=_PAGE)

@@ -73,7 +73,8 @@ def mount(
     server.streamable_http_app(stateless_http=True, json_response=True, transport_security=security)
     manager = server.session_manager
     endpoint = _Authenticated(StreamableHTTPASGIApp(manager), engine)
-    app.router.routes.append(Route(PATH, endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
+    # first, so that an MCP message is not matched against every REST route before its own
+    app.router.routes.insert(0, Route(PATH, endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
     inner = app.router.lifespan_context
 
     @asynccontextmanager

@@ -12,7 +12,9 @@ engine would refuse it too).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from mcp.server.context import CallNext, ServerRequestContext
@@ -47,7 +49,8 @@ procedural instructions) and raw conversation turns, searched by keywords and me
 
 def build_server(resolve: Caller, *, name: str = "memstrata") -> MCPServer:
     """The server: every tool, the memories resource and the recall prompt."""
-    server = MCPServer(name, instructions=INSTRUCTIONS)
+    with _logging_kept():
+        server = MCPServer(name, instructions=INSTRUCTIONS)
     for tool in tools.TOOLS:
         server.add_tool(
             tool.fn,
@@ -68,6 +71,20 @@ def build_server(resolve: Caller, *, name: str = "memstrata") -> MCPServer:
     )(_recall_prompt)
     server.middleware.append(_Scoped(resolve))
     return server
+
+
+@contextmanager
+def _logging_kept() -> Iterator[None]:
+    """The host's logging as it was: the SDK's server configures the root logger (INFO, with a
+    rich handler) when it is built, which would render every INFO line of the process (each
+    HTTP request an ``httpx`` client sends, say) through rich, on the event loop."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
 
 
 class _Scoped:

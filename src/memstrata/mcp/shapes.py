@@ -3,14 +3,34 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, GetJsonSchemaHandler, WithJsonSchema
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from memstrata.models import Entry, EraseReceipt, Hit, Job
 from memstrata.requests import AddedEntries
 from memstrata.retrieval.context import Context
 
 from .backend import MemoryRef
+
+
+class _Inline:
+    """A list whose items' schema is written out in place, not as a ``$ref`` into ``$defs``:
+    a client checks every result against it, and a reference costs it a lookup per item."""
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        listed: dict[str, Any] = handler(schema)
+        return {**listed, "items": dict(handler.resolve_ref_schema(listed["items"]))}
+
+
+#: A time or null as one type list (an ``anyOf`` makes a client try both branches).
+_MaybeTime = Annotated[
+    datetime | None, WithJsonSchema({"type": ["string", "null"], "format": "date-time"})
+]
 
 
 class MemoryInfo(BaseModel):
@@ -30,44 +50,53 @@ class Memories(BaseModel):
     memories: list[MemoryInfo]
 
 
+def _unset(value: object) -> bool:
+    return value is None or value == ""
+
+
 class EntryInfo(BaseModel):
-    """One entry: id, type, text, valid time, source and state."""
+    """One entry: id, type, text, valid time, source and state. The optional fields are left
+    out while they hold nothing (no end of validity, no user, agent or session)."""
 
     id: int
     memory_id: str
     type: str
     content: str
     valid_at: datetime
-    invalid_at: datetime | None = None
+    invalid_at: _MaybeTime = Field(None, exclude_if=_unset)
     recorded_at: datetime
     source: str = Field(description="'conversation', or 'raw:<id>' for an entry from a turn.")
     origin: str
     trust: str
-    user_id: str = ""
-    agent_id: str = ""
-    session_id: str = ""
+    user_id: str = Field("", exclude_if=_unset)
+    agent_id: str = Field("", exclude_if=_unset)
+    session_id: str = Field("", exclude_if=_unset)
     current: bool = Field(description="False once corrected or superseded (retired).")
     forgotten: bool
 
     @classmethod
     def of(cls, e: Entry) -> EntryInfo:
-        return cls(
-            id=e.message_id,
-            memory_id=e.memory_id,
-            type=e.message_type.value,
-            content=e.content,
-            valid_at=e.valid_at,
-            invalid_at=e.invalid_at,
-            recorded_at=e.recorded_at,
-            source="conversation" if e.source_id is None else f"raw:{e.source_id}",
-            origin=e.origin.value,
-            trust=e.trust.value,
-            user_id=e.user_id,
-            agent_id=e.agent_id,
-            session_id=e.session_id,
-            current=e.retired_at is None,
-            forgotten=e.forget_at is not None,
-        )
+        return cls(**_fields(e))
+
+
+def _fields(e: Entry) -> dict[str, Any]:
+    return {
+        "id": e.message_id,
+        "memory_id": e.memory_id,
+        "type": e.message_type.value,
+        "content": e.content,
+        "valid_at": e.valid_at,
+        "invalid_at": e.invalid_at,
+        "recorded_at": e.recorded_at,
+        "source": "conversation" if e.source_id is None else f"raw:{e.source_id}",
+        "origin": e.origin.value,
+        "trust": e.trust.value,
+        "user_id": e.user_id,
+        "agent_id": e.agent_id,
+        "session_id": e.session_id,
+        "current": e.retired_at is None,
+        "forgotten": e.forget_at is not None,
+    }
 
 
 class Recalled(EntryInfo):
@@ -75,11 +104,11 @@ class Recalled(EntryInfo):
 
     @classmethod
     def hit(cls, h: Hit) -> Recalled:
-        return cls(**EntryInfo.of(h.entry).model_dump(), score=round(h.score, 6))
+        return cls(**_fields(h.entry), score=round(h.score, 6))
 
 
 class Recall(BaseModel):
-    results: list[Recalled]
+    results: Annotated[list[Recalled], _Inline()]
 
 
 class ContextBlock(BaseModel):

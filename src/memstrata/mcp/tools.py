@@ -74,7 +74,7 @@ class EntrySpec(BaseModel):
 
 def _scope(b: Backend, memory: str | None) -> list[MemoryRef]:
     """The caller's memories, narrowed to the one ``memory`` names."""
-    found = b.memories()
+    found = b.memories(memory or None)
     if not memory:
         return found
     picked = [m for m in found if m.id == memory] or [m for m in found if m.name == memory]
