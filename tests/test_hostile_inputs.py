@@ -266,3 +266,25 @@ def test_memory_settings_no_store_can_hold_are_refused(
         engine.create_memory(alice, **fields)  # type: ignore[arg-type]
     assert err.value.field == field
     assert engine.list_memories(alice).total == 0
+
+
+def test_a_listing_never_widens_a_keys_scope(
+    engine: Engine, alice: Principal, memory: Memory
+) -> None:
+    other = engine.create_memory(
+        alice,
+        name="other",
+        memory_type=["raw"],
+        embd_id="BAAI/bge-small-en-v1.5@Builtin",
+        llm_id="glm-4-flash@ZHIPU-AI",
+    )
+    for scope, asked, shown in [
+        (frozenset({memory.id}), [other.id], set()),
+        (frozenset({memory.id}), [memory.id, other.id], {memory.id}),
+        (frozenset({memory.id}), None, {memory.id}),
+        (frozenset(), [memory.id], set()),
+        (frozenset(), None, set()),
+    ]:
+        scoped = engine.principal(alice.user_id, scope)
+        page = engine.list_memories(scoped, ids=asked)
+        assert {m.id for m in page.items} == shown, (scope, asked)

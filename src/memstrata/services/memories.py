@@ -124,9 +124,7 @@ class MemoryService:
             type_flags=flags,
             storage_type=storage_type or None,
             owner_ids=frozenset(owner_ids) if owner_ids else None,
-            ids=frozenset(ids) & actor.scope
-            if ids and actor.scope
-            else (frozenset(ids) if ids else actor.scope),
+            ids=_narrowed(frozenset(ids) if ids else None, actor.scope),
             limit=page_size,
             offset=(v.page(page) - 1) * page_size,
         )
@@ -275,3 +273,11 @@ def _check_llm(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("llm_id", "llm_id is required.")
     return v.text(value, "llm_id", limit=v.MAX_ID_TEXT).strip()
+
+
+def _narrowed(ids: frozenset[str] | None, scope: frozenset[str] | None) -> frozenset[str] | None:
+    """The memory ids a listing may show: those asked for, never beyond the key's scope (an
+    empty scope shows nothing); None: no limit."""
+    if scope is None:
+        return ids
+    return scope if ids is None else ids & scope
