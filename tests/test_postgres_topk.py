@@ -80,8 +80,8 @@ def test_a_round_is_exact_once_the_kth_score_beats_its_floor() -> None:
     assert topk.next_threshold(done, 8.5, None, 1.0) is None
     assert topk.next_threshold(done, 7.0, None, 1.0) == 7.0  # a lower bound: prove it next
     assert topk.next_threshold(done, None, 6.0, 1.0) == 6.0  # too few scored: reach further
-    assert topk.next_threshold(done, None, None, 1.0) == 2.0
-    assert topk.next_threshold(done, None, None, 3.0) == 0.0  # below every term: all matches
+    assert topk.next_threshold(done, None, None, 1.0) == pytest.approx(8.0 * topk.LOWER)
+    assert topk.next_threshold(done, None, None, 6.0) == 0.0  # below every term: all matches
     assert topk.next_threshold(Round(0.0, ((0,),), 0.0), None, None, 1.0) is None
 
 
