@@ -305,7 +305,9 @@ def agreement(found: list[list[int]], reference: list[list[int]]) -> float:
     )
 
 
-def big_run(size: int, queries: int, admin: str, work: Path, reuse: bool) -> dict[str, Any]:
+def big_run(
+    size: int, queries: int, admin: str, work: Path, reuse: bool, stores: Sequence[str]
+) -> dict[str, Any]:
     """Each store loaded and timed by itself (the other one not yet in memory)."""
     corpus = make_corpus(size, queries, seed=11)
     m = memory()
@@ -320,6 +322,26 @@ def big_run(size: int, queries: int, admin: str, work: Path, reuse: bool) -> dic
         "fts5_reference_s": time.perf_counter() - t,
     }
     loads: dict[str, float] = {}
+    if "postgres" in stores:
+        result["postgres"] = big_postgres(size, admin, corpus, m, rows, ref, reuse, loads)
+    if "sqlite" in stores:
+        result["sqlite"] = big_sqlite(size, work, corpus, m, rows, ref, loads)
+    result["load"] = loads
+    result["load_average"] = load_average()
+    print(f"big {size:,}: {json.dumps(result)}", flush=True)
+    return result
+
+
+def big_postgres(
+    size: int,
+    admin: str,
+    corpus: Corpus,
+    m: Memory,
+    rows: list[Row],
+    ref: list[list[int]],
+    reuse: bool,
+    loads: dict[str, float],
+) -> dict[str, Any]:
     with postgres_database(admin, f"big_{size}", hnsw=False, reuse=reuse) as dsn:
         pg = PostgresStore(dsn, pool_size=2)
         try:
@@ -327,10 +349,22 @@ def big_run(size: int, queries: int, admin: str, work: Path, reuse: bool) -> dic
                 loads["postgres_entries_per_s"] = write_rows(pg, [m], rows)
                 loads["postgres_hnsw_build_s"] = execute(dsn, HNSW)
                 execute(dsn, "VACUUM ANALYZE")
-            result["postgres"] = store_timings(pg, corpus, m, ref)
+            timings = store_timings(pg, corpus, m, ref)
         finally:
             pg.close()
-    print(f"big {size:,} postgres: {json.dumps(result['postgres'])}", flush=True)
+    print(f"big {size:,} postgres: {json.dumps(timings)}", flush=True)
+    return timings
+
+
+def big_sqlite(
+    size: int,
+    work: Path,
+    corpus: Corpus,
+    m: Memory,
+    rows: list[Row],
+    ref: list[list[int]],
+    loads: dict[str, float],
+) -> dict[str, Any]:
     lite = SQLiteStore(work / f"big-{size}.db")
     try:
         loads["sqlite_entries_per_s"] = write_rows(lite, [m], rows)
@@ -338,13 +372,9 @@ def big_run(size: int, queries: int, admin: str, work: Path, reuse: bool) -> dic
         lite.warm()
         loads["sqlite_warm_s"] = time.perf_counter() - t
         loads["sqlite_hnsw_build_s"] = sqlite_index_ready(lite, m.id, size)
-        result["sqlite"] = store_timings(lite, corpus, m, ref)
+        return store_timings(lite, corpus, m, ref)
     finally:
         lite.close()
-    result["load"] = loads
-    result["load_average"] = load_average()
-    print(f"big {size:,}: {json.dumps(result)}", flush=True)
-    return result
 
 
 def loaded(store: PostgresStore, size: int) -> bool:
@@ -488,12 +518,12 @@ def import_rate(admin: str, texts: list[str], hnsw: bool) -> float:
 
 
 def save(scenario: str, runs: list[dict[str, Any]], out: Path) -> None:
+    """Merge into ``out``: a run replaces what it measured again and keeps the rest (a
+    PostgreSQL-only rerun keeps the SQLite figures)."""
     data = json.loads(out.read_text()) if out.exists() else {}
-    data[scenario] = {str(r["entries"]): r for r in runs} | {
-        k: v
-        for k, v in data.get(scenario, {}).items()
-        if k not in {str(r["entries"]) for r in runs}
-    }
+    kept = data.setdefault(scenario, {})
+    for run in runs:
+        kept[str(run["entries"])] = kept.get(str(run["entries"]), {}) | run
     out.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
@@ -505,6 +535,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--dsn", help="an admin DSN of a running server (default: embedded)")
     parser.add_argument("--reuse", action="store_true", help="big: keep a loaded database")
+    parser.add_argument("--stores", nargs="*", default=["postgres", "sqlite"], help="big: which")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     runs: list[dict[str, Any]] = []
@@ -513,7 +544,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.scenario == "tenants":
                 runs.append(tenants_run(size, args.memories, args.queries, admin, Path(tmp)))
             elif args.scenario == "big":
-                runs.append(big_run(size, args.queries, admin, Path(tmp), args.reuse))
+                runs.append(big_run(size, args.queries, admin, Path(tmp), args.reuse, args.stores))
             else:
                 runs.append(load_run(size, admin))
             save(args.scenario, runs, args.out)
