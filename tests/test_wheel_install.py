@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import textwrap
-import time
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+
+from memstrata.testing.ports import HOST, free_port
+from memstrata.testing.serve import wait_until_up
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
@@ -121,8 +122,9 @@ def _memstrata(venv: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _check_serve(venv: Path, data: Path) -> None:
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}/api/v1"
+    port = free_port()
+    base = f"http://{HOST}:{port}"
+    url = f"{base}/api/v1"
     log = data.parent / "serve.log"
     command = [str(venv / "bin" / "memstrata"), "serve", "--data-dir", str(data)]
     env = {**_clean_env(), "MEMSTRATA_ADMIN_API_KEY": ADMIN_KEY}
@@ -135,7 +137,7 @@ def _check_serve(venv: Path, data: Path) -> None:
             stderr=subprocess.STDOUT,
         )
     try:
-        _wait_until_up(url, proc, log)
+        wait_until_up(base, proc, log, START_TIMEOUT_S)
         _write_and_find_a_turn(url)
     finally:
         proc.terminate()
@@ -181,20 +183,6 @@ def _data(response: httpx.Response) -> Any:
     return body["data"]
 
 
-def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"memstrata serve exited with {proc.returncode}:\n{log.read_text()}")
-        try:
-            if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"memstrata serve did not answer in {START_TIMEOUT_S}s:\n{log.read_text()}")
-
-
 def _clean_env() -> dict[str, str]:
     """This process's environment without what would point the new one back at this tree."""
     drop = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")
@@ -207,10 +195,3 @@ def _run(command: list[str], env: dict[str, str] | None = None) -> subprocess.Co
     )
     assert done.returncode == 0, f"{command[:4]} failed:\n{done.stdout}\n{done.stderr}"
     return done
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port

@@ -12,10 +12,7 @@ needs only ``requests``)::
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-from memstrata.testing.ports import free_port
+from memstrata.testing.serve import live_serve
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -41,39 +38,9 @@ START_TIMEOUT_S = 90.0
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """A live ``memstrata serve``: its base URL and its log file."""
     data = tmp_path_factory.mktemp("live-data")
-    log = data.parent / f"{data.name}.log"
-    port = free_port()
-    env = {**os.environ, "MEMSTRATA_ADMIN_API_KEY": ADMIN_KEY}
-    command = [sys.executable, "-m", "memstrata.cli", "serve", "--data-dir", str(data)]
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [*command, "--port", str(port)], env=env, stdout=out, stderr=subprocess.STDOUT
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(url, proc, log)
-        yield url, log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"memstrata serve exited with {proc.returncode}:\n{log.read_text()}")
-        try:
-            if httpx.get(f"{url}/api/v1/health", timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"memstrata serve did not answer in {START_TIMEOUT_S}s:\n{log.read_text()}")
+    env = {"MEMSTRATA_ADMIN_API_KEY": ADMIN_KEY}
+    with live_serve(data, env, timeout_s=START_TIMEOUT_S) as found:
+        yield found
 
 
 @pytest.fixture(scope="module")
