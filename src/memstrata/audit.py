@@ -25,8 +25,4 @@ def summary(value: object) -> object:
     return value
 
 
-def iso(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
-
-
-__all__ = ["iso", "summary"]
+__all__ = ["summary"]

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.audit import iso
+from memstrata.audit import summary
 from memstrata.extraction.extractor import Candidate
 from memstrata.extraction.neighbours import near
 from memstrata.extraction.reconcile import Action, Decision, Thresholds, closing_time, plan
@@ -275,8 +275,8 @@ def _supersede(
         memory_id=old.memory_id,
         message_id=old.message_id,
         reason=f"contradicted by entry {new_id} from {provenance.where()}",
-        before={"invalid_at": iso(old.invalid_at), "retired_at": None},
-        after={"invalid_at": iso(closes), "retired_at": iso(now), "superseded_by": new_id},
+        before={"invalid_at": summary(old.invalid_at), "retired_at": None},
+        after={"invalid_at": summary(closes), "retired_at": summary(now), "superseded_by": new_id},
     )
 
 
