@@ -21,11 +21,16 @@ def need_bytes(contents: Sequence[str], dimension: int, budget: int) -> int:
     """Bytes ``contents`` will occupy as entries; CapacityExceeded when that alone is over
     ``budget`` (known before anything is embedded, so a hopeless write costs no model time)."""
     incoming = sum(entry_size(c, dimension) for c in contents)
+    _within_budget(incoming, budget)
+    return incoming
+
+
+def _within_budget(incoming: int, budget: int) -> None:
+    """CapacityExceeded when a write is larger than the whole budget (no eviction helps)."""
     if incoming > budget:
         raise CapacityExceeded(
             f"The write needs {incoming} bytes but the memory's budget is {budget} bytes."
         )
-    return incoming
 
 
 @dataclass(frozen=True)
@@ -47,10 +52,7 @@ def plan_eviction(
     Raises :class:`CapacityExceeded` when the write cannot fit even after evicting every
     candidate, so a write never lands over budget.
     """
-    if incoming > budget:
-        raise CapacityExceeded(
-            f"The write needs {incoming} bytes but the memory's budget is {budget} bytes."
-        )
+    _within_budget(incoming, budget)
     excess = used + incoming - budget
     if excess <= 0:
         return EvictionPlan((), 0)
