@@ -76,7 +76,7 @@ def data() -> NDArray[np.float32]:
 
 @pytest.fixture
 def indexed(data: NDArray[np.float32]) -> VectorCache:
-    cache = VectorCache(ann_threshold=500, run=inline)
+    cache = VectorCache(ann_threshold=500, run=inline, threads=1)
     cache.sync(rows_of(data))
     assert cache.indexed(M) == len(data)
     return cache
@@ -138,7 +138,7 @@ def test_erased_rows_leave_the_index(indexed: VectorCache, data: NDArray[np.floa
 def test_rows_erased_while_the_index_builds_are_left_out_of_it(
     monkeypatch: pytest.MonkeyPatch, data: NDArray[np.float32]
 ) -> None:
-    cache = VectorCache(ann_threshold=500, run=inline)
+    cache = VectorCache(ann_threshold=500, run=inline, threads=1)
     build = AnnIndex.build
 
     def build_then_erase(*args: Any) -> AnnIndex:
@@ -182,7 +182,7 @@ def test_rows_the_index_does_not_cover_yet_are_searched_exactly(
 
 
 def test_a_memory_under_the_threshold_stays_exact(data: NDArray[np.float32]) -> None:
-    cache = VectorCache(ann_threshold=len(data) + 1, run=inline)
+    cache = VectorCache(ann_threshold=len(data) + 1, run=inline, threads=1)
     cache.sync(rows_of(data))
     assert cache.indexed(M) is None
     q = clustered(1, seed=5)[0]
@@ -190,14 +190,14 @@ def test_a_memory_under_the_threshold_stays_exact(data: NDArray[np.float32]) -> 
     hits = cache.search([M], q, 10, rank)
     assert rank.seen[1] == len(data)  # one exact ranking over every row
     assert [i for i, _ in hits] == exact_top(data, q, 10)
-    never = VectorCache(ann_threshold=0, run=inline)
+    never = VectorCache(ann_threshold=0, run=inline, threads=1)
     never.sync(rows_of(data))
     assert never.indexed(M) is None
 
 
 def test_scopes_merge_indexed_and_exact_memories(data: NDArray[np.float32]) -> None:
     small = clustered(300, seed=6)
-    cache = VectorCache(ann_threshold=1000, run=inline)
+    cache = VectorCache(ann_threshold=1000, run=inline, threads=1)
     first, second = rows_of(data), rows_of(small, first_id=len(data) + 1, memory="memory-b")
     cache.sync(lambda high: first(high) + second(high))
     assert cache.indexed(M) == len(data) and cache.indexed("memory-b") is None
@@ -250,7 +250,7 @@ class TestSQLiteConformanceWithIndex(StoreConformance):
     @pytest.fixture
     def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
         s = SQLiteStore(tmp_path / "conformance.db", ann_threshold=1)
-        s._vectors = VectorCache(ann_threshold=1, run=inline)
+        s._vectors = VectorCache(ann_threshold=1, run=inline, threads=1)
         yield s
         s.close()
 

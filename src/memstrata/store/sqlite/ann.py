@@ -81,22 +81,28 @@ class SharedLock:
 class AnnIndex:
     """An HNSW index over rows ``[0, covered)`` of one block, keyed by row position."""
 
-    def __init__(self, index: Index, covered: int) -> None:
+    def __init__(self, index: Index, covered: int, threads: int = 0) -> None:
         self._index = index
+        self._threads = threads
         self._lock = SharedLock()
         self.covered = covered
 
     @classmethod
     def build(
-        cls, rows: NDArray[np.float32], positions: NDArray[np.int64], covered: int
+        cls,
+        rows: NDArray[np.float32],
+        positions: NDArray[np.int64],
+        covered: int,
+        threads: int = 0,
     ) -> AnnIndex:
-        """Index ``rows[positions]`` on every core, a slice at a time so no second copy of the
-        whole matrix is made. Nothing else sees the index before it is returned: no lock."""
+        """Index ``rows[positions]`` on ``threads`` threads (0: every core; 1 builds the same
+        graph every time), a slice at a time so no second copy of the whole matrix is made.
+        Nothing else sees the index before it is returned: no lock."""
         index = _new_index(rows.shape[1])
         for start in range(0, len(positions), BUILD_SLICE):
             part = positions[start : start + BUILD_SLICE]
-            index.add(part.astype(np.uint64), rows[part], threads=0)
-        return cls(index, covered)
+            index.add(part.astype(np.uint64), rows[part], threads=threads)
+        return cls(index, covered, threads)
 
     def search(self, query: NDArray[np.float32], k: int) -> tuple[NDArray[np.int64], int]:
         """Positions of about the ``k`` nearest indexed rows, and how many rows were covered
@@ -112,7 +118,7 @@ class AnnIndex:
         with self._lock.write():
             positions, vectors, end = pending(self.covered)
             if len(positions):
-                self._index.add(positions.astype(np.uint64), vectors, threads=0)
+                self._index.add(positions.astype(np.uint64), vectors, threads=self._threads)
             self.covered = end
 
     def remove(self, positions: NDArray[np.int64]) -> None:

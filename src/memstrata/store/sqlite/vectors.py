@@ -109,14 +109,18 @@ def in_thread(job: Callable[[], None]) -> None:
 
 class VectorCache:
     """``ann_threshold``: live vectors from which a memory gets an approximate index (0 or
-    less: never). ``run`` starts index jobs (tests pass one that runs them at once)."""
+    less: never). ``run`` starts index jobs (tests pass one that runs them at once);
+    ``threads`` builds them (0: every core; 1: the same graph every time, for tests)."""
 
-    def __init__(self, ann_threshold: int = ANN_THRESHOLD, run: Runner = in_thread) -> None:
+    def __init__(
+        self, ann_threshold: int = ANN_THRESHOLD, run: Runner = in_thread, threads: int = 0
+    ) -> None:
         self._lock = threading.Lock()
         self._blocks: dict[str, _Block] = {}
         self._high = 0
         self._threshold = ann_threshold
         self._run = run
+        self._threads = threads
 
     def sync(self, load_after: Loader) -> None:
         """Load vectors of every entry with a message id above the high-water mark."""
@@ -163,7 +167,8 @@ class VectorCache:
                 return False
             _, rows, alive = block.view()
         if ann is None:
-            built = AnnIndex.build(rows, np.flatnonzero(alive).astype(np.int64), size)
+            positions = np.flatnonzero(alive).astype(np.int64)
+            built = AnnIndex.build(rows, positions, size, self._threads)
             with self._lock:  # rows erased during the build are dead by now: forget them
                 _, _, alive = block.view()
                 built.remove(np.flatnonzero(~alive[:size]).astype(np.int64))
