@@ -22,6 +22,7 @@ from memstrata.api import create_app
 from memstrata.mcp.http import local_security, mount
 from memstrata.mcp.server import allowed_tools, build_server
 from memstrata.models import Capability
+from memstrata.testing import FrozenClock
 
 READ_TOOLS = {"list_memories", "recall", "get_context", "get_entry", "task_status"}
 LLM = "glm-4-flash@ZHIPU-AI"
@@ -251,7 +252,8 @@ def test_server_resource_and_prompt_follow_the_key(world: World, opener: Opener)
 
 def test_recall_results_leave_out_what_an_entry_lacks(world: World, opener: Opener) -> None:
     """Each result names the session it has and leaves out the user, agent and end of validity
-    it lacks (the schema gives their defaults); the results' schema is written out in place."""
+    it lacks, and the state every current result shares (the schema gives their defaults);
+    the results' schema is written out in place."""
     e, me = world.engine, world.alice.principal
     e.add_turn(
         me, [world.notes.id], user_input="Berlin again.", agent_response="ok", session_id="s-9"
@@ -262,14 +264,50 @@ def test_recall_results_leave_out_what_an_entry_lacks(world: World, opener: Open
             found = await s.ok("recall", query="Berlin", memory="notes", threshold=0.0)
             assert {r.get("session_id", "") for r in found["results"]} == {"s-9", ""}
             for r in found["results"]:
-                assert not {"user_id", "agent_id", "invalid_at"} & r.keys()
-                assert r["current"] is True and r["forgotten"] is False
+                assert not {"user_id", "agent_id", "invalid_at", "current", "forgotten"} & r.keys()
+                assert {
+                    "id",
+                    "memory_id",
+                    "type",
+                    "content",
+                    "score",
+                    "valid_at",
+                    "trust",
+                } <= r.keys()
             listed = (await s.client.list_tools()).tools
             schema = next(t.output_schema for t in listed if t.name == "recall")
             assert schema is not None and "$ref" not in json.dumps(schema)
             item = schema["properties"]["results"]["items"]
-            assert {"user_id", "session_id", "invalid_at"} <= item["properties"].keys()
-            assert not {"user_id", "session_id", "invalid_at"} & set(item["required"])
+            optional = {"user_id", "session_id", "invalid_at", "current", "forgotten"}
+            assert optional <= item["properties"].keys()
+            assert not optional & set(item["required"])
+
+    run(check)
+
+
+def test_recall_as_of_marks_a_version_retired_since(
+    world: World, opener: Opener, clock: FrozenClock
+) -> None:
+    """An ``as_of`` recall finds the version memory held then, marked no longer current;
+    a plain recall finds only the correction, with no state fields."""
+    e, me = world.engine, world.alice.principal
+    (turn,) = e.add_turn(
+        me, [world.notes.id], user_input="My dentist is Dr Weiss.", agent_response="ok"
+    )
+    before = clock.now()
+    clock.advance(hours=1)
+    fixed = e.correct(me, world.notes.id, turn.message_id, "My dentist is Dr Weissmann.")
+
+    async def check() -> None:
+        async with opener(world.alice.key) as s:
+            args = {"query": "dentist", "memory": "notes", "threshold": 0.0}
+            then = await s.ok("recall", **args, as_of=before.isoformat())
+            old = next(r for r in then["results"] if r["id"] == turn.message_id)
+            assert old["current"] is False and "forgotten" not in old
+            assert fixed.message_id not in ids(then)
+            now = await s.ok("recall", **args)
+            assert turn.message_id not in ids(now) and fixed.message_id in ids(now)
+            assert all("current" not in r for r in now["results"])
 
     run(check)
 

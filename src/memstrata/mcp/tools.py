@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from memstrata.errors import InvalidInput, NotFound
@@ -33,11 +33,11 @@ from .shapes import (
     Memories,
     MemoryInfo,
     Recall,
-    Recalled,
     Receipt,
     Remembered,
     Stated,
     TaskStatus,
+    recall_result,
 )
 
 Memory = Annotated[
@@ -172,13 +172,11 @@ async def recall(
     session_id: SessionId = "",
     as_of: AsOf = None,
     valid_on: ValidOn = None,
-) -> Recall:
-    def run(b: Backend) -> Recall:
+) -> Annotated[CallToolResult, Recall]:
+    def run(b: Backend) -> CallToolResult:
         ids, times = (user_id, agent_id, session_id), (as_of, valid_on)
         request = _request(b, memory, query, types, top_k, threshold, ids, times)
-        if not request.memory_ids:
-            return Recall(results=[])
-        return Recall(results=[Recalled.hit(h) for h in b.search(request)])
+        return recall_result(b.search(request) if request.memory_ids else [])
 
     return await call(run)
 
@@ -283,7 +281,8 @@ TOOLS = (
     Tool(
         recall,
         "Search memory (keywords and meaning) for entries relevant to a query, best first: "
-        "each with its id, type, valid time, source and score.",
+        "each with its id, type, text, valid time, trust and score (get_entry gives its "
+        "history and evidence).",
         _hints(True),
         READ,
     ),

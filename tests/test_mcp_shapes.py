@@ -1,0 +1,36 @@
+"""The ``recall`` result is built as JSON directly; it must be what the Recalled model itself
+would write, field for field, for every combination of optional fields."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import replace
+from datetime import timedelta
+
+from memstrata import Engine, Memory, SearchRequest
+from memstrata.mcp.shapes import Recall, Recalled, recall_result, recalled
+from memstrata.models import Hit, Principal
+
+
+def test_recall_json_is_the_models_own(engine: Engine, alice: Principal, memory: Memory) -> None:
+    engine.add_turn(alice, [memory.id], user_input="Berlin, ünïcode", agent_response="ok")
+    (hit,) = engine.search(alice, SearchRequest("Berlin", (memory.id,), similarity_threshold=0))
+    e, later = hit.entry, hit.entry.valid_at + timedelta(days=1)
+    options = {
+        "invalid_at": (None, later),
+        "user_id": ("", "u-1"),
+        "agent_id": ("", "a-1"),
+        "session_id": ("", "s-1"),
+        "retired_at": (None, later),
+        "forget_at": (None, later),
+    }
+    for values in itertools.product(*options.values()):
+        h = Hit(replace(e, **dict(zip(options, values, strict=True))), 0.1234567, 0.2, 0.3)
+        built = recalled(h)
+        assert built == Recalled.model_validate(built).model_dump(mode="json")
+        assert built["current"] is False if values[4] else "current" not in built
+        assert (built.get("user_id"), built["score"]) == (values[1] or None, 0.123457)
+    result = recall_result([hit])
+    assert Recall.model_validate(result.structured_content).results[0].id == e.message_id
+    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
