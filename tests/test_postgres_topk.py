@@ -16,14 +16,20 @@ def terms(seed: int, n: int) -> list[Term]:
     rng = np.random.default_rng(seed)
     return [
         Term(f"t{i}", float(rng.uniform(0.1, 8)), int(rng.integers(1, 50_000)),
-             int(rng.integers(1, 4)), int(rng.integers(1, 30)))
-        for i in range(n)
+             int(rng.integers(1, 4)), int(low), int(low + rng.integers(0, 90)))
+        for i, low in enumerate(rng.integers(1, 30, n))
     ]  # fmt: skip
 
 
-def brute_bound(ts: list[Term], chosen: tuple[int, ...], avgdl: float) -> float:
-    """B(S): each term at its largest tf, at the longest of the chosen terms' shortest |D|."""
-    length = max(ts[i].min_len for i in chosen)
+def brute_bound(ts: list[Term], chosen: tuple[int, ...], avgdl: float, tier: int) -> float:
+    """B(S, tier): each term at its largest tf, at the longest of the chosen terms' shortest
+    |D| or the tier's shortest length; 0 where the tier can hold no such document."""
+    lo = (0, *topk.LENGTH_TIERS)[tier]
+    shortest = max(ts[i].min_len for i in chosen)
+    longest = min(ts[i].max_len for i in chosen)
+    if topk.tier(shortest) > tier or lo > longest:
+        return 0.0
+    length = max(shortest, lo)
     return sum(float(ts[i].weight * topk.gain(ts[i].max_tf, length, avgdl)) for i in chosen)
 
 
@@ -34,13 +40,14 @@ def test_clauses_hold_every_set_that_reaches_the_threshold_and_the_floor_bounds_
     ts, avgdl = terms(seed, 2 + seed % 7), 20.0
     planner = Planner(ts, avgdl)
     sets = [c for r in range(1, len(ts) + 1) for c in itertools.combinations(range(len(ts)), r)]
-    bounds = {s: brute_bound(ts, s, avgdl) for s in sets}
-    for threshold in sorted(bounds.values())[:: max(1, len(sets) // 9)]:
+    bounds = {(s, k): brute_bound(ts, s, avgdl, k) for s in sets for k in topk.ALL_TIERS}
+    for threshold in sorted(set(bounds.values()) - {0.0})[:: max(1, len(bounds) // 12)]:
         plan = planner.plan(threshold)
         assert len(plan.clauses) <= topk.MAX_CLAUSES
 
-        def covered(s: tuple[int, ...], plan: Round = plan) -> bool:
-            return any(set(c) <= set(s) for c in plan.clauses)
+        def covered(cell: tuple[tuple[int, ...], int], plan: Round = plan) -> bool:
+            s, k = cell
+            return any(set(c) <= set(s) and k in tiers for c, tiers in plan.clauses)
 
         for s, b in bounds.items():
             if b >= threshold:
@@ -56,9 +63,9 @@ def test_clauses_hold_every_set_that_reaches_the_threshold_and_the_floor_bounds_
 def test_many_clauses_are_shortened_to_their_rarest_terms() -> None:
     ts = [Term(f"t{i}", 1.0, 100 * (i + 1), 1, 10) for i in range(12)]
     planner = Planner(ts, 10.0)
-    plan = planner.plan(float(planner.bounds[(1 << 6) - 1]))  # any six terms reach it
+    plan = planner.plan(planner.set_bound((1 << 6) - 1))  # any six terms reach it
     assert 0 < len(plan.clauses) <= topk.MAX_CLAUSES
-    assert all(len(c) <= 3 for c in plan.clauses)
+    assert all(len(c) <= 3 for c, _ in plan.clauses)
     assert plan.floor < plan.threshold
 
 
@@ -70,21 +77,29 @@ def test_the_first_threshold_expects_a_few_documents_per_result() -> None:
     ]
     planner = Planner(ts, 20.0)
     first = planner.first_threshold(1_000_000, 50)
-    assert first in planner.bounds[1:]
-    assert planner.bounds[0b011] >= first  # the rare and mid term together reach it...
-    assert planner.bounds[0b100] < first  # ...the common one alone does not
+    assert first in planner.bounds.max(axis=1)[1:]
+    assert planner.set_bound(0b011) >= first  # the rare and mid term together reach it...
+    assert planner.set_bound(0b100) < first  # ...the common one alone does not
 
 
 def test_a_round_is_exact_once_the_kth_score_beats_its_floor() -> None:
-    done = Round(threshold=10.0, clauses=((0,),), floor=8.0)
+    done = Round(threshold=10.0, clauses=(((0,), (0,)),), floor=8.0)
     assert topk.next_threshold(done, 8.5, None, 1.0) is None
     assert topk.next_threshold(done, 7.0, None, 1.0) == 7.0  # a lower bound: prove it next
     assert topk.next_threshold(done, None, 6.0, 1.0) == 6.0  # too few scored: reach further
     assert topk.next_threshold(done, None, None, 1.0) == pytest.approx(8.0 * topk.LOWER)
     assert topk.next_threshold(done, None, None, 6.0) == 0.0  # below every term: all matches
-    assert topk.next_threshold(Round(0.0, ((0,),), 0.0), None, None, 1.0) is None
+    assert topk.next_threshold(Round(0.0, (((0,), (0,)),), 0.0), None, None, 1.0) is None
 
 
-def test_tsquery_quotes_lexemes() -> None:
+def test_a_clause_asks_for_each_term_in_its_tiers_and_memories_quoted() -> None:
     ts = [Term("it's", 1, 1, 1, 1), Term("a\\b", 1, 1, 1, 1)]
-    assert topk.tsquery(ts, [[0, 1], [1]]) == "('it\\'s' & 'a\\\\b') | ('a\\\\b')"
+    assert topk.tsquery(ts, ((0, 1), (2,)), ["m1"]) == "'it\\'s/2/m1' & 'a\\\\b/2/m1'"
+    assert topk.tsquery(ts, ((1,), (0, 3)), ["m1", "m2"]) == (
+        "('a\\\\b/0/m1' | 'a\\\\b/0/m2' | 'a\\\\b/3/m1' | 'a\\\\b/3/m2')"
+    )
+
+
+def test_length_tiers_start_where_listed_and_a_term_spans_its_documents_tiers() -> None:
+    assert [topk.tier(n) for n in (0, 7, 8, 9, 10, 511, 512, 10**6)] == [0, 0, 1, 1, 2, 18, 19, 19]
+    assert topk.term_tiers(Term("x", 1.0, 5, 1, min_len=9, max_len=21)) == (1, 2, 3, 4, 5)

@@ -294,6 +294,23 @@ def test_top_k_bm25_in_rounds_equals_scoring_every_match(
     assert sum(rounds) > 2 * 3 * len(TOPK_QUERIES)  # every search planned, some in two rounds
 
 
+def test_the_keyword_index_keys_are_the_planners_tiers_and_memory_keys(
+    postgres_store: PostgresStore,
+) -> None:
+    lengths = sorted({0, 1, *topk.LENGTH_TIERS, *(n - 1 for n in topk.LENGTH_TIERS), 10**6})
+    with postgres_store.read() as r:
+        tiers = r.conn.execute(
+            "SELECT memstrata_fts_tier(n) FROM unnest(?::int[]) n ORDER BY n", [lengths]
+        )
+        keys = r.conn.execute(
+            "SELECT memstrata_fts_keys(?, memstrata_fts_doc('Tea, teas and milk'), 9)::text",
+            ["Mémoire-7"],
+        )
+    assert [t[0] for t in tiers] == [topk.tier(n) for n in lengths]
+    key = topk.memory_key("Mémoire-7")
+    assert keys[0][0] == f"'and/1/{key}' 'milk/1/{key}' 'tea/1/{key}'"
+
+
 def test_equal_scores_come_newest_first(postgres_store: PostgresStore) -> None:
     memory = make_memory()
     ids = StoreConformance().seed(postgres_store, memory, [("tea with milk", unit(1), {})] * 5)
@@ -338,13 +355,14 @@ def _tie_order(hits: list[tuple[int, float]], limit: int) -> list[tuple[int, flo
     return rounded[:limit]
 
 
-def test_a_schema_7_database_with_data_migrates_in_place_and_answers_alike(
-    postgres_server: EmbeddedPostgres, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("version", [7, 10])
+def test_a_database_at_an_older_schema_with_data_migrates_in_place_and_answers_alike(
+    postgres_server: EmbeddedPostgres, monkeypatch: pytest.MonkeyPatch, version: int
 ) -> None:
     dsn = postgres_server.create_database(f"upgrade_{uuid.uuid4().hex[:8]}")
-    monkeypatch.setattr(pg_store, "MIGRATIONS", tuple(m for m in MIGRATIONS if m[0] <= 7))
-    old = PostgresStore(dsn, pool_size=1)  # the store at schema 7 (its writer is portable SQL)
-    assert old.schema_version() == 7
+    monkeypatch.setattr(pg_store, "MIGRATIONS", tuple(m for m in MIGRATIONS if m[0] <= version))
+    old = PostgresStore(dsn, pool_size=1)  # the store at that schema (its writer is portable SQL)
+    assert old.schema_version() == version
     memory, texts = make_memory(), corpus(800) * 2
     StoreConformance().seed(old, memory, [(t, unit(1), {}) for t in texts])
     before = {}
@@ -366,10 +384,17 @@ def test_a_schema_7_database_with_data_migrates_in_place_and_answers_alike(
                 after = r.keyword_candidates(scope, text, EntryFilter(), 20)
                 plan = r.conn.execute(
                     "EXPLAIN SELECT 1 FROM entries e "
-                    "WHERE e.memory_id = ? AND e.fts @@ 'tea'::tsquery",
-                    [memory.id],
+                    "WHERE memstrata_fts_keys(e.memory_id, e.fts, e.fts_len) @@ ?::tsquery",
+                    [f"tea/3/{topk.memory_key(memory.id)}"],
                 )
             assert _tie_order(after, 20) == before[text], text
-        assert "entries_memory_fts" in " ".join(str(p[0]) for p in plan)
+        assert "entries_fts_keys" in " ".join(str(p[0]) for p in plan)
+        with store.read() as r:  # the longest document per term, filled in place
+            wrong = r.conn.execute(
+                "SELECT count(*) FROM fts_terms t WHERE t.max_len <> (SELECT max(e.fts_len) "
+                "FROM entries e WHERE e.memory_id = t.memory_id AND e.fts @@ "
+                "to_tsquery('simple', quote_literal(t.term)))"
+            )
+        assert wrong[0][0] == 0
     finally:
         store.close()

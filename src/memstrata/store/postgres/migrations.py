@@ -206,6 +206,76 @@ BEGIN
 END $$;
 """
 
+_LENGTH_TIERS = """
+-- The keyword index files each lexeme of a document as 'lexeme/tier/memory': the document's
+-- length tier (tiers start about 1.25 apart) and the first 8 hex digits of its memory id's
+-- md5. A top-k round asks for a term only in the tiers where it can still reach the
+-- threshold (short documents score higher), and a search only ever reads its own memories'
+-- postings: other tenants' entries cost it nothing (with (memory_id, fts) a search skipped
+-- through every tenant's postings of its terms). Two memories whose ids share the prefix
+-- share postings; the memory filter still applies. fts_terms keeps the longest document
+-- holding each term as well: tiers above it hold none (store/postgres/topk.py).
+CREATE FUNCTION memstrata_fts_tier(len integer) RETURNS integer
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN width_bucket(len, ARRAY[8, 10, 13, 16, 20, 25, 32, 40, 50, 64, 80, 100, 128, 160, 200,
+                                   256, 320, 400, 512]);
+CREATE FUNCTION memstrata_fts_keys(memory text, doc tsvector, len integer) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN (SELECT array_to_tsvector(ARRAY(
+                SELECT u || x.suffix FROM unnest(tsvector_to_array(doc)) u))
+            FROM (SELECT '/' || memstrata_fts_tier(len) || '/' || left(md5(memory), 8)
+                  AS suffix) x);
+CREATE INDEX entries_fts_keys ON entries USING gin (memstrata_fts_keys(memory_id, fts, fts_len))
+    WITH (fastupdate = on, gin_pending_list_limit = 512);
+DROP INDEX entries_memory_fts;
+ALTER TABLE fts_terms ADD COLUMN max_len integer;
+UPDATE fts_terms t SET max_len = s.max_len
+    FROM (SELECT e.tenant_id, e.memory_id, u AS term, max(e.fts_len) AS max_len
+          FROM entries e CROSS JOIN LATERAL unnest(tsvector_to_array(e.fts)) u
+          GROUP BY 1, 2, 3) s
+    WHERE t.tenant_id = s.tenant_id AND t.memory_id = s.memory_id AND t.term = s.term;
+UPDATE fts_terms SET max_len = 2147483647 WHERE max_len IS NULL;  -- the loosest bound
+ALTER TABLE fts_terms ALTER COLUMN max_len SET NOT NULL;
+CREATE OR REPLACE FUNCTION memstrata_fts_added() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO fts_terms AS t (tenant_id, memory_id, term, df, max_tf, min_len, max_len)
+        SELECT n.tenant_id, n.memory_id, u.lexeme, count(*), max(cardinality(u.positions)),
+               min(n.fts_len), max(n.fts_len)
+        FROM added n CROSS JOIN LATERAL unnest(n.fts) u
+        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (tenant_id, memory_id, term) DO UPDATE
+        SET df = t.df + excluded.df, max_tf = greatest(t.max_tf, excluded.max_tf),
+            min_len = least(t.min_len, excluded.min_len),
+            max_len = greatest(t.max_len, excluded.max_len);
+    INSERT INTO fts_docs AS d (tenant_id, memory_id, docs, tokens)
+        SELECT n.tenant_id, n.memory_id, count(*), sum(n.fts_len)
+        FROM added n GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (tenant_id, memory_id) DO UPDATE
+        SET docs = d.docs + excluded.docs, tokens = d.tokens + excluded.tokens;
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE FUNCTION memstrata_fts_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM fts_terms t USING unnest(OLD.fts) u
+        WHERE t.tenant_id = OLD.tenant_id AND t.memory_id = OLD.memory_id
+        AND t.term = u.lexeme AND t.df <= 1;
+    UPDATE fts_terms t SET df = t.df - 1 FROM unnest(OLD.fts) u
+        WHERE t.tenant_id = OLD.tenant_id AND t.memory_id = OLD.memory_id AND t.term = u.lexeme;
+    INSERT INTO fts_terms AS t (tenant_id, memory_id, term, df, max_tf, min_len, max_len)
+        SELECT NEW.tenant_id, NEW.memory_id, u.lexeme, 1, cardinality(u.positions), NEW.fts_len,
+               NEW.fts_len
+        FROM unnest(NEW.fts) u ORDER BY 3
+    ON CONFLICT (tenant_id, memory_id, term) DO UPDATE
+        SET df = t.df + 1, max_tf = greatest(t.max_tf, excluded.max_tf),
+            min_len = least(t.min_len, excluded.min_len),
+            max_len = greatest(t.max_len, excluded.max_len);
+    UPDATE fts_docs d
+        SET tokens = d.tokens - OLD.fts_len + NEW.fts_len
+        WHERE d.tenant_id = NEW.tenant_id AND d.memory_id = NEW.memory_id;
+    RETURN NULL;
+END $$;
+"""
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (1, "extensions and text search", EXTENSIONS_AND_TEXT_SEARCH),
     (2, "initial schema", TABLES),
@@ -233,4 +303,5 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         # tenant's data. Rows written before keep their TOAST pointers until rewritten.
         "ALTER TABLE entries SET (toast_tuple_target = 8160);",
     ),
+    (11, "keyword index by length tier, longest document per term", _LENGTH_TIERS),
 )

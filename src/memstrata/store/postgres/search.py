@@ -7,11 +7,13 @@ One difference on purpose: N, n and the average length are those of the memories
 not of the whole database, so one tenant's data never shifts another's ranking. Equal scores
 come newer first, as fusion orders them.
 
-Candidates come from the GIN index on (memory_id, fts), so only the memories searched cost
-anything. A query with few matches scores them all in one statement; otherwise the search
-runs in rounds (:mod:`.topk`): per-term bounds pick which documents could reach the top k,
-each of those is checked against its own bound and only the survivors are scored. The result
-is the same as scoring every match (a test compares them), usually after one or two rounds.
+Candidates come from the GIN index ``entries_fts_keys``, whose keys are lexeme, length tier
+and memory (``memstrata_fts_keys``), so only the memories searched cost anything, however
+many other tenants' entries hold the same terms. A query with few matches scores them all in
+one statement; otherwise the search runs in rounds (:mod:`.topk`): bounds per term set and
+length tier pick which documents could reach the top k, each of those is checked against its
+own bound and only the survivors are scored. The result is the same as scoring every match
+(a test compares them), usually after one or two rounds.
 
 Vectors: entries of the query's dimension are ordered by cosine distance. Scopes of at most
 :data:`EXACT_MAX_ROWS` entries (counted from ``fts_docs``) are searched exactly. Larger ones,
@@ -51,7 +53,8 @@ WITH q AS (
     SELECT coalesce(sum(d.docs), 0) AS docs, coalesce(sum(d.tokens), 0) AS tokens
     FROM fts_docs d WHERE d.memory_id IN ({scope})
 )
-SELECT q.lexeme, coalesce(sum(t.df), 0), max(t.max_tf), min(t.min_len), s.docs, s.tokens
+SELECT q.lexeme, coalesce(sum(t.df), 0), max(t.max_tf), min(t.min_len), max(t.max_len),
+       s.docs, s.tokens
 FROM q CROSS JOIN s
 LEFT JOIN fts_terms t ON t.term = q.lexeme AND t.memory_id IN ({scope})
 GROUP BY q.ord, q.lexeme, s.docs, s.tokens
@@ -64,7 +67,7 @@ GROUP BY q.ord, q.lexeme, s.docs, s.tokens
 _ROUND = f"""
 WITH c AS MATERIALIZED (
     SELECT e.message_id, e.fts, e.fts_len, {{bound}} AS bound
-    FROM entries e WHERE e.fts @@ ?::tsquery AND {{where}}
+    FROM entries e WHERE ({{match}}) AND {{where}}
 )
 (SELECT c.message_id,
         sum(w.weight * cardinality(u.positions) * {K1 + 1}
@@ -79,6 +82,10 @@ WITH c AS MATERIALIZED (
 UNION ALL
 (SELECT NULL, c.bound FROM c ORDER BY c.bound DESC OFFSET ? LIMIT 1)
 """
+# Each clause is its own scan of the keyword index (a BitmapOr): GIN checks every posting of a
+# query's required terms against the whole query, so one query of many clauses cost several
+# times their separate scans.
+_MATCH = "memstrata_fts_keys(e.memory_id, e.fts, e.fts_len) @@ ?::tsquery"
 _TERM_BOUND = (
     "ts_match_vq(e.fts, ?::tsquery)::int * (?::float8 / (?::float8 + ?::float8 * e.fts_len))"
 )
@@ -91,6 +98,7 @@ class _Statistics:
     docs: float
     avgdl: float
     terms: list[Term]
+    memories: list[str]
 
 
 def keyword_search(
@@ -108,7 +116,7 @@ def keyword_search(
         found, _ = _round(conn, stats, None, where, params, limit)
         return _ranked(found, limit)
     planner = topk.Planner(stats.terms, stats.avgdl)
-    smallest = min(float(planner.bounds[1 << i]) for i in range(len(stats.terms)))
+    smallest = min(planner.set_bound(1 << i) for i in range(len(stats.terms)))
     threshold: float | None = planner.first_threshold(stats.docs, limit)
     best: dict[int, float] = {}
     while threshold is not None:
@@ -144,18 +152,17 @@ def _statistics(conn: Conn, memories: list[str], words: list[str]) -> _Statistic
     the memories hold none of them."""
     scope = marks(len(memories))
     rows = conn.execute(_STATISTICS.format(scope=scope), [words, *memories, *memories])
-    docs = float(rows[0][4]) if rows else 0.0
+    docs = float(rows[0][5]) if rows else 0.0
     found: dict[str, Term] = {}
-    for lexeme, df, max_tf, min_len, _, _ in rows:
+    for lexeme, df, max_tf, min_len, max_len, _, _ in rows:
         if not df:
             continue
         weight = topk.idf(docs, float(df)) + (found[lexeme].weight if lexeme in found else 0.0)
-        found[lexeme] = Term(lexeme, weight, int(df), int(max_tf), int(min_len))
+        found[lexeme] = Term(lexeme, weight, int(df), int(max_tf), int(min_len), int(max_len))
     if not found:
         return None
-    return _Statistics(
-        docs, float(rows[0][5]) / max(docs, 1.0), sorted(found.values(), key=lambda t: t.lexeme)
-    )
+    avgdl = float(rows[0][6]) / max(docs, 1.0)
+    return _Statistics(docs, avgdl, sorted(found.values(), key=lambda t: t.lexeme), memories)
 
 
 def _round(
@@ -169,12 +176,8 @@ def _round(
     """Score one round (None: every match); the scores found and the k-th largest bound."""
     terms = stats.terms
     if current is None:
-        bound, bound_params, query, floor = (
-            "0::float8",
-            [],
-            topk.tsquery(terms, [[i] for i in range(len(terms))]),
-            0.0,
-        )
+        bound, bound_params, floor = "0::float8", [], 0.0
+        clauses: list[topk.Clause] = [((i,), topk.term_tiers(t)) for i, t in enumerate(terms)]
     else:
         if not current.clauses:
             return {}, None
@@ -182,13 +185,14 @@ def _round(
         bound_params = [
             v for t in terms for v in (topk.quote(t.lexeme), *topk.bound_terms(t, stats.avgdl))
         ]
-        query, floor = topk.tsquery(terms, current.clauses), current.floor * (1 - topk.SLACK)
+        clauses, floor = list(current.clauses), current.floor * (1 - topk.SLACK)
+    keys = [topk.memory_key(m) for m in stats.memories]
     lexemes = [t.lexeme for t in terms]
     rows = conn.execute(
-        _ROUND.format(bound=bound, where=where),
+        _ROUND.format(bound=bound, match=" OR ".join([_MATCH] * len(clauses)), where=where),
         [
             *bound_params,
-            query,
+            *(topk.tsquery(terms, c, keys) for c in clauses),
             *params,
             stats.avgdl,
             lexemes,

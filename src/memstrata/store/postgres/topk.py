@@ -1,26 +1,34 @@
-"""Exact top-k BM25 without scoring every match: term bounds, a GIN prefilter and a proof.
+"""Exact top-k BM25 without scoring every match: bounds per term set and length tier, a GIN
+prefilter and a proof.
 
 A document's BM25 is the sum, over the query terms it holds, of ``weight(t) * gain(tf, |D|)``
 with ``gain = tf (k1 + 1) / (tf + k1 (1 - b + b |D| / avgdl))``, which rises with tf and
-falls with |D|. ``fts_terms`` keeps, per memory and term, the largest tf and the shortest |D|
-of a document holding it (a deletion leaves them as they were: still bounds, only looser).
-So a document holding exactly the terms S scores at most
+falls with |D|. ``fts_terms`` keeps, per memory and term, the largest tf and the shortest and
+longest |D| of a document holding it (a deletion leaves them as they were: still bounds, only
+looser). The keyword index files each lexeme of a document under the document's length tier
+(:data:`LENGTH_TIERS`), so a query can ask for a term in short documents only. A document of
+tier i holding exactly the terms S scores at most
 
-    B(S) = sum over t in S of weight(t) * gain(max_tf(t), max over u in S of min_len(u)).
+    B(S, i) = sum over t in S of weight(t) * gain(max_tf(t), max(lo(i), L(S)))
 
-A round has a threshold θ. Its clauses are the minimal term sets with B(S) >= θ; a document
-holding none of them scores at most :attr:`Round.floor`, the largest B of a set that
-contains no clause (below θ). The GIN index finds the documents that match the clauses (an
-OR of ANDs); each one's own bound (its terms, its |D|, their max tf) is checked, and those at
-or above the floor are scored exactly. If the k-th best score found is above the floor, no
-unscored document can reach or tie it: the result is exact. Otherwise that score is a lower
-bound of the true k-th one and the next round uses it as θ (which then proves itself).
+with lo(i) the tier's shortest length and L(S) the longest of the terms' shortest |D|; tiers
+wholly below L(S), or above the shortest of the terms' longest |D|, hold no such document.
+
+A round has a threshold θ. Its clauses are the term sets that are, in some tier, minimal with
+B(S, i) >= θ, each with the tiers where it is; a document matching no clause scores at most
+:attr:`Round.floor`, the largest B of a (set, tier) that no clause covers (below θ). The GIN
+index finds the documents that match the clauses (each clause its own scan); each one's own
+bound (its terms, its |D|, their max tf) is checked, and those at or above the floor are
+scored exactly. If the k-th best score found is above the floor, no unscored document can
+reach or tie it: the result is exact. Otherwise that score is a lower bound of the true k-th
+one and the next round uses it as θ (which then proves itself).
 
 Pure functions over plain numbers; :mod:`.search` runs the rounds.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,6 +56,17 @@ FIRST_ROUND_DOCS = 4
 #: floor times this (a step down, not a jump to every match: at 1M entries scoring every
 #: match takes seconds).
 LOWER = 0.7
+#: Where each length tier of the keyword index starts (tier 0 from 0 tokens): the same
+#: boundaries as ``memstrata_fts_tier`` in migration 11 (a test compares them). About 1.25
+#: apart, so a document's length is known within a quarter.
+LENGTH_TIERS = (8, 10, 13, 16, 20, 25, 32, 40, 50, 64, 80, 100, 128, 160, 200, 256, 320, 400, 512)
+_LO = np.array((0, *LENGTH_TIERS), dtype=np.float64)
+_HI = np.array((*LENGTH_TIERS, np.inf), dtype=np.float64)
+TIERS = len(_LO)
+ALL_TIERS = tuple(range(TIERS))
+
+#: A clause: term indexes (all of them) and the length tiers where it applies (any of them).
+Clause = tuple[tuple[int, ...], tuple[int, ...]]
 
 
 @dataclass(frozen=True)
@@ -59,14 +78,15 @@ class Term:
     df: int
     max_tf: int
     min_len: int
+    max_len: int = 2**31 - 1  #: the longest document holding it (tiers above hold none)
 
 
 @dataclass(frozen=True)
 class Round:
-    """One round's GIN query (clauses of term indexes, OR of ANDs) and what it proves."""
+    """One round's GIN query (clauses, OR of ANDs) and what it proves."""
 
     threshold: float
-    clauses: tuple[tuple[int, ...], ...]
+    clauses: tuple[Clause, ...]
     #: Every document matching no clause scores at most this.
     floor: float
 
@@ -83,6 +103,16 @@ def gain(tf: ArrayLike, length: ArrayLike, avgdl: float) -> NDArray[np.float64]:
     return result
 
 
+def tier(length: int) -> int:
+    """The length tier of a document of ``length`` tokens."""
+    return int(np.searchsorted(LENGTH_TIERS, length, side="right"))
+
+
+def term_tiers(term: Term) -> tuple[int, ...]:
+    """The tiers that can hold ``term``: from its shortest document's to its longest's."""
+    return tuple(range(tier(term.min_len), tier(term.max_len) + 1))
+
+
 def bound_terms(term: Term, avgdl: float) -> tuple[float, float, float]:
     """(a, c, d) with ``a / (c + d |D|)`` the most ``term`` adds to a document of length
     |D| holding it: the per-document bound the search checks in SQL."""
@@ -90,21 +120,30 @@ def bound_terms(term: Term, avgdl: float) -> tuple[float, float, float]:
 
 
 class Planner:
-    """Rounds over at most :data:`MAX_PLANNED_TERMS` terms: B of every term set, once."""
+    """Rounds over at most :data:`MAX_PLANNED_TERMS` terms: B of every (term set, tier), once."""
 
     def __init__(self, terms: Sequence[Term], avgdl: float) -> None:
         self.terms = list(terms)
         n = len(self.terms)
         self.masks = np.arange(1 << n, dtype=np.int64)
         self.members = (self.masks[:, None] >> np.arange(n)) & 1 == 1
-        weight = np.array([t.weight for t in self.terms])
-        max_tf = np.array([t.max_tf for t in self.terms], dtype=np.float64)
         min_len = np.array([t.min_len for t in self.terms], dtype=np.float64)
-        length = np.where(self.members, min_len, 0.0).max(axis=1, initial=0.0)
-        contribution = weight * gain(max_tf, length[:, None], avgdl)
-        self.bounds: NDArray[np.float64] = np.where(self.members, contribution, 0.0).sum(axis=1)
-        df = np.array([t.df for t in self.terms], dtype=np.float64)
-        self.df = df
+        max_len = np.array([t.max_len for t in self.terms], dtype=np.float64)
+        shortest = np.where(self.members, min_len, 0.0).max(axis=1, initial=0.0)
+        longest = np.where(self.members, max_len, np.inf).min(axis=1, initial=np.inf)
+        length = np.maximum(shortest[:, None], _LO[None, :])
+        bounds = np.zeros((len(self.masks), TIERS))
+        for i, t in enumerate(self.terms):
+            contribution = t.weight * gain(t.max_tf, length, avgdl)
+            bounds += np.where(self.members[:, i, None], contribution, 0.0)
+        # tiers wholly below a set's shortest length or above its longest hold no document
+        bounds[(_HI[None, :] <= shortest[:, None]) | (_LO[None, :] > longest[:, None])] = 0.0
+        self.bounds: NDArray[np.float64] = bounds
+        self.df = np.array([t.df for t in self.terms], dtype=np.float64)
+
+    def set_bound(self, mask: int) -> float:
+        """The most a document holding exactly the terms of ``mask`` scores, any tier."""
+        return float(self.bounds[mask].max())
 
     def first_threshold(self, documents: float, limit: int) -> float:
         """A threshold whose clauses should hold about :data:`FIRST_ROUND_DOCS` x ``limit``
@@ -112,33 +151,46 @@ class Planner:
         number of documents holding exactly it."""
         p = np.clip(self.df / max(documents, 1.0), 0.0, 1.0)
         exactly = np.where(self.members, p, 1.0 - p).prod(axis=1) * documents
-        order = np.argsort(-self.bounds[1:], kind="stable") + 1
+        best = self.bounds.max(axis=1)
+        order = np.argsort(-best[1:], kind="stable") + 1
         reached = np.cumsum(exactly[order]) >= FIRST_ROUND_DOCS * limit
         at = int(np.argmax(reached)) if reached.any() else len(order) - 1
-        return float(self.bounds[order[at]])
+        return float(best[order[at]])
 
     def plan(self, threshold: float) -> Round:
         """The clauses for ``threshold`` (shortened if too many) and the floor they prove."""
         viable = self.bounds >= threshold * (1 - SLACK)
         viable[0] = False
         minimal = viable & ~self._below(self._covering(viable))
-        clauses = [tuple(np.flatnonzero(self.members[m]).tolist()) for m in self.masks[minimal]]
+        found = np.flatnonzero(minimal.any(axis=1))
+        clauses: dict[tuple[int, ...], set[int]] = {
+            tuple(np.flatnonzero(self.members[m]).tolist()): set(
+                np.flatnonzero(minimal[m]).tolist()
+            )
+            for m in found
+        }
         for keep in (3, 2, 1):
             if len(clauses) <= MAX_CLAUSES:
                 break
-            clauses = sorted({self._rarest(c, keep) for c in clauses})
-        chosen = np.zeros(len(self.masks), dtype=bool)
-        chosen[[sum(1 << i for i in c) for c in clauses]] = True
+            shorter: dict[tuple[int, ...], set[int]] = {}
+            for c, tiers in clauses.items():
+                shorter.setdefault(self._rarest(c, keep), set()).update(tiers)
+            clauses = shorter
+        chosen = np.zeros_like(viable)
+        for c, tiers in clauses.items():
+            chosen[sum(1 << i for i in c), sorted(tiers)] = True
         covered = self._covering(chosen)
         covered[0] = True
         floor = float(self.bounds[~covered].max(initial=0.0))
-        return Round(threshold, tuple(clauses), floor)
+        ordered = tuple(sorted((c, tuple(sorted(t))) for c, t in clauses.items()))
+        return Round(threshold, ordered, floor)
 
     def _rarest(self, clause: tuple[int, ...], keep: int) -> tuple[int, ...]:
         return tuple(sorted(sorted(clause, key=lambda i: self.df[i])[:keep]))
 
     def _covering(self, sets: NDArray[np.bool_]) -> NDArray[np.bool_]:
-        """Which term sets contain one of ``sets`` (a sum over subsets, bit by bit)."""
+        """Which (term set, tier) contain one of ``sets`` in that tier (a sum over subsets,
+        bit by bit)."""
         covered = sets.copy()
         for bit in range(len(self.terms)):
             holding = self.masks[(self.masks >> bit) & 1 == 1]
@@ -146,7 +198,7 @@ class Planner:
         return covered
 
     def _below(self, covered: NDArray[np.bool_]) -> NDArray[np.bool_]:
-        """Which term sets have a proper subset one term smaller that is covered."""
+        """Which (term set, tier) have a proper subset one term smaller that is covered."""
         below = np.zeros_like(covered)
         for bit in range(len(self.terms)):
             holding = self.masks[(self.masks >> bit) & 1 == 1]
@@ -177,8 +229,17 @@ def quote(lexeme: str) -> str:
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def tsquery(terms: Sequence[Term], clauses: Sequence[Sequence[int]]) -> str:
-    """The clauses as a tsquery: an OR of ANDs of the terms' lexemes."""
-    return " | ".join(
-        "(" + " & ".join(quote(terms[i].lexeme) for i in clause) + ")" for clause in clauses
-    )
+def memory_key(memory_id: str) -> str:
+    """The memory part of the keyword index's keys: 8 hex digits of the id's md5."""
+    return hashlib.md5(memory_id.encode()).hexdigest()[:8]
+
+
+def tsquery(terms: Sequence[Term], clause: Clause, memories: Sequence[str]) -> str:
+    """One clause as a tsquery over the keyword index's ``lexeme/tier/memory`` keys: an AND of
+    its terms, each an OR of its tiers in the memories searched (ids as :func:`memory_key`)."""
+
+    def term(i: int) -> str:
+        keys = [quote(f"{terms[i].lexeme}/{k}/{m}") for k in clause[1] for m in memories]
+        return keys[0] if len(keys) == 1 else "(" + " | ".join(keys) + ")"
+
+    return " & ".join(term(i) for i in clause[0])
