@@ -144,11 +144,11 @@ def test_an_erased_turn_leaves_no_trace_in_any_window(
     # the windows around it are those a rebuild from the file gives: the reply's window now
     # reaches back to the turn before the erased one
     if isinstance(engine.store, SQLiteStore):
-        live = sorted(engine.store._keywords.scores([memory.id], "trip loved", windows=True)[1])
+        live = sorted(engine.store._indexes.keywords.scores([memory.id], "trip loved", windows=True)[1])
         fresh = SQLiteStore(engine.store.path)
         try:
             fresh.warm()
-            rebuilt = sorted(fresh._keywords.scores([memory.id], "trip loved", windows=True)[1])
+            rebuilt = sorted(fresh._indexes.keywords.scores([memory.id], "trip loved", windows=True)[1])
         finally:
             fresh.close()
         assert live == pytest.approx(rebuilt)
@@ -232,8 +232,10 @@ def test_the_keyword_balance_follows_the_embedding_model() -> None:
 
 
 def test_one_search_checks_an_id_against_its_filter_once(
-    engine: Engine, alice: Principal, memory: Memory, say: Say
+    engine: Engine, alice: Principal, memory: Memory, say: Say, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The SQL check (PostgreSQL's, and SQLite's inside a write transaction) remembers ids."""
+    monkeypatch.setattr(engine.store, "held_filter", lambda *_: None)
     question, reply, other = say(QUESTION), say(REPLY), say("Another turn.", session="s9")
     engine.forget(alice, memory.id, reply)
     f = EntryFilter.retrieval(valid_on=engine.clock.now())

@@ -119,7 +119,9 @@ def test_warming_catches_every_index_up_with_the_file(store: SQLiteStore) -> Non
         store, memory, [(f"turn {n} about gardens", unit(1), {"session_id": "s"}) for n in range(5)]
     )
     store.warm()
-    assert store._keywords._high == store._vectors._high == store._conversations._high == ids[-1]
+    held = store._indexes
+    marks = {held.keywords._high, held.vectors._high, held.conversations._high, held.columns._high}
+    assert marks == {ids[-1]}
     with store.read() as r:  # and what they hold is what a search would have loaded
         assert (
             len(r.keyword_candidates(Scope(frozenset({memory.id})), "gardens", EntryFilter(), 10))

@@ -250,7 +250,7 @@ class TestSQLiteConformanceWithIndex(StoreConformance):
     @pytest.fixture
     def store(self, tmp_path: Path) -> Iterator[SQLiteStore]:
         s = SQLiteStore(tmp_path / "conformance.db", ann_threshold=1)
-        s._vectors = VectorCache(ann_threshold=1, run=inline, threads=1)
+        s._indexes.vectors = VectorCache(ann_threshold=1, run=inline, threads=1)
         yield s
         s.close()
 
@@ -261,7 +261,7 @@ def test_the_threshold_is_a_setting(tmp_path: Path) -> None:
     assert settings.ann_threshold == 1234
     store = open_store(settings)
     try:
-        assert isinstance(store, SQLiteStore) and store._vectors._threshold == 1234
+        assert isinstance(store, SQLiteStore) and store._indexes.vectors._threshold == 1234
     finally:
         store.close()
 

@@ -108,7 +108,13 @@ class SearchService:
                 limit=req.top_n,
             )
             entries = r.get_entries(scope, [s.message_id for s in ranked])
-        hits = [Hit(entries[s.message_id], s.score, s.keyword, s.vector) for s in ranked]
+        # A store's in-memory indexes may already hold a row committed after this read's
+        # snapshot began; the snapshot does not, so the row waits for the next search.
+        hits = [
+            Hit(entries[s.message_id], s.score, s.keyword, s.vector)
+            for s in ranked
+            if s.message_id in entries
+        ]
         self.usage.record([h.entry.message_id for h in hits], self.clock.now())
         return hits
 

@@ -153,6 +153,11 @@ class Backend(ABC):
     def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
         """Hook before entries are physically deleted (index maintenance). Default: nothing."""
 
+    def held_filter(self, conn: Conn, scope: Scope, f: EntryFilter) -> Passing | None:
+        """The search legs' filter check from state the backend holds in memory, or None to
+        check in SQL (:meth:`~.reader.Reader.passing`). Default: None."""
+        return None
+
     def warm(self) -> None:
         """Build whatever in-process search state the backend keeps, so the first search does
         not pay for it. Default: nothing (PostgreSQL keeps its indexes in the server)."""

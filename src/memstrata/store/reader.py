@@ -146,13 +146,12 @@ class Reader:
         return [entry_from_row(r) for r in rows], int(total)
 
     def get_entries(self, scope: Scope, ids: Iterable[int]) -> dict[int, Entry]:
-        wanted = frozenset(ids)
-        if not scope or not wanted:
+        """Those of ``ids`` in ``scope``, in any state (one query, no count)."""
+        if not scope or not (wanted := frozenset(ids)):
             return {}
-        found, _ = self.entries(
-            scope, EntryFilter(message_ids=wanted, current_only=False), limit=len(wanted)
-        )
-        return {e.message_id: e for e in found}
+        where, params = where_clause(scope, EntryFilter(message_ids=wanted, current_only=False))
+        sql = f"SELECT {_ENTRY_SELECT} FROM {self.store.entries_by_id} WHERE {where}"
+        return {e.message_id: e for e in map(entry_from_row, self.conn.execute(sql, params))}
 
     def entry(self, scope: Scope, message_id: int) -> Entry | None:
         return self.get_entries(scope, [message_id]).get(message_id)
@@ -220,7 +219,10 @@ class Reader:
         return allowed
 
     def _passing(self, scope: Scope, f: EntryFilter) -> Passing:
-        """:meth:`passing` for one scope and filter, as search legs take it (remembered)."""
+        """:meth:`passing` for one scope and filter, as search legs take it: the backend's
+        in-memory check where it has one, else SQL (remembered)."""
+        if (held := self.store.held_filter(self.conn, scope, f)) is not None:
+            return held
         if self._checked is None:
             return lambda ids: self.passing(scope, f, ids)
         known = self._checked.setdefault((scope, f), {})
@@ -321,10 +323,9 @@ class Reader:
     def jobs_for_messages(self, message_ids: Sequence[int]) -> dict[int, Job]:
         if not message_ids:
             return {}
+        where = f"message_id IN ({marks(len(message_ids))})"
         rows = self.conn.execute(
-            f"SELECT {JOB_COLUMNS} FROM jobs WHERE message_id IN ({marks(len(message_ids))}) "
-            "ORDER BY id",
-            list(message_ids),
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE {where} ORDER BY id", list(message_ids)
         )
         return {int(j.message_id): j for j in map(job_from_row, rows) if j.message_id is not None}
 

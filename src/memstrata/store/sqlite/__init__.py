@@ -4,12 +4,16 @@ One writer at a time (``BEGIN IMMEDIATE``, so capacity checks are exact even acr
 processes), any number of readers. ``secure_delete`` is on and erasure truncates the WAL, so
 erased text does not survive in the file.
 
-Search reads three indexes this process keeps beside the file, each caught up with a
-message-id high-water mark before it is used (rows never change once written, and committed
-ids form a prefix): BM25 postings per memory (:mod:`.keywords`), float32 vectors per memory with
-an HNSW index past a size threshold (:mod:`.vectors`, :mod:`.ann`), and raw turns by
-conversation (:mod:`.conversations`). They live in memory only; the file stays the one truth,
-and every candidate passes the SQL filter before it is returned.
+Search reads four indexes this process keeps beside the file, caught up together once per
+read before they are used: BM25 postings per memory (:mod:`.keywords`), float32 vectors per
+memory with an HNSW index past a size threshold (:mod:`.vectors`, :mod:`.ann`), raw turns by
+conversation (:mod:`.conversations`) and every entry's filter columns (:mod:`.columns`). New
+rows lie above a message-id high-water mark (committed ids form a prefix); rows changed or
+erased since, by this process or another, are named by the change log (``entry_changes``,
+written by triggers) above a sequence mark. Only committed state is ever read into them: a
+search inside a write transaction catches up through a read connection and checks its
+candidates in SQL, so rows of a transaction that rolls back never reach an index. They live
+in memory only; the file stays the one truth.
 """
 
 from __future__ import annotations
@@ -32,9 +36,7 @@ from memstrata.store.filters import EntryFilter
 from memstrata.store.neighbours import Near
 from memstrata.store.queries import Passing
 from memstrata.store.sql import Conn, Row
-from memstrata.store.sqlite.catchup import LOAD_CHUNK
-from memstrata.store.sqlite.conversations import ConversationIndex, Turn
-from memstrata.store.sqlite.keywords import KeywordIndex
+from memstrata.store.sqlite.indexes import BY_ID, Indexes
 from memstrata.store.sqlite.migrations import MIGRATIONS
 from memstrata.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
 
@@ -47,6 +49,8 @@ class _Conn:
 
     def __init__(self, raw: sqlite3.Connection) -> None:
         self.raw = raw
+        #: Whether the in-process indexes caught up during this transaction.
+        self.caught_up = False
 
     def execute(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
         try:
@@ -65,7 +69,7 @@ class SQLiteStore(Store):
     name = "sqlite"
     #: Candidate checks read only filter columns: from this index they skip the rows' text
     #: and vector (0.9 -> 0.56 ms per 200 ids at 1M entries).
-    entries_by_id = "entries e INDEXED BY entries_filter"
+    entries_by_id = BY_ID
     keyword_windows = True
 
     def __init__(self, path: str | Path, *, ann_threshold: int = ANN_THRESHOLD) -> None:
@@ -78,9 +82,8 @@ class SQLiteStore(Store):
         self._writer = self._connect()
         self._all: list[sqlite3.Connection] = [self._writer]
         self._all_lock = threading.Lock()
-        self._vectors = VectorCache(ann_threshold)
-        self._keywords = KeywordIndex()
-        self._conversations = ConversationIndex()
+        self._indexes = Indexes(VectorCache(ann_threshold))
+        self._erased_in_transaction = False
         self.migrate()
 
     # --- connections ----------------------------------------------------------------------
@@ -133,8 +136,13 @@ class SQLiteStore(Store):
                 yield _Conn(raw)
             except BaseException:
                 raw.execute("ROLLBACK")
+                self._erased_in_transaction = False
                 raise
             raw.execute("COMMIT")
+            if self._erased_in_transaction:  # erased rows leave this process's memory now
+                self._erased_in_transaction = False
+                with self._read_conn() as conn:
+                    self._catch_up(conn)
 
     def close(self) -> None:
         with self._all_lock:
@@ -189,8 +197,8 @@ class SQLiteStore(Store):
         """BM25 with the statistics of the memories searched (N, df, average length), best
         first, from the in-process index (:mod:`.keywords`); ``passing`` (the SQL filter)
         then runs on the best rows, widening until ``limit`` pass."""
-        self._keywords.sync(lambda high: self._texts_after(conn, high))
-        ids, scores = self._keywords.scores(sorted(scope.memory_ids), text)
+        self._catch_up(conn)
+        ids, scores = self._indexes.keywords.scores(sorted(scope.memory_ids), text)
         if not len(ids):
             return []
         return _best_passing(ids, scores, limit, lambda c: passing(c.tolist()))
@@ -201,19 +209,19 @@ class SQLiteStore(Store):
         """BM25 of conversation windows, from the in-process index: the best windows of
         rows that pass; a window turn that the filter hides is then left out of the windows
         of the rows returned."""
-        self._keywords.sync(lambda high: self._texts_after(conn, high))
+        self._catch_up(conn)
         memories = sorted(scope.memory_ids)
-        ids, scores = self._keywords.scores(memories, text, windows=True)
+        ids, scores = self._indexes.keywords.scores(memories, text, windows=True)
         if not len(ids):
             return []
         best = _best_passing(ids, scores, limit, lambda c: passing(c.tolist()))
-        windows = self._keywords.windows(memories, [i for i, _ in best])
+        windows = self._indexes.keywords.windows(memories, [i for i, _ in best])
         lenders = {m for held in windows.values() for m in held}
         shown = passing(sorted(lenders)) if lenders else set()
         hidden = {i: set(held) - shown for i, held in windows.items() if set(held) - shown}
         if not hidden:
             return best
-        fixed = self._keywords.rescored(memories, text, hidden)
+        fixed = self._indexes.keywords.rescored(memories, text, hidden)
         rescored = [(i, fixed.get(i, s)) for i, s in best]
         return sorted((x for x in rescored if x[1] > 0), key=lambda x: (-x[1], -x[0]))
 
@@ -221,24 +229,8 @@ class SQLiteStore(Store):
         self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int
     ) -> dict[int, Near]:
         """From the in-process conversation index (:mod:`.conversations`)."""
-        self._conversations.sync(lambda high: self._turns_after(conn, high))
-        return self._conversations.near(sorted(scope.memory_ids), ids, reach)
-
-    def _turns_after(self, conn: Conn, high: int) -> list[Turn]:
-        rows = conn.execute(
-            "SELECT message_id, memory_id, user_id, agent_id, session_id, valid_at FROM entries "
-            "WHERE message_id > ? AND message_type = 'raw' ORDER BY message_id LIMIT ?",
-            [high, LOAD_CHUNK],
-        )
-        return [(int(r[0]), r[1], r[2], r[3], r[4], float(r[5])) for r in rows]
-
-    def _texts_after(self, conn: Conn, high: int) -> list[tuple[int, str, str, str | None]]:
-        rows = conn.execute(
-            "SELECT message_id, memory_id, content, message_type, user_id, agent_id, session_id "
-            "FROM entries WHERE message_id > ? ORDER BY message_id LIMIT ?",
-            [high, LOAD_CHUNK],
-        )
-        return [(int(r[0]), str(r[1]), str(r[2]), _conversation(r)) for r in rows]
+        self._catch_up(conn)
+        return self._indexes.conversations.near(sorted(scope.memory_ids), ids, reach)
 
     def vector_search(
         self,
@@ -252,46 +244,58 @@ class SQLiteStore(Store):
         """Cosine over the scope's vectors, best first: exact, or through a memory's
         approximate index past ``ann_threshold``. ``passing`` (the SQL filter) runs on the
         best candidates only, widening until ``limit`` pass or every vector was considered."""
-        self._vectors.sync(lambda high: self._vectors_after(conn, high))
+        self._catch_up(conn)
 
         def rank(ids: NDArray[np.int64], sims: NDArray[np.float32]) -> list[tuple[int, float]]:
             return _best_passing(ids, sims, limit, lambda c: passing(c.tolist()))
 
-        return self._vectors.search(sorted(scope.memory_ids), vector, limit, rank)
+        return self._indexes.vectors.search(sorted(scope.memory_ids), vector, limit, rank)
 
     def warm(self) -> None:
-        """Catch the keyword, vector and conversation indexes up with the file (at a million
-        entries about a minute; the HNSW index then builds in the background)."""
+        """Catch the in-process indexes up with the file (at a million entries about a
+        minute; the HNSW index then builds in the background)."""
         with self._read_conn() as conn:
-            self._keywords.sync(lambda high: self._texts_after(conn, high))
-            self._vectors.sync(lambda high: self._vectors_after(conn, high))
-            self._conversations.sync(lambda high: self._turns_after(conn, high))
+            self._catch_up(conn)
+
+    def _catch_up(self, conn: Conn) -> None:
+        """Bring the in-process indexes up to the committed state, once per transaction. A
+        write transaction's own rows are never read: its connection catches up through a
+        read connection instead, so a rollback leaves no row behind in an index."""
+        if not isinstance(conn, _Conn) or conn.caught_up:
+            return
+        if conn.raw is self._writer:
+            with self._read_conn() as committed:
+                self._catch_up(committed)
+        else:
+            self._indexes.catch_up(conn)
+        conn.caught_up = True
+
+    def held_filter(self, conn: Conn, scope: Scope, f: EntryFilter) -> Passing | None:
+        """The filter check from the in-process columns (:mod:`.columns`), caught up with
+        the committed state; None inside a write transaction (its own changes are checked in
+        SQL) or for a filter the columns cannot answer."""
+        if not isinstance(conn, _Conn) or conn.raw is self._writer:
+            return None
+        self._catch_up(conn)
+        return self._indexes.columns.passing(scope.memory_ids, f)
 
     def vectors_of(self, conn: Conn, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
         """From the in-process vector cache; rows it does not hold (a vector of another
         dimension than its memory's) are read from the file."""
-        self._vectors.sync(lambda high: self._vectors_after(conn, high))
-        found = self._vectors.vectors(ids)
+        self._catch_up(conn)
+        found = self._indexes.vectors.vectors(ids)
         missing = [i for i in ids if i not in found]
         return found | (super().vectors_of(conn, missing) if missing else {})
 
     def vectors_indexed(self, memory_id: str) -> int | None:
         """Rows of the memory's vectors that its approximate index covers (it is built in
         the background once the memory reaches ``ann_threshold``); None while it has none."""
-        return self._vectors.indexed(memory_id)
-
-    def _vectors_after(self, conn: Conn, high: int) -> list[tuple[int, str, bytes]]:
-        rows = conn.execute(
-            "SELECT message_id, memory_id, embedding FROM entries WHERE message_id > ? "
-            "AND embedding IS NOT NULL ORDER BY message_id LIMIT ?",
-            [high, LOAD_CHUNK],
-        )
-        return [(int(r[0]), str(r[1]), bytes(r[2])) for r in rows]
+        return self._indexes.vectors.indexed(memory_id)
 
     def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
-        self._vectors.drop(ids)
-        self._keywords.drop(ids)
-        self._conversations.drop(ids)
+        """Once the transaction commits, the rows leave the in-process indexes at once (the
+        change log names them); should it roll back, they stay."""
+        self._erased_in_transaction = True
 
     def files(self) -> list[Path]:
         """The database file and its WAL and shared-memory files, where they exist."""
@@ -302,11 +306,6 @@ class SQLiteStore(Store):
         """Truncate the WAL, which may still hold pages of erased rows."""
         with self._write_lock:
             self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-
-def _conversation(row: Row) -> str | None:
-    """The conversation key (user, agent, session) of a raw turn's row; None for others."""
-    return "\x1f".join(str(x) for x in row[4:7]) if row[3] == "raw" else None
 
 
 def _best_passing(

@@ -218,4 +218,23 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         "what an API key may do (NULL: everything)",
         "ALTER TABLE api_keys ADD COLUMN capabilities TEXT;",
     ),
+    (
+        7,
+        "a change log of entries: which rows changed or went, for every process's indexes",
+        """
+        CREATE TABLE entry_changes (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            message_id INTEGER NOT NULL
+        );
+        CREATE TRIGGER entries_changed AFTER UPDATE OF
+            memory_id, message_type, content, embedding, user_id, agent_id, session_id,
+            status, trust, valid_at, invalid_at, recorded_at, retired_at, forget_at
+        ON entries BEGIN
+            INSERT INTO entry_changes (message_id) VALUES (new.message_id);
+        END;
+        CREATE TRIGGER entries_deleted AFTER DELETE ON entries BEGIN
+            INSERT INTO entry_changes (message_id) VALUES (old.message_id);
+        END;
+        """,
+    ),
 )

@@ -1,0 +1,232 @@
+"""Every entry's filter columns in memory, so a search checks its candidates without SQL.
+
+Per memory, in message-id order like the other in-process indexes: type, user, agent,
+session and trust as small integer codes, enabled, and the five times (valid, invalid,
+recorded, retired, forgotten; NULL as +inf, which compares as SQL's ``IS NULL OR x > t``
+does). :meth:`FilterColumns.passing` evaluates an :class:`EntryFilter` over candidate ids
+with numpy and answers exactly what :func:`~memstrata.store.filters.where_clause` selects;
+a filter with a condition held nowhere here (a session substring, source ids, extracted
+types) gets no answer, and the caller checks in SQL.
+
+Unlike text and vectors, these columns change after a row is written (disable, review,
+retire, forget, erase). The store reads which rows changed from its change log (a trigger
+writes the id of every changed or deleted entry) and hands them to :meth:`refresh`, so a
+change made by any process counts from this process's next search on.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memstrata.clock import to_epoch
+from memstrata.models import Trust
+from memstrata.store.filters import EntryFilter
+from memstrata.store.queries import Passing
+from memstrata.store.sqlite.catchup import Load, catch_up
+
+#: The entry columns read for each row, in :data:`Row` order.
+COLUMNS = (
+    "message_id, memory_id, message_type, user_id, agent_id, session_id, trust, status, "
+    "valid_at, invalid_at, recorded_at, retired_at, forget_at"
+)
+Row = tuple[
+    int, str, str, str, str, str, str, int, float, float | None, float, float | None, float | None
+]
+#: Code columns: type, user, agent, session, trust (row fields 2-6).
+TYPE, USER, AGENT, SESSION, TRUST = range(5)
+#: Time columns (row fields 8-12).
+VALID, INVALID, RECORDED, RETIRED, FORGET = range(5)
+_NEVER = float("inf")
+G = TypeVar("G", bound=np.generic)
+
+
+@dataclass
+class _Block:
+    """One memory's rows; ``alive`` turns False when a row is erased."""
+
+    ids: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
+    codes: NDArray[np.int32] = field(default_factory=lambda: np.empty((0, 5), np.int32))
+    times: NDArray[np.float64] = field(default_factory=lambda: np.empty((0, 5), np.float64))
+    enabled: NDArray[np.bool_] = field(default_factory=lambda: np.empty(0, np.bool_))
+    alive: NDArray[np.bool_] = field(default_factory=lambda: np.empty(0, np.bool_))
+    size: int = 0
+
+    def append(self, ids: NDArray[np.int64], codes: NDArray[np.int32], times: NDArray[np.float64],
+               enabled: NDArray[np.bool_]) -> None:  # fmt: skip
+        need = self.size + len(ids)
+        if need > len(self.ids):
+            capacity = max(need, 2 * len(self.ids), 256)
+            self.ids = _grow(self.ids, capacity)
+            self.codes = _grow(self.codes, capacity)
+            self.times = _grow(self.times, capacity)
+            self.enabled = _grow(self.enabled, capacity)
+            self.alive = _grow(self.alive, capacity)
+        span = slice(self.size, need)
+        self.ids[span], self.codes[span], self.times[span] = ids, codes, times
+        self.enabled[span], self.alive[span] = enabled, True
+        self.size = need
+
+    def positions(self, ids: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(positions, ids) of those of the sorted ``ids`` held here, alive or not."""
+        known = self.ids[: self.size]
+        at = np.searchsorted(known, ids)
+        inside = at < self.size
+        at, ids = at[inside], ids[inside]
+        hit = known[at] == ids
+        return at[hit], ids[hit]
+
+
+def _grow(array: NDArray[G], capacity: int) -> NDArray[G]:
+    grown: NDArray[G] = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
+    grown[: len(array)] = array
+    return grown
+
+
+class FilterColumns:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._blocks: dict[str, _Block] = {}
+        self._codes: dict[str, int] = {}
+        self._high = 0
+
+    def sync(self, load_after: Load[Row]) -> None:
+        """Add every row with a message id above the high-water mark."""
+        with self._lock:
+            self._high, _ = catch_up(load_after, self._high, self._append)
+
+    def _append(self, memory_id: str, rows: list[Row]) -> None:
+        ids, codes, times, enabled = self._columns(rows)
+        self._blocks.setdefault(memory_id, _Block()).append(ids, codes, times, enabled)
+
+    def _columns(
+        self, rows: Sequence[Row]
+    ) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.float64], NDArray[np.bool_]]:
+        code = self._codes.setdefault
+        ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+        codes = np.asarray(
+            [[code(str(r[c]), len(self._codes)) for c in range(2, 7)] for r in rows], np.int32
+        ).reshape(len(rows), 5)
+        times = np.asarray(
+            [[_NEVER if r[c] is None else r[c] for c in range(8, 13)] for r in rows], np.float64
+        ).reshape(len(rows), 5)
+        enabled = np.fromiter((r[7] == 1 for r in rows), np.bool_, len(rows))
+        return ids, codes, times, enabled
+
+    def refresh(self, rows: Sequence[Row], gone: Iterable[int]) -> None:
+        """Rows as they are now (those not held yet are left for :meth:`sync`), and the ids
+        of rows erased."""
+        with self._lock:
+            by_memory: dict[str, list[Row]] = {}
+            for row in rows:
+                by_memory.setdefault(row[1], []).append(row)
+            for memory_id, changed in by_memory.items():
+                block = self._blocks.get(memory_id)
+                if block is None:
+                    continue
+                ids, codes, times, enabled = self._columns(changed)
+                order = np.argsort(ids)
+                at, found = block.positions(ids[order])
+                keep = order[np.isin(ids[order], found)]
+                block.codes[at], block.times[at], block.enabled[at] = (
+                    codes[keep], times[keep], enabled[keep]
+                )  # fmt: skip
+            wanted = np.unique(np.fromiter(gone, np.int64))
+            for block in self._blocks.values():
+                block.alive[block.positions(wanted)[0]] = False
+
+    def passing(self, memory_ids: Iterable[str], f: EntryFilter) -> Passing | None:
+        """The check of ``f`` over the memories' candidates; None where ``f`` asks for a
+        column not held here."""
+        if f.session_contains or f.source_ids is not None or f.extracted_types is not None:
+            return None
+        memories = sorted(set(memory_ids))
+
+        def check(ids: Iterable[int]) -> set[int]:
+            wanted = np.unique(np.fromiter(ids, np.int64))
+            allowed: set[int] = set()
+            with self._lock:
+                for block in (self._blocks.get(m) for m in memories):
+                    if block is not None and block.size:
+                        at, found = block.positions(wanted)
+                        allowed.update(found[self._mask(block, at, found, f)].tolist())
+            return allowed
+
+        return check
+
+    def _mask(
+        self, b: _Block, at: NDArray[np.int64], ids: NDArray[np.int64], f: EntryFilter
+    ) -> NDArray[np.bool_]:
+        """Which rows ``at`` pass ``f``, term by term as
+        :func:`~memstrata.store.filters.where_clause` writes them."""
+        codes, times = b.codes[at], b.times[at]
+        keep = b.alive[at] & self._identity(codes, ids, f)
+        keep &= self._state(codes, b.enabled[at], f)
+        return keep & _times(times, f)
+
+    def _among(
+        self, codes: NDArray[np.int32], column: int, values: Iterable[str]
+    ) -> NDArray[np.bool_]:
+        wanted = [self._codes[v] for v in values if v in self._codes]
+        return np.isin(codes[:, column], np.asarray(wanted, np.int32))
+
+    def _identity(
+        self, codes: NDArray[np.int32], ids: NDArray[np.int64], f: EntryFilter
+    ) -> NDArray[np.bool_]:
+        keep = np.ones(len(ids), np.bool_)
+        if f.types is not None:
+            keep &= self._among(codes, TYPE, (t.value for t in f.types))
+        if f.user_id is not None:
+            keep &= self._among(codes, USER, [f.user_id])
+        if f.agent_ids is not None:
+            keep &= self._among(codes, AGENT, f.agent_ids)
+        if f.session_id is not None:
+            keep &= self._among(codes, SESSION, [f.session_id])
+        if f.message_ids is not None:
+            keep &= np.isin(ids, np.fromiter(f.message_ids, np.int64))
+        return keep
+
+    def _state(
+        self, codes: NDArray[np.int32], enabled: NDArray[np.bool_], f: EntryFilter
+    ) -> NDArray[np.bool_]:
+        keep = np.ones(len(enabled), np.bool_)
+        if f.enabled_only:
+            keep &= enabled
+        if f.disabled_only:
+            keep &= ~enabled
+        if f.hide_rejected:
+            keep &= codes[:, TRUST] != self._codes.get(Trust.REJECTED.value, -1)
+        if f.trust is not None:
+            keep &= self._among(codes, TRUST, (t.value for t in f.trust))
+        return keep
+
+
+def _times(times: NDArray[np.float64], f: EntryFilter) -> NDArray[np.bool_]:
+    keep = np.ones(len(times), np.bool_)
+    if f.as_of is None:
+        if f.current_only:
+            keep &= times[:, RETIRED] == _NEVER
+        if f.hide_forgotten:
+            keep &= times[:, FORGET] == _NEVER
+    else:
+        t = to_epoch(f.as_of)
+        keep &= times[:, RECORDED] <= t
+        if f.current_only:
+            keep &= times[:, RETIRED] > t
+        if f.hide_forgotten:
+            keep &= times[:, FORGET] > t
+    if f.forgotten_only:
+        keep &= times[:, FORGET] != _NEVER
+    if f.recorded_since is not None:
+        keep &= times[:, RECORDED] >= to_epoch(f.recorded_since)
+    if f.recorded_before is not None:
+        keep &= times[:, RECORDED] < to_epoch(f.recorded_before)
+    if f.valid_on is not None:
+        v = to_epoch(f.valid_on)
+        keep &= (times[:, VALID] <= v) & (times[:, INVALID] > v)
+    return keep
