@@ -144,11 +144,15 @@ def test_an_erased_turn_leaves_no_trace_in_any_window(
     # the windows around it are those a rebuild from the file gives: the reply's window now
     # reaches back to the turn before the erased one
     if isinstance(engine.store, SQLiteStore):
-        live = sorted(engine.store._indexes.keywords.scores([memory.id], "trip loved", windows=True)[1])
+        live = sorted(
+            engine.store._indexes.keywords.scores([memory.id], "trip loved", windows=True)[1]
+        )
         fresh = SQLiteStore(engine.store.path)
         try:
             fresh.warm()
-            rebuilt = sorted(fresh._indexes.keywords.scores([memory.id], "trip loved", windows=True)[1])
+            rebuilt = sorted(
+                fresh._indexes.keywords.scores([memory.id], "trip loved", windows=True)[1]
+            )
         finally:
             fresh.close()
         assert live == pytest.approx(rebuilt)
