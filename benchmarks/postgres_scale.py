@@ -188,7 +188,17 @@ def side_by_side(
 # --- tenants ------------------------------------------------------------------------------------
 
 
-def tenants_run(size: int, memories: int, queries: int, admin: str, work: Path) -> dict[str, Any]:
+def tenants_run(
+    size: int,
+    memories: int,
+    queries: int,
+    admin: str,
+    work: Path,
+    reuse: bool = False,
+    kinds: Sequence[str] = ("postgres", "sqlite"),
+) -> dict[str, Any]:
+    """``reuse``: PostgreSQL keeps loaded databases (and skips CLUSTER, which would change
+    them for the next run)."""
     target = tenant_memory(0)
     mine = make_corpus(TARGET_ENTRIES, queries, seed=11)
     others = make_corpus(size, 1, seed=12)
@@ -205,15 +215,16 @@ def tenants_run(size: int, memories: int, queries: int, admin: str, work: Path) 
     mixed = [next(mine_rows) if i in slots else next(their_rows) for i in range(total)]
     result: dict[str, Any] = {"entries": size, "memories": memories + 1, "queries": queries}
     scope = Scope.of(target.id)
-    for kind in ("postgres", "sqlite"):
-        with open_pair(kind, admin, work, size) as (solo, shared):
-            rates = {
-                "alone": write_rows(solo, [target], alone),
-                "shared": write_rows(shared, [target, *rest], mixed),
-            }
-            settle(kind, solo, shared)
+    for kind in kinds:
+        with open_pair(kind, admin, work, size, reuse) as (solo, shared):
+            timings: dict[str, Any] = {}
+            if not (reuse and kind == "postgres" and loaded_pair(solo, shared, size)):
+                timings["load_entries_per_s"] = {
+                    "alone": write_rows(solo, [target], alone),
+                    "shared": write_rows(shared, [target, *rest], mixed),
+                }
+                settle(kind, solo, shared)
             stores = {"alone": solo, "shared": shared}
-            timings: dict[str, Any] = {"load_entries_per_s": rates}
             same: dict[str, float] = {}
             where = {n: positions(s, target.id) for n, s in stores.items()}
             for name, leg in legs(mine, scope).items():
@@ -229,7 +240,7 @@ def tenants_run(size: int, memories: int, queries: int, admin: str, work: Path) 
                     )
                 )
             timings["identical_results"] = same
-            if kind == "postgres":
+            if kind == "postgres" and not reuse:
                 timings["clustered"] = clustered(stores, mine, scope, queries)
             timings["load_average"] = load_average()
             result[kind] = timings
@@ -255,8 +266,15 @@ def clustered(
     return out
 
 
+def loaded_pair(solo: Store, shared: Store, size: int) -> bool:
+    assert isinstance(solo, PostgresStore) and isinstance(shared, PostgresStore)
+    return loaded(solo, TARGET_ENTRIES) and loaded(shared, size + TARGET_ENTRIES)
+
+
 @contextmanager
-def open_pair(kind: str, admin: str, work: Path, size: int) -> Iterator[tuple[Store, Store]]:
+def open_pair(
+    kind: str, admin: str, work: Path, size: int, reuse: bool = False
+) -> Iterator[tuple[Store, Store]]:
     if kind == "sqlite":
         solo: Store = SQLiteStore(work / f"alone-{size}.db")
         shared: Store = SQLiteStore(work / f"shared-{size}.db")
@@ -267,8 +285,8 @@ def open_pair(kind: str, admin: str, work: Path, size: int) -> Iterator[tuple[St
             shared.close()
         return
     with (
-        postgres_database(admin, f"alone_{size}", hnsw=False) as a,
-        postgres_database(admin, f"shared_{size}", hnsw=False) as b,
+        postgres_database(admin, f"alone_{size}", hnsw=False, reuse=reuse) as a,
+        postgres_database(admin, f"shared_{size}", hnsw=False, reuse=reuse) as b,
     ):
         solo, shared = PostgresStore(a, pool_size=2), PostgresStore(b, pool_size=2)
         try:
@@ -534,15 +552,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--memories", type=int, default=1000, help="tenants: other memories")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--dsn", help="an admin DSN of a running server (default: embedded)")
-    parser.add_argument("--reuse", action="store_true", help="big: keep a loaded database")
-    parser.add_argument("--stores", nargs="*", default=["postgres", "sqlite"], help="big: which")
+    parser.add_argument(
+        "--reuse", action="store_true", help="big, tenants: keep loaded PostgreSQL databases"
+    )
+    parser.add_argument("--stores", nargs="*", default=["postgres", "sqlite"], help="which stores")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="memstrata-scale-") as tmp, server(args.dsn) as admin:
         for size in args.sizes:
             if args.scenario == "tenants":
-                runs.append(tenants_run(size, args.memories, args.queries, admin, Path(tmp)))
+                runs.append(
+                    tenants_run(
+                        size, args.memories, args.queries, admin, Path(tmp), args.reuse, args.stores
+                    )
+                )
             elif args.scenario == "big":
                 runs.append(big_run(size, args.queries, admin, Path(tmp), args.reuse, args.stores))
             else:

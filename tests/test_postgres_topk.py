@@ -103,3 +103,22 @@ def test_a_clause_asks_for_each_term_in_its_tiers_and_memories_quoted() -> None:
 def test_length_tiers_start_where_listed_and_a_term_spans_its_documents_tiers() -> None:
     assert [topk.tier(n) for n in (0, 7, 8, 9, 10, 511, 512, 10**6)] == [0, 0, 1, 1, 2, 18, 19, 19]
     assert topk.term_tiers(Term("x", 1.0, 5, 1, min_len=9, max_len=21)) == (1, 2, 3, 4, 5)
+
+
+def test_tier_shares_come_from_the_length_statistics() -> None:
+    shares = topk.tier_shares([9, 30], [0.2, 0.3], [0, 6, 40, 90])
+    assert shares.sum() == pytest.approx(1.0)
+    assert shares[topk.tier(9)] == pytest.approx(0.2)
+    assert shares[topk.tier(3)] == pytest.approx(0.5 / 3)  # the bucket 0-6, at its middle
+    assert shares[topk.tier(23)] == pytest.approx(0.5 / 3)
+    assert shares[topk.tier(30)] == pytest.approx(0.3)
+
+
+def test_the_first_threshold_by_tier_expects_long_documents_to_score_less() -> None:
+    ts = [Term("rare", 6.0, 100, 1, 5, 200), Term("mid", 3.0, 10_000, 1, 5, 200)]
+    planner = Planner(ts, 40.0)
+    long_ones = np.zeros(topk.TIERS)
+    long_ones[topk.tier(60)] = 1.0  # every document about 60 tokens long
+    by_tier = planner.first_threshold(1_000_000, 50, long_ones)
+    assert by_tier in planner.bounds[1:, topk.tier(60)]
+    assert by_tier < planner.first_threshold(1_000_000, 50)

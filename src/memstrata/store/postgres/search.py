@@ -60,6 +60,13 @@ LEFT JOIN fts_terms t ON t.term = q.lexeme AND t.memory_id IN ({scope})
 GROUP BY q.ord, q.lexeme, s.docs, s.tokens
 """
 
+# Documents by length (PostgreSQL's statistics of the whole table: only the first round's aim).
+_LENGTHS = """
+SELECT most_common_vals::text::int[], most_common_freqs, histogram_bounds::text::int[]
+FROM pg_stats
+WHERE schemaname = current_schema() AND tablename = 'entries' AND attname = 'fts_len'
+"""
+
 # One round: the GIN matches of the clauses with each one's bound, the best of those at or
 # above the floor scored exactly, and a last row (no id) with the k-th largest bound. Only the
 # query's lexemes of a match are unnested: setweight marks them and ts_filter keeps the marked
@@ -117,7 +124,7 @@ def keyword_search(
         return _ranked(found, limit)
     planner = topk.Planner(stats.terms, stats.avgdl)
     smallest = min(planner.set_bound(1 << i) for i in range(len(stats.terms)))
-    threshold: float | None = planner.first_threshold(stats.docs, limit)
+    threshold: float | None = planner.first_threshold(stats.docs, limit, _tier_shares(conn))
     best: dict[int, float] = {}
     while threshold is not None:
         current = planner.plan(threshold)
@@ -145,6 +152,14 @@ def every_match(
 
 def _ranked(scores: dict[int, float], limit: int) -> list[tuple[int, float]]:
     return sorted(scores.items(), key=lambda r: (-r[1], -r[0]))[:limit]
+
+
+def _tier_shares(conn: Conn) -> NDArray[np.float64] | None:
+    rows = conn.execute(_LENGTHS)
+    if not rows:
+        return None
+    common, frequencies, histogram = rows[0]
+    return topk.tier_shares(common or [], frequencies or [], histogram or [])
 
 
 def _statistics(conn: Conn, memories: list[str], words: list[str]) -> _Statistics | None:

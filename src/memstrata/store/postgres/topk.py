@@ -29,6 +29,7 @@ Pure functions over plain numbers; :mod:`.search` runs the rounds.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -62,6 +63,8 @@ LOWER = 0.7
 LENGTH_TIERS = (8, 10, 13, 16, 20, 25, 32, 40, 50, 64, 80, 100, 128, 160, 200, 256, 320, 400, 512)
 _LO = np.array((0, *LENGTH_TIERS), dtype=np.float64)
 _HI = np.array((*LENGTH_TIERS, np.inf), dtype=np.float64)
+#: A length typical of each tier (geometric middle; the last one a quarter above its start).
+_MID = np.sqrt(np.maximum(_LO, 4.0) * np.append(_HI[:-1], _LO[-1] * 1.5625))
 TIERS = len(_LO)
 ALL_TIERS = tuple(range(TIERS))
 
@@ -108,6 +111,22 @@ def tier(length: int) -> int:
     return int(np.searchsorted(LENGTH_TIERS, length, side="right"))
 
 
+def tier_shares(
+    common: Sequence[int], frequencies: Sequence[float], histogram: Sequence[int]
+) -> NDArray[np.float64]:
+    """Documents' fractions per length tier from PostgreSQL's column statistics of
+    ``fts_len``: the most common lengths with their frequencies, the rest spread evenly over
+    the histogram's buckets (each counted in the tier of its middle)."""
+    shares = np.zeros(TIERS)
+    for length, frequency in zip(common, frequencies, strict=True):
+        shares[tier(length)] += frequency
+    if len(histogram) > 1:
+        rest = max(1.0 - float(sum(frequencies)), 0.0) / (len(histogram) - 1)
+        for low, high in itertools.pairwise(histogram):
+            shares[tier((low + high) // 2)] += rest
+    return shares
+
+
 def term_tiers(term: Term) -> tuple[int, ...]:
     """The tiers that can hold ``term``: from its shortest document's to its longest's."""
     return tuple(range(tier(term.min_len), tier(term.max_len) + 1))
@@ -145,17 +164,30 @@ class Planner:
         """The most a document holding exactly the terms of ``mask`` scores, any tier."""
         return float(self.bounds[mask].max())
 
-    def first_threshold(self, documents: float, limit: int) -> float:
+    def first_threshold(
+        self, documents: float, limit: int, shares: NDArray[np.float64] | None = None
+    ) -> float:
         """A threshold whose clauses should hold about :data:`FIRST_ROUND_DOCS` x ``limit``
-        documents, were terms independent: sets in decreasing bound, each with the expected
-        number of documents holding exactly it."""
+        documents, were terms independent: (set, tier) cells in decreasing bound, each with the
+        expected number of documents holding exactly that set in that tier. ``shares``: the
+        documents' fractions per tier (:func:`tier_shares`); given a set, a tier's share is
+        weighted by its length to the power of the set's size (a longer document is likelier
+        to hold each term). Without them, each set at its best tier."""
         p = np.clip(self.df / max(documents, 1.0), 0.0, 1.0)
         exactly = np.where(self.members, p, 1.0 - p).prod(axis=1) * documents
-        best = self.bounds.max(axis=1)
-        order = np.argsort(-best[1:], kind="stable") + 1
-        reached = np.cumsum(exactly[order]) >= FIRST_ROUND_DOCS * limit
+        if shares is None or not shares.sum() > 0:
+            best = self.bounds.max(axis=1)
+            expected, cells = exactly[1:], best[1:]
+        else:
+            size = self.members.sum(axis=1)[:, None]
+            weight = (shares * (_MID / _MID[0]) ** size) * (self.bounds > 0)
+            total = weight.sum(axis=1, keepdims=True)
+            share = np.divide(weight, total, out=np.zeros_like(weight), where=total > 0)
+            expected, cells = (exactly[:, None] * share)[1:].ravel(), self.bounds[1:].ravel()
+        order = np.argsort(-cells, kind="stable")
+        reached = np.cumsum(expected[order]) >= FIRST_ROUND_DOCS * limit
         at = int(np.argmax(reached)) if reached.any() else len(order) - 1
-        return float(best[order[at]])
+        return float(cells[order[at]])
 
     def plan(self, threshold: float) -> Round:
         """The clauses for ``threshold`` (shortened if too many) and the floor they prove."""
