@@ -92,11 +92,14 @@ def test_a_round_is_exact_once_the_kth_score_beats_its_floor() -> None:
     assert topk.next_threshold(Round(0.0, (((0,), (0,)),), 0.0), None, None, 1.0) is None
 
 
-def test_a_clause_asks_for_each_term_in_its_tiers_and_memories_quoted() -> None:
+def test_a_clause_asks_for_its_terms_together_in_each_tier_and_memory_quoted() -> None:
     ts = [Term("it's", 1, 1, 1, 1), Term("a\\b", 1, 1, 1, 1)]
     assert topk.tsquery(ts, ((0, 1), (2,)), ["m1"]) == "'it\\'s/2/m1' & 'a\\\\b/2/m1'"
+    assert topk.tsquery(ts, ((0, 1), (0, 3)), ["m1"]) == (
+        "('it\\'s/0/m1' & 'a\\\\b/0/m1') | ('it\\'s/3/m1' & 'a\\\\b/3/m1')"
+    )
     assert topk.tsquery(ts, ((1,), (0, 3)), ["m1", "m2"]) == (
-        "('a\\\\b/0/m1' | 'a\\\\b/0/m2' | 'a\\\\b/3/m1' | 'a\\\\b/3/m2')"
+        "'a\\\\b/0/m1' | 'a\\\\b/0/m2' | 'a\\\\b/3/m1' | 'a\\\\b/3/m2'"
     )
 
 

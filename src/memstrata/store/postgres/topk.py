@@ -267,11 +267,15 @@ def memory_key(memory_id: str) -> str:
 
 
 def tsquery(terms: Sequence[Term], clause: Clause, memories: Sequence[str]) -> str:
-    """One clause as a tsquery over the keyword index's ``lexeme/tier/memory`` keys: an AND of
-    its terms, each an OR of its tiers in the memories searched (ids as :func:`memory_key`)."""
-
-    def term(i: int) -> str:
-        keys = [quote(f"{terms[i].lexeme}/{k}/{m}") for k in clause[1] for m in memories]
-        return keys[0] if len(keys) == 1 else "(" + " | ".join(keys) + ")"
-
-    return " & ".join(term(i) for i in clause[0])
+    """One clause as a tsquery over the keyword index's ``lexeme/tier/memory`` keys: for each
+    of its tiers and the memories searched (ids as :func:`memory_key`), all its terms. (A
+    document's keys share one tier and memory, so this is its terms each in any of them; but
+    GIN then needs to read only the rarest key of each AND, and skips through the others.)"""
+    ands = [
+        " & ".join(quote(f"{terms[i].lexeme}/{k}/{m}") for i in clause[0])
+        for k in clause[1]
+        for m in memories
+    ]
+    if len(ands) == 1:
+        return ands[0]
+    return " | ".join(a if len(clause[0]) == 1 else f"({a})" for a in ands)
