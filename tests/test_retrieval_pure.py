@@ -111,3 +111,29 @@ def test_a_limit_returns_the_head_of_the_full_ranking() -> None:
         full = fuse(keyword, vector, **args)
         assert len(full) > 12
         assert fuse(keyword, vector, limit=12, **args) == full[:12]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_context_is_only_skipped_where_it_cannot_reach_the_head(seed: int) -> None:
+    """Ranking with a limit looks up conversation context only for candidates that can still
+    reach the head; with ties (coarse scores), negative cosines, sparse rings and every
+    weight it must equal the head of the full ranking."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 80))
+    ids = rng.permutation(200)[:n].tolist()
+    keyword = [(i, round(float(s), 1)) for i, s in zip(ids[::2], rng.random(n), strict=False)]
+    vector = {i: round(float(rng.uniform(-0.3, 1.0)), 1) for i in ids}
+    rings = {
+        i: tuple(tuple(int(x) for x in rng.choice(ids, int(rng.integers(0, 3)))) for _ in range(2))
+        for i in ids
+        if rng.random() < 0.7
+    }
+    args: dict[str, Any] = {
+        "keyword_weight": float(rng.choice([0.0, 0.3, 0.7, 1.0])),
+        "threshold": float(rng.choice([0.0, 0.2])),
+        "neighbours": rings,
+        "neighbour_weight": float(rng.choice([0.1, 0.5, 1.0])),
+    }
+    full = fuse(keyword, vector, **args)
+    for limit in (1, 5, 10, 50):
+        assert fuse(keyword, vector, limit=limit, **args) == full[:limit]

@@ -176,11 +176,37 @@ def rank(
     kept = [i for i, s in fused.admit.items() if s >= threshold]
     final = own
     if neighbours and neighbour_weight > 0:
-        final = {i: own[i] + neighbour_weight * _context(i, own, neighbours) for i in kept}
+        final = _with_context(kept, own, neighbours, neighbour_weight, limit)
+        kept = list(final)
     key = lambda i: (-final[i], -i)  # noqa: E731
     order = sorted(kept, key=key) if limit is None else heapq.nsmallest(limit, kept, key=key)
     kw, vec = fused.keyword_norm, fused.vector
     return [Scored(i, final[i], kw.get(i, 0.0), vec.get(i, 0.0)) for i in order]
+
+
+def _with_context(
+    kept: Sequence[int],
+    own: Mapping[int, float],
+    neighbours: Mapping[int, Sequence[Sequence[int]]],
+    weight: float,
+    limit: int | None,
+) -> dict[int, float]:
+    """Own score plus context for the candidates that can reach the best ``limit``: taken
+    best own score first, they stop once even the most context any of them could get (every
+    ring's best at the pool's best own score) no longer lifts one to the ``limit``-th final
+    score (an equal one could still win its tie, so it is taken)."""
+    by_own = sorted(kept, key=lambda i: (-own[i], -i))
+    rings = max((len(r) for r in neighbours.values()), default=0)
+    most = weight * rings * max(0.0, *own.values())
+    final: dict[int, float] = {}
+    best: list[float] = []  # the best ``limit`` finals so far, as a min-heap
+    for i in by_own:
+        if limit is not None and len(best) == limit and own[i] + most < best[0]:
+            break
+        final[i] = own[i] + weight * _context(i, own, neighbours)
+        if limit is not None:
+            (heapq.heappush if len(best) < limit else heapq.heappushpop)(best, final[i])
+    return final
 
 
 def fuse(
