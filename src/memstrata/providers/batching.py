@@ -60,14 +60,15 @@ class BatchingEmbedder:
         mine = _Call(texts)
         with self._cond:
             self._waiting.append(mine)
-            while not mine.done and self._busy:
-                self._cond.wait()
-            if mine.done:
-                return _result(mine)
-            self._busy = True
-            batch = self._take()
-        self._run(batch)
-        return _result(mine)
+        while True:  # the oldest calls go first: a capped batch may leave this one for later
+            with self._cond:
+                while not mine.done and self._busy:
+                    self._cond.wait()
+                if mine.done:
+                    return _result(mine)
+                self._busy = True
+                batch = self._take()
+            self._run(batch)
 
     def _take(self) -> list[_Call]:
         """The waiting calls that fit one model call, oldest first (at least one)."""
