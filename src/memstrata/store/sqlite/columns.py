@@ -173,6 +173,8 @@ class FilterColumns:
         self, codes: NDArray[np.int32], column: int, values: Iterable[str]
     ) -> NDArray[np.bool_]:
         wanted = [self._codes[v] for v in values if v in self._codes]
+        if len(wanted) == 1:
+            return codes[:, column] == wanted[0]
         return np.isin(codes[:, column], np.asarray(wanted, np.int32))
 
     def _identity(
