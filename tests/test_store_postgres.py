@@ -266,6 +266,7 @@ def test_top_k_bm25_in_rounds_equals_scoring_every_match(
     postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(topk, "SCORE_ALL_BELOW", 0)  # plan rounds even on this small corpus
+    monkeypatch.setattr(search, "BITMAP_ROWS_IN_DEFAULT", 0)  # and size work_mem for bitmaps
     rounds: list[bool] = []
     real_round = search._round
 

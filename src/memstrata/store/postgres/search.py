@@ -43,6 +43,11 @@ EF_SEARCH_MIN = 40
 EF_SEARCH_MAX = 1000
 #: Scopes with at most this many entries are searched exactly (a few milliseconds).
 EXACT_MAX_ROWS = 5000
+#: A bitmap heap scan's memory per matching row, at most (about one page entry each), the
+#: matches the default 4 MB holds, and the most a keyword search asks for.
+BITMAP_BYTES_PER_ROW = 96
+BITMAP_ROWS_IN_DEFAULT = 40_000
+BITMAP_MEMORY_MAX_KB = 256 * 1024
 
 _STATISTICS = """
 WITH q AS (
@@ -119,6 +124,7 @@ def keyword_search(
         return []
     where, params = where_clause(scope, f)
     matches = sum(t.df for t in stats.terms)
+    _bitmap_memory(conn, matches)
     if len(stats.terms) > topk.MAX_PLANNED_TERMS or matches < topk.SCORE_ALL_BELOW:
         found, _ = _round(conn, stats, None, where, params, limit)
         return _ranked(found, limit)
@@ -146,8 +152,18 @@ def every_match(
     if stats is None:
         return []
     where, params = where_clause(scope, f)
+    _bitmap_memory(conn, sum(t.df for t in stats.terms))
     found, _ = _round(conn, stats, None, where, params, limit)
     return _ranked(found, limit)
+
+
+def _bitmap_memory(conn: Conn, matches: int) -> None:
+    """Enough ``work_mem`` (for this transaction) that a bitmap of ``matches`` rows stays
+    exact: a lossy page is rechecked by computing the index expression for each of its rows
+    and each clause (38 s instead of 2 s for a 14-term query at 1M entries)."""
+    if matches > BITMAP_ROWS_IN_DEFAULT:
+        kilobytes = min(matches * BITMAP_BYTES_PER_ROW // 1024, BITMAP_MEMORY_MAX_KB)
+        conn.execute("SELECT set_config('work_mem', ?, true)", [f"{kilobytes}kB"])
 
 
 def _ranked(scores: dict[int, float], limit: int) -> list[tuple[int, float]]:
