@@ -19,7 +19,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +27,7 @@ from memstrata.clock import to_epoch
 from memstrata.models import Trust
 from memstrata.store.filters import EntryFilter
 from memstrata.store.queries import Passing
+from memstrata.store.sqlite.arrays import grown
 from memstrata.store.sqlite.catchup import Load, catch_up
 
 #: The entry columns read for each row, in :data:`Row` order.
@@ -43,7 +43,6 @@ TYPE, USER, AGENT, SESSION, TRUST = range(5)
 #: Time columns (row fields 8-12).
 VALID, INVALID, RECORDED, RETIRED, FORGET = range(5)
 _NEVER = float("inf")
-G = TypeVar("G", bound=np.generic)
 
 
 @dataclass
@@ -60,13 +59,12 @@ class _Block:
     def append(self, ids: NDArray[np.int64], codes: NDArray[np.int32], times: NDArray[np.float64],
                enabled: NDArray[np.bool_]) -> None:  # fmt: skip
         need = self.size + len(ids)
-        if need > len(self.ids):
-            capacity = max(need, 2 * len(self.ids), 256)
-            self.ids = _grow(self.ids, capacity)
-            self.codes = _grow(self.codes, capacity)
-            self.times = _grow(self.times, capacity)
-            self.enabled = _grow(self.enabled, capacity)
-            self.alive = _grow(self.alive, capacity)
+        self.ids, self.codes, self.times = (
+            grown(self.ids, need),
+            grown(self.codes, need),
+            grown(self.times, need),
+        )
+        self.enabled, self.alive = grown(self.enabled, need), grown(self.alive, need)
         span = slice(self.size, need)
         self.ids[span], self.codes[span], self.times[span] = ids, codes, times
         self.enabled[span], self.alive[span] = enabled, True
@@ -80,12 +78,6 @@ class _Block:
         at, ids = at[inside], ids[inside]
         hit = known[at] == ids
         return at[hit], ids[hit]
-
-
-def _grow(array: NDArray[G], capacity: int) -> NDArray[G]:
-    grown: NDArray[G] = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
-    grown[: len(array)] = array
-    return grown
 
 
 class FilterColumns:
@@ -174,7 +166,8 @@ class FilterColumns:
     ) -> NDArray[np.bool_]:
         wanted = [self._codes[v] for v in values if v in self._codes]
         if len(wanted) == 1:
-            return codes[:, column] == wanted[0]
+            same: NDArray[np.bool_] = codes[:, column] == wanted[0]
+            return same
         return np.isin(codes[:, column], np.asarray(wanted, np.int32))
 
     def _identity(

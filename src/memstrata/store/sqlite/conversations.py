@@ -18,15 +18,13 @@ import threading
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.store.neighbours import Near
+from memstrata.store.sqlite.arrays import grown
 from memstrata.store.sqlite.catchup import Load, catch_up
-
-G = TypeVar("G", bound=np.generic)
 
 Turn = tuple[int, str, str, str, str, float]
 """(message_id, memory_id, user_id, agent_id, session_id, valid_at) of a raw turn."""
@@ -79,11 +77,8 @@ class _Memory:
 
     def append(self, turns: Sequence[Turn]) -> None:
         need = self.size + len(turns)
-        if need > len(self.ids):
-            capacity = max(need, 2 * len(self.ids), 256)
-            self.ids = _grow(self.ids, capacity)
-            self.valid = _grow(self.valid, capacity)
-            self.conversation = _grow(self.conversation, capacity)
+        self.ids, self.valid = grown(self.ids, need), grown(self.valid, need)
+        self.conversation = grown(self.conversation, need)
         for n, (message_id, _, user, agent, session, valid_at) in enumerate(turns, self.size):
             code = self.codes.setdefault((user, agent, session), len(self.codes))
             if code == len(self.conversations):
@@ -103,12 +98,6 @@ class _Memory:
         return list(
             zip(ids.tolist(), self.valid[at].tolist(), self.conversation[at].tolist(), strict=True)
         )
-
-
-def _grow(values: NDArray[G], capacity: int) -> NDArray[G]:
-    grown: NDArray[G] = np.zeros(capacity, dtype=values.dtype)
-    grown[: len(values)] = values
-    return grown
 
 
 class ConversationIndex:

@@ -42,6 +42,7 @@ import numpy as np
 import Stemmer
 from numpy.typing import NDArray
 
+from memstrata.store.sqlite.arrays import grown
 from memstrata.store.sqlite.catchup import Load, catch_up
 from memstrata.store.sqlite.windows import Links
 from memstrata.store.text import MAX_TERMS, STOP_WORDS
@@ -93,14 +94,6 @@ def query_terms(text: str) -> list[str]:
     return [stem[w] for w in distinct]
 
 
-def _grow(array: NDArray[Any], need: int) -> NDArray[Any]:
-    if need <= len(array):
-        return array
-    grown = np.zeros(max(need, 2 * len(array), 64), dtype=array.dtype)
-    grown[: len(array)] = array
-    return grown
-
-
 @dataclass
 class _Postings:
     """Documents (block positions) holding one stem, with its frequency in each."""
@@ -111,7 +104,7 @@ class _Postings:
 
     def extend(self, docs: NDArray[np.int64], tfs: NDArray[np.int64]) -> None:
         need = self.size + len(docs)
-        self.docs, self.tfs = _grow(self.docs, need), _grow(self.tfs, need)
+        self.docs, self.tfs = grown(self.docs, need), grown(self.tfs, need)
         self.docs[self.size : need] = docs
         self.tfs[self.size : need] = tfs
         self.size = need
@@ -141,8 +134,8 @@ class _Block:
         """Index ``rows``, ids above any already here: the (stem,
         document) pairs of the whole batch are counted with one sort, not word by word."""
         start, need = self.size, self.size + len(rows)
-        self.ids, self.lengths = _grow(self.ids, need), _grow(self.lengths, need)
-        self.alive = _grow(self.alive, need)
+        self.ids, self.lengths = grown(self.ids, need), grown(self.lengths, need)
+        self.alive = grown(self.alive, need)
         documents = [_indexed(row[2]) for row in rows]
         self.ids[start:need] = [row[0] for row in rows]
         self.lengths[start:need] = [length for _, length in documents]
@@ -150,7 +143,7 @@ class _Block:
         self.live_length += sum(length for _, length in documents)
         self.size, self.live = need, self.live + len(rows)
         self.links.append(start, [row[3] for row in rows])
-        self.window_lengths = _grow(self.window_lengths, need)
+        self.window_lengths = grown(self.window_lengths, need)
         self._count_windows(np.arange(start, need, dtype=np.int64))
         stem = _stem_map(w for words, _ in documents for w in words)
         names = list(set(stem.values()))

@@ -20,15 +20,14 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.store.sqlite.ann import EXPANSION_SEARCH, AnnIndex
+from memstrata.store.sqlite.arrays import grown
 from memstrata.store.sqlite.catchup import Load, catch_up
 
-G = TypeVar("G", bound=np.generic)
 Loader = Load[tuple[int, str, bytes]]
 """(message_id, memory_id, float32 blob) of rows above the mark (see :mod:`.catchup`)."""
 Rank = Callable[[NDArray[np.int64], NDArray[np.float32]], list[tuple[int, float]]]
@@ -66,11 +65,10 @@ class _Block:
 
     def append(self, ids: NDArray[np.int64], vectors: NDArray[np.float32]) -> None:
         need = self.size + len(ids)
-        if need > len(self.ids):
-            capacity = max(need, 2 * len(self.ids), 256)
-            self.ids = _grow(self.ids, (capacity,))
-            self.rows = _grow(self.rows, (capacity, self.dim))
-            self.alive = _grow(self.alive, (capacity,))
+        if not len(self.rows):
+            self.rows = np.empty((0, self.dim), np.float32)
+        self.ids, self.rows = grown(self.ids, need), grown(self.rows, need)
+        self.alive = grown(self.alive, need)
         self.ids[self.size : need] = ids
         self.rows[self.size : need] = vectors
         self.alive[self.size : need] = True
@@ -93,13 +91,6 @@ class _Block:
     def view(self) -> tuple[NDArray[np.int64], NDArray[np.float32], NDArray[np.bool_]]:
         """The filled part; growth allocates new arrays, so a view stays valid unlocked."""
         return self.ids[: self.size], self.rows[: self.size], self.alive[: self.size]
-
-
-def _grow(array: NDArray[G], shape: tuple[int, ...]) -> NDArray[G]:
-    grown: NDArray[G] = np.zeros(shape, dtype=array.dtype)
-    if array.size:
-        grown[: len(array)] = array
-    return grown
 
 
 def in_thread(job: Callable[[], None]) -> None:

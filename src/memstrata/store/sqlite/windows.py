@@ -22,16 +22,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata.store.sqlite.arrays import grown
+
 #: Turns before a raw turn that its window holds.
 SPAN = 2
-
-
-def _grow(array: NDArray[np.int32], need: int) -> NDArray[np.int32]:
-    if need <= len(array):
-        return array
-    grown = np.full(max(need, 2 * len(array), 64), -1, dtype=np.int32)
-    grown[: len(array)] = array
-    return grown
 
 
 @dataclass
@@ -49,8 +43,8 @@ class Links:
         """Link positions ``start``, ``start + 1``, ... (one per conversation key, None for an
         entry that is not a raw turn) after the last turn of their conversations."""
         need = start + len(conversations)
-        self.prev, self.after = _grow(self.prev, need), _grow(self.after, need)
-        self.conversation = _grow(self.conversation, need)
+        self.prev, self.after = grown(self.prev, need, -1), grown(self.after, need, -1)
+        self.conversation = grown(self.conversation, need, -1)
         for at, key in enumerate(conversations, start):
             self.prev[at] = self.after[at] = self.conversation[at] = -1
             if key is None:

@@ -1,0 +1,23 @@
+"""Growing the numpy columns of the in-process indexes: each appends rows at the end and
+doubles its capacity when full, so appending stays amortised O(1)."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+G = TypeVar("G", bound=np.generic)
+
+
+def grown(array: NDArray[G], need: int, fill: int = 0) -> NDArray[G]:
+    """``array`` when it has room for ``need`` rows; else a copy with at least double the
+    rows (at least 64), the new ones set to ``fill``. Rows keep their shape."""
+    if need <= len(array):
+        return array
+    out: NDArray[G] = np.full(
+        (max(need, 2 * len(array), 64), *array.shape[1:]), fill, dtype=array.dtype
+    )
+    out[: len(array)] = array
+    return out
