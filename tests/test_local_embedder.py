@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from pathlib import Path
 
@@ -129,3 +130,19 @@ def test_each_file_is_hashed_once_per_process(
 
     monkeypatch.setattr(hashlib, "file_digest", refuse)
     LocalEmbedder().load()
+
+
+def test_the_thread_count_is_a_setting(tmp_path: Path) -> None:
+    """``MEMSTRATA_EMBED_THREADS`` reaches the local model an engine builds."""
+    from memstrata import Engine
+    from memstrata.settings import Settings
+    from memstrata.store.sqlite import SQLiteStore
+
+    settings = Settings.from_env({"MEMSTRATA_EMBED_THREADS": "1"}, data_dir=tmp_path)
+    engine = Engine(SQLiteStore(tmp_path / "t.db"), settings=settings)
+    try:
+        built = engine.models.embedder("all-MiniLM-L6-v2@Builtin")
+        assert built.inner._threads == 1  # type: ignore[attr-defined]
+        assert LocalEmbedder()._threads == min(os.cpu_count() or 1, 2)
+    finally:
+        engine.close()

@@ -75,7 +75,9 @@ class Engine:
         self.store = store
         self.settings = settings or Settings()
         self.models = models or ModelRegistry(
-            self.settings.providers, chat_timeout=self.settings.chat_timeout_s
+            self.settings.providers,
+            chat_timeout=self.settings.chat_timeout_s,
+            embed_threads=self.settings.embed_threads,
         )
         self.clock = clock or SystemClock()
         self.usage = UsageRecorder(store)

@@ -39,6 +39,7 @@ class Settings:
     #: Search: how much a raw turn's conversation window (it and the two turns written before
     #: it in its conversation) adds to its keyword score (0 turns it off).
     context_weight: float = 1.0
+    #: The local embedding model's intra-op threads (None: as many as there are cores, up to 2).
     embed_threads: int | None = None
     #: SQLite: vectors from which a memory also gets an approximate (HNSW) index; 0: never.
     ann_threshold: int = 20_000

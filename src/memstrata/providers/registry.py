@@ -52,9 +52,11 @@ class ModelRegistry:
         remote: Callable[[str, ProviderConfig], Embedder] | None = None,
         chat: Callable[[str, ProviderConfig], ChatModel] | None = None,
         chat_timeout: float | None = None,
+        embed_threads: int | None = None,
     ) -> None:
+        """``embed_threads``: intra-op threads of the local model (None: up to two)."""
         self.providers = dict(providers or {})
-        self._builtin_factory = builtin or _local_default
+        self._builtin_factory = builtin or (lambda: _local_default(embed_threads))
         self._remote_factory = remote or _openai_embedder
         self._chat_factory = chat or _openai_chat(chat_timeout)
         self._cache: dict[ModelId, Embedder] = {}
@@ -128,11 +130,11 @@ class ModelRegistry:
         return out
 
 
-def _local_default() -> Embedder:
+def _local_default(threads: int | None = None) -> Embedder:
     """The local model; concurrent calls share one model call (:mod:`.batching`)."""
     from memstrata.providers.local import LocalEmbedder
 
-    return BatchingEmbedder(LocalEmbedder())
+    return BatchingEmbedder(LocalEmbedder(threads=threads))
 
 
 def _openai_embedder(name: str, config: ProviderConfig) -> Embedder:
