@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from memstrata import Engine, Memory, SearchRequest
 from memstrata.mcp.shapes import Recall, Recalled, recall_result, recalled
-from memstrata.models import Hit, Principal
+from memstrata.models import Hit, Principal, Trust
 
 
 def test_recall_json_is_the_models_own(engine: Engine, alice: Principal, memory: Memory) -> None:
@@ -24,6 +24,7 @@ def test_recall_json_is_the_models_own(engine: Engine, alice: Principal, memory:
         "session_id": ("", "s-1"),
         "retired_at": (None, later),
         "forget_at": (None, later),
+        "trust": (Trust.UNREVIEWED, Trust.CONFIRMED),
     }
     for values in itertools.product(*options.values()):
         h = Hit(replace(e, **dict(zip(options, values, strict=True))), 0.1234567, 0.2, 0.3)
@@ -31,6 +32,7 @@ def test_recall_json_is_the_models_own(engine: Engine, alice: Principal, memory:
         assert built == Recalled.model_validate(built).model_dump(mode="json")
         assert built["current"] is False if values[4] else "current" not in built
         assert (built.get("user_id"), built["score"]) == (values[1] or None, 0.123457)
+        assert built.get("trust") == (None if values[6] is Trust.UNREVIEWED else "confirmed")
     result = recall_result([hit])
     assert Recall.model_validate(result.structured_content).results[0].id == e.message_id
     assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]

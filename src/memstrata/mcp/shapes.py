@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, GetJsonSchemaHandler, WithJsonSchema
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, to_jsonable_python
 
-from memstrata.models import Entry, EraseReceipt, Hit, Job
+from memstrata.models import Entry, EraseReceipt, Hit, Job, Trust
 from memstrata.requests import AddedEntries
 from memstrata.retrieval.context import Context
 
@@ -102,6 +102,10 @@ def _fields(e: Entry) -> dict[str, Any]:
     }
 
 
+def _unreviewed(value: object) -> bool:
+    return value == Trust.UNREVIEWED.value
+
+
 def _true(value: object) -> bool:
     return value is True
 
@@ -112,9 +116,9 @@ def _false(value: object) -> bool:
 
 class Recalled(BaseModel):
     """One search result, lean: what an agent reads and the id it acts on. A client checks
-    every value of every result against the schema, so the fields a search result always
-    shares (current, not forgotten) are left out unless an ``as_of`` search finds otherwise,
-    and the entry's bookkeeping (recording time, origin, source) is ``get_entry``'s."""
+    every value of every result against the schema, so the states most results share
+    (unreviewed, current, not forgotten) are left out unless a result differs, and the
+    entry's bookkeeping (recording time, origin, source) is ``get_entry``'s."""
 
     id: int
     memory_id: str
@@ -123,7 +127,11 @@ class Recalled(BaseModel):
     score: float = Field(description="Fused keyword and vector score, 0 to 1.")
     valid_at: datetime
     invalid_at: _MaybeTime = Field(None, exclude_if=_unset)
-    trust: str
+    trust: str = Field(
+        Trust.UNREVIEWED.value,
+        exclude_if=_unreviewed,
+        description="'confirmed' once a reviewer confirmed it (search never returns rejected).",
+    )
     user_id: str = Field("", exclude_if=_unset)
     agent_id: str = Field("", exclude_if=_unset)
     session_id: str = Field("", exclude_if=_unset)
@@ -148,8 +156,9 @@ def recalled(h: Hit) -> dict[str, Any]:
         "content": e.content,
         "score": round(h.score, 6),
         "valid_at": to_jsonable_python(e.valid_at),
-        "trust": e.trust.value,
     }
+    if e.trust is not Trust.UNREVIEWED:
+        out["trust"] = e.trust.value
     if e.invalid_at is not None:
         out["invalid_at"] = to_jsonable_python(e.invalid_at)
     for name in ("user_id", "agent_id", "session_id"):
