@@ -146,3 +146,17 @@ def test_the_thread_count_is_a_setting(tmp_path: Path) -> None:
         assert LocalEmbedder()._threads == min(os.cpu_count() or 1, 2)
     finally:
         engine.close()
+
+
+def test_chunks_keep_short_texts_apart_from_long_ones() -> None:
+    """A chunk pads to its longest text: one never holds a text more than LENGTH_SPREAD
+    times (and 16 tokens) longer than its shortest, nor more than the batch size, and
+    every text is in exactly one chunk."""
+    lengths = [3, 80, 12, 75, 9, 40, 33, 5, 200, 17, 16, 64] * 3
+    encodings = [[0] * n for n in lengths]
+    chunks = list(local._length_sorted_chunks(encodings, 4))  # type: ignore[arg-type]
+    assert sorted(i for c in chunks for i in c.tolist()) == list(range(len(lengths)))
+    for c in chunks:
+        sizes = [lengths[i] for i in c]
+        assert len(c) <= 4 and max(sizes) <= local.LENGTH_SPREAD * max(min(sizes), 16)
+    assert len(chunks) < len(lengths)  # texts of like length still share a run
