@@ -12,12 +12,14 @@ less its engine time, steadier on a loaded machine) and the load average. Usage:
     python -m benchmarks.mcp_recall              # conversation 1
     python -m benchmarks.mcp_recall --convs 2 --repeat 3
 
-Conversation 1 (199 questions, top 50) on 2 shared cores at load average 2.4-3.1: the engine
-7.4-7.8 ms p50; REST adds 3.2-3.5 ms, MCP 7.4-8.0 ms (10.7-11.7 ms before the MCP server left
-the root logger alone, matched ``/mcp`` before the REST routes and made its results cheaper to
-check). What MCP still adds grows with the results (about 0.1 ms each): the SDK's client checks
-every value against the tool's output schema, and every value passes pydantic several times on
-both sides; with one result MCP adds about 2 ms.
+Conversation 1 (199 questions, top 50) on 2 shared cores, this stop: the engine 5.3-5.9 ms p50
+(9.7 in one slow run); MCP adds 4.6 ms (load 2.2), 5.3 (2.3), 5.5 (1.3) and 6.9 (the run where
+the engine itself took 9.7), REST 2.6-4.6 ms. The previous stop's 7.4-8.0 ms fell with leaner
+results: a result carries id, memory, type, text, score and valid time, and only the states
+and ids an entry has (eight values a LoCoMo result instead of fourteen), built as JSON
+directly. What MCP still adds grows with the results (about 0.07 ms each): the SDK's client
+checks every value against the tool's output schema (about 4 us a value); with one result MCP
+adds about 2 ms.
 """
 
 from __future__ import annotations
