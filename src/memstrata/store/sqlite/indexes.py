@@ -34,23 +34,34 @@ class Indexes:
         self.conversations = ConversationIndex()
         self.columns = FilterColumns()
         self._changes_seen = 0
+        self._rows_seen = 0
         self._lock = threading.Lock()
 
     def catch_up(self, conn: Conn) -> None:
         """Rows above the high-water marks, then the rows the change log names since the
         last catch-up: erased ones leave every index, changed ones get their filter columns
-        again. ``conn`` must read committed state only (never a write transaction's)."""
+        again. ``conn`` must read committed state only (never a write transaction's). One
+        query finds out whether anything is new; most searches stop there, without the lock."""
+        newest, changed = conn.execute(
+            "SELECT (SELECT max(message_id) FROM entries), (SELECT max(seq) FROM entry_changes)"
+        )[0]
+        if (newest or 0) <= self._rows_seen and (changed or 0) <= self._changes_seen:
+            return
         with self._lock:
-            self.keywords.sync(lambda high: _texts_after(conn, high))
-            self.vectors.sync(lambda high: _vectors_after(conn, high))
-            self.conversations.sync(lambda high: _turns_after(conn, high))
-            self.columns.sync(lambda high: _columns_after(conn, high))
-            while changed := conn.execute(
-                "SELECT seq, message_id FROM entry_changes WHERE seq > ? ORDER BY seq LIMIT ?",
-                [self._changes_seen, LOAD_CHUNK],
-            ):
-                self._apply_changes(conn, sorted({int(r[1]) for r in changed}))
-                self._changes_seen = int(changed[-1][0])
+            self._sync(conn)
+            self._rows_seen = max(self._rows_seen, newest or 0)
+
+    def _sync(self, conn: Conn) -> None:
+        self.keywords.sync(lambda high: _texts_after(conn, high))
+        self.vectors.sync(lambda high: _vectors_after(conn, high))
+        self.conversations.sync(lambda high: _turns_after(conn, high))
+        self.columns.sync(lambda high: _columns_after(conn, high))
+        while changed := conn.execute(
+            "SELECT seq, message_id FROM entry_changes WHERE seq > ? ORDER BY seq LIMIT ?",
+            [self._changes_seen, LOAD_CHUNK],
+        ):
+            self._apply_changes(conn, sorted({int(r[1]) for r in changed}))
+            self._changes_seen = int(changed[-1][0])
 
     def _apply_changes(self, conn: Conn, ids: list[int]) -> None:
         rows: list[FilterRow] = []
