@@ -1,5 +1,6 @@
-"""Growing the numpy columns of the in-process indexes: each appends rows at the end and
-doubles its capacity when full, so appending stays amortised O(1)."""
+"""The numpy columns of the in-process indexes: each appends rows at the end (doubling its
+capacity when full, so appending stays amortised O(1)) in message-id order, so a row is
+found by binary search."""
 
 from __future__ import annotations
 
@@ -21,3 +22,15 @@ def grown(array: NDArray[G], need: int, fill: int = 0) -> NDArray[G]:
     )
     out[: len(array)] = array
     return out
+
+
+def located(
+    known: NDArray[np.int64], ids: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(positions in ``known``, ids) of those of the sorted ``ids`` that the sorted column
+    ``known`` holds."""
+    at = np.searchsorted(known, ids)
+    inside = at < len(known)
+    at, ids = at[inside], ids[inside]
+    hit = known[at] == ids
+    return at[hit].astype(np.int64), ids[hit]

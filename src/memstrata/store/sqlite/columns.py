@@ -27,7 +27,7 @@ from memstrata.clock import to_epoch
 from memstrata.models import Trust
 from memstrata.store.filters import EntryFilter
 from memstrata.store.queries import Passing
-from memstrata.store.sqlite.arrays import grown
+from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
 
 #: The entry columns read for each row, in :data:`Row` order.
@@ -72,12 +72,7 @@ class _Block:
 
     def positions(self, ids: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(positions, ids) of those of the sorted ``ids`` held here, alive or not."""
-        known = self.ids[: self.size]
-        at = np.searchsorted(known, ids)
-        inside = at < self.size
-        at, ids = at[inside], ids[inside]
-        hit = known[at] == ids
-        return at[hit], ids[hit]
+        return located(self.ids[: self.size], ids)
 
 
 class FilterColumns:

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.store.neighbours import Near
-from memstrata.store.sqlite.arrays import grown
+from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
 
 Turn = tuple[int, str, str, str, str, float]
@@ -89,12 +89,7 @@ class _Memory:
 
     def located(self, ids: NDArray[np.int64]) -> list[tuple[int, float, int]]:
         """(id, valid time, conversation) of those of ``ids`` held here."""
-        known = self.ids[: self.size]
-        at = np.searchsorted(known, ids)
-        inside = at < self.size
-        at, ids = at[inside], ids[inside]
-        hit = known[at] == ids
-        at, ids = at[hit], ids[hit]
+        at, ids = located(self.ids[: self.size], ids)
         return list(
             zip(ids.tolist(), self.valid[at].tolist(), self.conversation[at].tolist(), strict=True)
         )

@@ -42,7 +42,7 @@ import numpy as np
 import Stemmer
 from numpy.typing import NDArray
 
-from memstrata.store.sqlite.arrays import grown
+from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
 from memstrata.store.sqlite.windows import Links
 from memstrata.store.text import MAX_TERMS, STOP_WORDS
@@ -161,14 +161,7 @@ class _Block:
 
     def positions(self, ids: NDArray[np.int64]) -> NDArray[np.int64]:
         """Block positions of those of the sorted ``ids`` held here, alive or not."""
-        if not self.size:
-            return np.empty(0, np.int64)
-        known = self.ids[: self.size]
-        at: NDArray[np.int64] = np.searchsorted(known, ids)
-        found: NDArray[np.int64] = at[
-            (at < self.size) & (known[np.minimum(at, self.size - 1)] == ids)
-        ]
-        return found
+        return located(self.ids[: self.size], ids)[0]
 
     def drop(self, ids: NDArray[np.int64]) -> None:
         at = self.positions(ids)

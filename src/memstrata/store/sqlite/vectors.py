@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.store.sqlite.ann import EXPANSION_SEARCH, AnnIndex
-from memstrata.store.sqlite.arrays import grown
+from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
 
 Loader = Load[tuple[int, str, bytes]]
@@ -77,12 +77,8 @@ class _Block:
 
     def drop(self, ids: NDArray[np.int64]) -> NDArray[np.int64]:
         """Mark the rows of ``ids`` dead and zero them; returns the positions newly dropped."""
-        if not self.size:
-            return np.empty(0, np.int64)
-        live = self.ids[: self.size]
-        at = np.searchsorted(live, ids)
-        hit = at[(at < self.size) & (live[np.minimum(at, self.size - 1)] == ids)]
-        dropped: NDArray[np.int64] = hit[self.alive[hit]].astype(np.int64)
+        hit = located(self.ids[: self.size], ids)[0]
+        dropped = hit[self.alive[hit]]
         self.alive[dropped] = False
         self.rows[dropped] = 0.0
         self.live -= len(dropped)
@@ -195,11 +191,7 @@ class VectorCache:
             views = [block.view() for block in self._blocks.values()]
         out: dict[int, NDArray[np.float32]] = {}
         for known, rows, alive in views:
-            at = np.searchsorted(known, wanted)
-            inside = at < len(known)
-            at, found = at[inside], wanted[inside]
-            hit = known[at] == found
-            at, found = at[hit], found[hit]
+            at, found = located(known, wanted)
             keep = alive[at]
             for message_id, row in zip(found[keep].tolist(), rows[at[keep]], strict=True):
                 out[message_id] = row
