@@ -195,7 +195,7 @@ class SQLiteStore(Store):
         self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
     ) -> list[tuple[int, float]]:
         """BM25 with the statistics of the memories searched (N, df, average length), best
-        first, from the in-process index (:mod:`.keywords`); ``passing`` (the SQL filter)
+        first, from the in-process index (:mod:`.keywords`); ``passing`` (the filter check)
         then runs on the best rows, widening until ``limit`` pass."""
         self._catch_up(conn)
         ids, scores = self._indexes.keywords.scores(sorted(scope.memory_ids), text)
@@ -242,7 +242,7 @@ class SQLiteStore(Store):
         passing: Passing,
     ) -> list[tuple[int, float]]:
         """Cosine over the scope's vectors, best first: exact, or through a memory's
-        approximate index past ``ann_threshold``. ``passing`` (the SQL filter) runs on the
+        approximate index past ``ann_threshold``. ``passing`` (the filter check) runs on the
         best candidates only, widening until ``limit`` pass or every vector was considered."""
         self._catch_up(conn)
 
