@@ -12,12 +12,15 @@ rows lie above a message-id high-water mark (committed ids form a prefix); rows 
 erased since, by this process or another, are named by the change log (``entry_changes``,
 written by triggers) above a sequence mark. Only committed state is ever read into them: a
 search inside a write transaction catches up through a read connection and checks its
-candidates in SQL, so rows of a transaction that rolls back never reach an index. They live
-in memory only; the file stays the one truth.
+candidates in SQL, so rows of a transaction that rolls back never reach an index. The file
+stays the one truth: a process closing after it read many rows, or built an HNSW index,
+snapshots the indexes into the file (:mod:`.snapshots`), and the next one starts from there;
+erasing an entry drops its memory's snapshots in the same transaction.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sqlite3
 import threading
@@ -41,6 +44,8 @@ from memstrata.store.sqlite.migrations import MIGRATIONS
 from memstrata.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
 
 BUSY_TIMEOUT_MS = 30_000
+#: Rows read from the file (not from a snapshot) from which closing writes a snapshot.
+SNAPSHOT_ROWS = 50_000
 SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
@@ -72,9 +77,16 @@ class SQLiteStore(Store):
     entries_by_id = BY_ID
     keyword_windows = True
 
-    def __init__(self, path: str | Path, *, ann_threshold: int = ANN_THRESHOLD) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        ann_threshold: int = ANN_THRESHOLD,
+        snapshot_rows: int = SNAPSHOT_ROWS,
+    ) -> None:
         """``ann_threshold``: vectors from which a memory is also searched through an
-        approximate (HNSW) index; 0 or less keeps every search exact."""
+        approximate (HNSW) index; 0 or less keeps every search exact. ``snapshot_rows``:
+        rows read from the file from which :meth:`close` snapshots the indexes (0: never)."""
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
@@ -83,6 +95,7 @@ class SQLiteStore(Store):
         self._all: list[sqlite3.Connection] = [self._writer]
         self._all_lock = threading.Lock()
         self._indexes = Indexes(VectorCache(ann_threshold))
+        self._snapshot_rows = snapshot_rows
         self._erased_in_transaction = False
         self.migrate()
 
@@ -144,7 +157,18 @@ class SQLiteStore(Store):
                 with self._read_conn() as conn:
                     self._catch_up(conn)
 
+    def save_indexes(self) -> int:
+        """Snapshot the in-process indexes into the file (see :mod:`.snapshots`); returns
+        the bytes written."""
+        with self._write_conn() as write, self._read_conn() as read:
+            return self._indexes.save(write, read)
+
     def close(self) -> None:
+        """Close every connection; first snapshot the indexes where that is due."""
+        if self._snapshot_rows > 0 and self._all and self._indexes.due(self._snapshot_rows):
+            # busy or read-only: the next process rebuilds from the rows instead
+            with contextlib.suppress(StoreError, sqlite3.Error):
+                self.save_indexes()
         with self._all_lock:
             for raw in self._all:
                 raw.close()

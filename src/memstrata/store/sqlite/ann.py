@@ -6,8 +6,8 @@ candidates, the block's float32 rows score them. That is why int8 storage is eno
 of the memory of float32, and faster) without changing any score the store returns.
 
 The index covers a prefix of the block's rows (``covered``); later rows are searched exactly
-until a background job adds them. It lives in memory only, never in a file, so erased vectors
-do not survive on disk.
+until a background job adds them. It may be snapshotted into the database file
+(:mod:`.snapshots`), which drops it when any row of its memory is erased.
 
 usearch runs searches and inserts without the GIL but growing its capacity is not safe while a
 search runs, so searches share a lock that inserts and removals take alone.
@@ -103,6 +103,22 @@ class AnnIndex:
             part = positions[start : start + BUILD_SLICE]
             index.add(part.astype(np.uint64), rows[part], threads=threads)
         return cls(index, covered, threads)
+
+    @classmethod
+    def restored(
+        cls, graph: NDArray[np.uint8], dim: int, covered: int, threads: int = 0
+    ) -> AnnIndex:
+        """An index from the bytes of :meth:`saved`."""
+        index = _new_index(dim)
+        index.load(memoryview(graph.data))
+        return cls(index, covered, threads)
+
+    def saved(self) -> tuple[bytes, int]:
+        """The index as bytes, and the rows it covers."""
+        with self._lock.read():
+            data = self._index.save()
+            assert data is not None
+            return data, self.covered
 
     def search(self, query: NDArray[np.float32], k: int) -> tuple[NDArray[np.int64], int]:
         """Positions of about the ``k`` nearest indexed rows, and how many rows were covered

@@ -29,6 +29,7 @@ from memstrata.store.filters import EntryFilter
 from memstrata.store.queries import Passing
 from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
+from memstrata.store.sqlite.snapshots import Arrays, strings, texts
 
 #: The entry columns read for each row, in :data:`Row` order.
 COLUMNS = (
@@ -104,6 +105,33 @@ class FilterColumns:
         ).reshape(len(rows), 5)
         enabled = np.fromiter((r[7] == 1 for r in rows), np.bool_, len(rows))
         return ids, codes, times, enabled
+
+    def snapshot(self, memories: set[str]) -> dict[str, Arrays]:
+        """The blocks of ``memories`` that lost no row, their codes as their own strings."""
+        with self._lock:
+            names = np.asarray(sorted(self._codes, key=self._codes.__getitem__), dtype=object)
+            out: dict[str, Arrays] = {}
+            for m in memories & self._blocks.keys():
+                b, n = self._blocks[m], self._blocks[m].size
+                if b.alive[:n].all():
+                    used, local = np.unique(b.codes[:n], return_inverse=True)
+                    out[m] = {"ids": b.ids[:n], "codes": local.reshape(n, 5).astype(np.int32),
+                              "names": texts(names[used]), "times": b.times[:n],
+                              "enabled": b.enabled[:n]}  # fmt: skip
+            return out
+
+    def restore(self, states: dict[str, Arrays], high: int, load_others: Load[Row]) -> None:
+        """As :meth:`~.keywords.KeywordIndex.restore`."""
+        with self._lock:
+            for m, a in states.items():
+                code = self._codes.setdefault
+                known = np.asarray([code(x, len(self._codes)) for x in strings(a["names"])])
+                codes = known.astype(np.int32)[a["codes"]].reshape(-1, 5)
+                alive = np.ones(len(a["ids"]), np.bool_)
+                self._blocks[m] = _Block(a["ids"], codes, a["times"], a["enabled"], alive,
+                                         len(a["ids"]))  # fmt: skip
+            catch_up(load_others, 0, self._append)
+            self._high = high
 
     def refresh(self, rows: Sequence[Row], gone: Iterable[int]) -> None:
         """Rows as they are now (those not held yet are left for :meth:`sync`), and the ids

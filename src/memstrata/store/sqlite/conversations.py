@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from memstrata.store.neighbours import Near
 from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
+from memstrata.store.sqlite.snapshots import Arrays, strings, texts
 
 Turn = tuple[int, str, str, str, str, float]
 """(message_id, memory_id, user_id, agent_id, session_id, valid_at) of a raw turn."""
@@ -87,6 +88,29 @@ class _Memory:
             self.ids[n], self.valid[n], self.conversation[n] = message_id, valid_at, code
         self.size = need
 
+    def state(self) -> Arrays | None:
+        """As arrays, unless it lost a turn (then None)."""
+        if sum(len(c.ids) for c in self.conversations) < self.size:
+            return None
+        n = self.size
+        keys = ["\x1f".join(key) for key in self.codes]
+        return {"ids": self.ids[:n], "valid": self.valid[:n],
+                "conversation": self.conversation[:n], "keys": texts(keys)}  # fmt: skip
+
+    @classmethod
+    def restored(cls, a: Arrays) -> _Memory:
+        keys = [tuple(k.split("\x1f")) for k in strings(a["keys"])]
+        out = cls(a["ids"], a["valid"], a["conversation"], len(a["ids"]))
+        out.codes = {(k[0], k[1], k[2]): code for code, k in enumerate(keys)}
+        order = np.lexsort((a["ids"], a["valid"], a["conversation"]))
+        bounds = np.searchsorted(a["conversation"][order], np.arange(len(keys) + 1))
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            valid, ids = array("d"), array("q")
+            valid.frombytes(a["valid"][order[lo:hi]].astype(np.float64).tobytes())
+            ids.frombytes(a["ids"][order[lo:hi]].astype(np.int64).tobytes())
+            out.conversations.append(_Conversation(valid, ids))
+        return out
+
     def located(self, ids: NDArray[np.int64]) -> list[tuple[int, float, int]]:
         """(id, valid time, conversation) of those of ``ids`` held here."""
         at, ids = located(self.ids[: self.size], ids)
@@ -108,6 +132,18 @@ class ConversationIndex:
 
     def _append(self, memory_id: str, turns: list[Turn]) -> None:
         self._memories.setdefault(memory_id, _Memory()).append(turns)
+
+    def snapshot(self, memories: set[str]) -> dict[str, Arrays]:
+        with self._lock:
+            held = ((m, self._memories[m].state()) for m in memories & self._memories.keys())
+            return {m: state for m, state in held if state is not None}
+
+    def restore(self, states: dict[str, Arrays], high: int, load_others: Loader) -> None:
+        """As :meth:`~.keywords.KeywordIndex.restore`."""
+        with self._lock:
+            self._memories.update((m, _Memory.restored(a)) for m, a in states.items())
+            catch_up(load_others, 0, self._append)
+            self._high = high
 
     def drop(self, ids: Sequence[int]) -> None:
         """Take erased turns out of their conversations (ids of other entries are ignored)."""

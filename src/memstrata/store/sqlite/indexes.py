@@ -6,6 +6,11 @@ rows changed or erased since, by this process or any other, are named by the cha
 reads both from one committed snapshot under one lock, so every index moves together and
 never backwards, and an entry another process erased stops counting (in BM25 statistics,
 vectors, conversations and filter checks) from this process's next search on.
+
+A new process starts from the snapshots stored in the file (:mod:`.snapshots`) where there
+are some: their memories' keyword, conversation, filter and HNSW state as of the snapshot's
+marks, every other memory from its rows up to those marks; vectors always come from the rows.
+From the marks on, catching up is the same as ever.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import threading
 from collections.abc import Sequence
 
 from memstrata.store.sql import Conn, Row, chunks, marks
+from memstrata.store.sqlite import snapshots
 from memstrata.store.sqlite.catchup import LOAD_CHUNK
 from memstrata.store.sqlite.columns import COLUMNS, FilterColumns
 from memstrata.store.sqlite.columns import Row as FilterRow
@@ -23,6 +29,8 @@ from memstrata.store.sqlite.vectors import VectorCache
 
 #: Rows looked up by id through the covering filter index (see migration 5).
 BY_ID = "entries e INDEXED BY entries_filter"
+Only = tuple[int, list[str]] | None
+"""Load only rows up to this id of these memories (None: every row)."""
 
 
 class Indexes:
@@ -36,6 +44,11 @@ class Indexes:
         self._changes_seen = 0
         self._rows_seen = 0
         self._lock = threading.Lock()
+        self._started = False
+        #: Rows read from the file (not from a snapshot) since the last snapshot.
+        self.rows_loaded = 0
+        #: Memories whose HNSW index the stored snapshot holds.
+        self.graphs_stored: set[str] = set()
 
     def catch_up(self, conn: Conn) -> None:
         """Rows above the high-water marks, then the rows the change log names since the
@@ -48,11 +61,76 @@ class Indexes:
         if (newest or 0) <= self._rows_seen and (changed or 0) <= self._changes_seen:
             return
         with self._lock:
+            if not self._started:
+                self._start(conn)
             self._sync(conn)
             self._rows_seen = max(self._rows_seen, newest or 0)
 
+    def _start(self, conn: Conn) -> None:
+        """The first catch-up: from the stored snapshots (HNSW graphs first, so their bytes
+        are freed before the vectors load), every other memory from its rows up to their
+        marks; each memory's vectors go into one allocation of its entry count."""
+        self._started = True
+        counts = conn.execute("SELECT id, entry_count FROM memories")
+        self.vectors.expect({str(m): int(n) for m, n in counts})
+        graphs = snapshots.load(conn, ["ann"])
+        self.vectors.restore(graphs.of("ann"))
+        self.graphs_stored = set(graphs.of("ann"))
+        del graphs
+        snap = snapshots.load(conn, ["keywords", "conversations", "columns"])
+        if not snap.memories:
+            return
+        kept = snap.of("keywords")
+        only: Only = (snap.rows_high, [str(m) for m, _ in counts if m not in kept])
+        keep = kept.keys()
+        self.keywords.restore(
+            kept, snap.rows_high, lambda h: self._counted(_texts_after(conn, h, only))
+        )
+        self.conversations.restore(
+            {m: a for m, a in snap.of("conversations").items() if m in keep},
+            snap.rows_high,
+            lambda h: _turns_after(conn, h, only),
+        )
+        self.columns.restore(
+            {m: a for m, a in snap.of("columns").items() if m in keep},
+            snap.rows_high,
+            lambda h: _columns_after(conn, h, only),
+        )
+        self._changes_seen = snap.changes_seq
+
+    def save(self, write: Conn, read: Conn) -> int:
+        """Replace the stored snapshots with this process's state of every memory that lost
+        no row since it was loaded. ``write``: a write transaction that has written nothing
+        yet; ``read``: a read transaction begun after it, so both see the same state, which
+        the indexes catch up with first. Returns the bytes written."""
+        with self._lock:
+            if not self._started:
+                self._start(read)
+            self._sync(read)
+            newest = read.execute("SELECT max(message_id) FROM entries")[0][0]
+            self._rows_seen = max(self._rows_seen, newest or 0)
+            whole = self.keywords.whole()
+            graphs = dict(self.vectors.snapshot(whole))
+            states = [
+                *((m, "keywords", a) for m, a in self.keywords.snapshot(whole).items()),
+                *((m, "conversations", a) for m, a in self.conversations.snapshot(whole).items()),
+                *((m, "columns", a) for m, a in self.columns.snapshot(whole).items()),
+                *((m, "ann", a) for m, a in graphs.items()),
+            ]
+            written = snapshots.save(write, self._rows_seen, self._changes_seen, states)
+            self.rows_loaded, self.graphs_stored = 0, set(graphs)
+            return written
+
+    def due(self, rows: int) -> bool:
+        """Whether a snapshot is worth writing: at least ``rows`` rows were read from the
+        file since the last one, or an HNSW index was built that it does not hold."""
+        if self.rows_loaded >= rows:
+            return True
+        built = {m for m in self.keywords.whole() if self.vectors.indexed(m) is not None}
+        return bool(built - self.graphs_stored)
+
     def _sync(self, conn: Conn) -> None:
-        self.keywords.sync(lambda high: _texts_after(conn, high))
+        self.keywords.sync(lambda high: self._counted(_texts_after(conn, high)))
         self.vectors.sync(lambda high: _vectors_after(conn, high))
         self.conversations.sync(lambda high: _turns_after(conn, high))
         self.columns.sync(lambda high: _columns_after(conn, high))
@@ -62,6 +140,12 @@ class Indexes:
         ):
             self._apply_changes(conn, sorted({int(r[1]) for r in changed}))
             self._changes_seen = int(changed[-1][0])
+
+    def _counted(
+        self, rows: list[tuple[int, str, str, str | None]]
+    ) -> list[tuple[int, str, str, str | None]]:
+        self.rows_loaded += len(rows)
+        return rows
 
     def _apply_changes(self, conn: Conn, ids: list[int]) -> None:
         rows: list[FilterRow] = []
@@ -80,12 +164,27 @@ class Indexes:
             self.conversations.drop(gone)
 
 
-def _texts_after(conn: Conn, high: int) -> list[tuple[int, str, str, str | None]]:
-    rows = conn.execute(
-        "SELECT message_id, memory_id, content, message_type, user_id, agent_id, session_id "
-        "FROM entries WHERE message_id > ? ORDER BY message_id LIMIT ?",
-        [high, LOAD_CHUNK],
+def _after(conn: Conn, columns: str, source: str, where: str, high: int, only: Only) -> list[Row]:
+    """Rows of ``source`` (alias ``e``) above ``high`` and matching ``where``, a chunk in id
+    order, restricted to ``only``."""
+    params: list[object] = [high]
+    if only is not None:
+        if not only[1]:
+            return []
+        where += f" AND e.message_id <= ? AND e.memory_id IN ({marks(len(only[1]))})"
+        params += [only[0], *only[1]]
+    return conn.execute(
+        f"SELECT {columns} FROM {source} WHERE e.message_id > ?{where} "
+        "ORDER BY e.message_id LIMIT ?",
+        [*params, LOAD_CHUNK],
     )
+
+
+def _texts_after(
+    conn: Conn, high: int, only: Only = None
+) -> list[tuple[int, str, str, str | None]]:
+    columns = "message_id, memory_id, content, message_type, user_id, agent_id, session_id"
+    rows = _after(conn, columns, "entries e", "", high, only)
     return [(int(r[0]), str(r[1]), str(r[2]), _conversation(r)) for r in rows]
 
 
@@ -98,21 +197,14 @@ def _vectors_after(conn: Conn, high: int) -> list[tuple[int, str, bytes]]:
     return [(int(r[0]), str(r[1]), bytes(r[2])) for r in rows]
 
 
-def _turns_after(conn: Conn, high: int) -> list[Turn]:
-    rows = conn.execute(
-        "SELECT message_id, memory_id, user_id, agent_id, session_id, valid_at FROM entries "
-        "WHERE message_id > ? AND message_type = 'raw' ORDER BY message_id LIMIT ?",
-        [high, LOAD_CHUNK],
-    )
+def _turns_after(conn: Conn, high: int, only: Only = None) -> list[Turn]:
+    columns = "message_id, memory_id, user_id, agent_id, session_id, valid_at"
+    rows = _after(conn, columns, "entries e", " AND e.message_type = 'raw'", high, only)
     return [(int(r[0]), r[1], r[2], r[3], r[4], float(r[5])) for r in rows]
 
 
-def _columns_after(conn: Conn, high: int) -> list[FilterRow]:
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM {BY_ID} WHERE e.message_id > ? ORDER BY e.message_id LIMIT ?",
-        [high, LOAD_CHUNK],
-    )
-    return _filter_rows(rows)
+def _columns_after(conn: Conn, high: int, only: Only = None) -> list[FilterRow]:
+    return _filter_rows(_after(conn, COLUMNS, BY_ID, "", high, only))
 
 
 def _filter_rows(rows: Sequence[Row]) -> list[FilterRow]:

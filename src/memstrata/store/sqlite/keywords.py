@@ -23,8 +23,8 @@ together with the turns it answers, with the windows' own statistics.
 Text never changes once written (a correction is a new entry), so the index, like the vector
 cache, can only be behind: :meth:`KeywordIndex.sync` reads rows committed since its last
 look. Erasure marks rows dead at once and takes them out of their conversations' windows;
-their terms stay until the process restarts (only in memory, never on disk), matching
-nothing.
+their terms stay in memory until the process restarts, matching nothing, and such a memory
+is never snapshotted (:mod:`.snapshots`).
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from numpy.typing import NDArray
 
 from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
+from memstrata.store.sqlite.snapshots import Arrays, strings, texts
 from memstrata.store.sqlite.windows import Links
 from memstrata.store.text import MAX_TERMS, STOP_WORDS
 
@@ -212,6 +213,30 @@ class _Block:
         return float(tfs[i]) if i < len(docs) and docs[i] == at else 0.0
 
 
+def _state(b: _Block) -> Arrays:
+    """A block that lost no row, as arrays (see :mod:`.snapshots`)."""
+    n, names = b.size, list(b.postings)
+    views = [b.postings[name].view() for name in names]
+    sizes = np.fromiter((len(d) for d, _ in views), np.int64, len(views))
+    return {
+        "ids": b.ids[:n], "lengths": b.lengths[:n], "window_lengths": b.window_lengths[:n],
+        "totals": np.asarray([b.live_length, b.live_windows]), "stems": texts(names),
+        "bounds": np.concatenate([[0], np.cumsum(sizes)]),
+        "docs": np.concatenate([d for d, _ in views] or [np.empty(0, np.int32)]),
+        "tfs": np.concatenate([t for _, t in views] or [np.empty(0, np.float32)]),
+    } | b.links.state(n)  # fmt: skip
+
+
+def _restored(a: Arrays) -> _Block:
+    n, (length, windows) = len(a["ids"]), a["totals"].tolist()
+    b = _Block(a["ids"], a["lengths"], np.ones(n, np.bool_), n, n, length, windows,
+               a["window_lengths"], {}, Links.restored(a))  # fmt: skip
+    docs, tfs, bounds = a["docs"], a["tfs"], a["bounds"].tolist()
+    for name, lo, hi in zip(strings(a["stems"]), bounds, bounds[1:], strict=False):
+        b.postings[name] = _Postings(docs[lo:hi], tfs[lo:hi], hi - lo)
+    return b
+
+
 def _bm25(
     idf_: float, tf: NDArray[np.float64], length: NDArray[np.float64], avgdl: float
 ) -> NDArray[np.float64]:
@@ -303,6 +328,23 @@ class KeywordIndex:
 
     def _append(self, memory_id: str, rows: list[Row]) -> None:
         self._blocks.setdefault(memory_id, _Block()).append(rows)
+
+    def whole(self) -> set[str]:
+        """Memories that lost no row since they were loaded: only those may be snapshotted."""
+        with self._lock:
+            return {m for m, b in self._blocks.items() if b.live == b.size}
+
+    def snapshot(self, memories: set[str]) -> dict[str, Arrays]:
+        with self._lock:
+            return {m: _state(b) for m, b in self._blocks.items() if m in memories}
+
+    def restore(self, states: dict[str, Arrays], high: int, load_others: Loader) -> None:
+        """Blocks from snapshots covering rows up to ``high``, and the rows of the other
+        memories up to it from ``load_others``; :meth:`sync` goes on from ``high``."""
+        with self._lock:
+            self._blocks.update((m, _restored(a)) for m, a in states.items())
+            catch_up(load_others, 0, self._append)
+            self._high = high
 
     def drop(self, ids: Sequence[int]) -> None:
         wanted = np.sort(np.asarray(ids, dtype=np.int64))

@@ -237,4 +237,27 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         END;
         """,
     ),
+    (
+        8,
+        "snapshots of the in-process indexes; erasing or rewriting an entry drops its memory's",
+        """
+        CREATE TABLE index_snapshots (
+            memory_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            part INTEGER NOT NULL,
+            rows_high INTEGER NOT NULL,
+            changes_seq INTEGER NOT NULL,
+            data BLOB NOT NULL,
+            PRIMARY KEY (memory_id, kind, part)
+        );
+        CREATE TRIGGER entries_deleted_snapshots AFTER DELETE ON entries BEGIN
+            DELETE FROM index_snapshots WHERE memory_id = old.memory_id;
+        END;
+        CREATE TRIGGER entries_rewritten_snapshots AFTER UPDATE OF
+            memory_id, message_type, content, embedding, user_id, agent_id, session_id, valid_at
+        ON entries BEGIN
+            DELETE FROM index_snapshots WHERE memory_id IN (old.memory_id, new.memory_id);
+        END;
+        """,
+    ),
 )

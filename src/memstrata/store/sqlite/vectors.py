@@ -17,7 +17,7 @@ candidates; scores always come from the float32 rows, so both paths return the s
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from memstrata.store.sqlite.ann import EXPANSION_SEARCH, AnnIndex
 from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
+from memstrata.store.sqlite.snapshots import Arrays
 
 Loader = Load[tuple[int, str, bytes]]
 """(message_id, memory_id, float32 blob) of rows above the mark (see :mod:`.catchup`)."""
@@ -63,11 +64,13 @@ class _Block:
     #: Whether an index job for this block is queued or running (one at a time).
     building: bool = False
 
-    def append(self, ids: NDArray[np.int64], vectors: NDArray[np.float32]) -> None:
+    def append(self, ids: NDArray[np.int64], vectors: NDArray[np.float32], room: int = 0) -> None:
+        """Add rows; ``room``: rows expected in all (allocated at once, not by doubling)."""
         need = self.size + len(ids)
         if not len(self.rows):
             self.rows = np.empty((0, self.dim), np.float32)
-        self.ids, self.rows = grown(self.ids, need), grown(self.rows, need)
+        size = max(need, room) if need > len(self.rows) else need
+        self.ids, self.rows = grown(self.ids, size), grown(self.rows, size)
         self.alive = grown(self.alive, need)
         self.ids[self.size : need] = ids
         self.rows[self.size : need] = vectors
@@ -108,11 +111,48 @@ class VectorCache:
         self._threshold = ann_threshold
         self._run = run
         self._threads = threads
+        self._room: dict[str, int] = {}
+        self._graphs: dict[str, tuple[AnnIndex, NDArray[np.int64]]] = {}
+
+    def expect(self, rows: dict[str, int]) -> None:
+        """Rows each memory is expected to hold: its first load allocates that much at once."""
+        with self._lock:
+            self._room = dict(rows)
+
+    def restore(self, states: dict[str, Arrays]) -> None:
+        """Approximate indexes from snapshots; each is used once the rows it covers are
+        loaded (same ids, nothing erased), else dropped."""
+        for memory_id, a in states.items():
+            covered = int(a["covered"][0])
+            ann = AnnIndex.restored(a["graph"], int(a["dim"][0]), covered, self._threads)
+            with self._lock:
+                self._graphs[memory_id] = (ann, a["ids"].copy())
+
+    def snapshot(self, memories: set[str]) -> Iterator[tuple[str, Arrays]]:
+        """The approximate index of each of ``memories`` whose block lost no row."""
+        with self._lock:
+            held = [(m, b, b.ann) for m, b in self._blocks.items() if m in memories]
+        for memory_id, block, ann in held:
+            if ann is not None and block.live == block.size:
+                graph, covered = ann.saved()
+                yield memory_id, {"graph": np.frombuffer(graph, np.uint8),
+                                  "ids": block.ids[:covered], "covered": np.asarray([covered]),
+                                  "dim": np.asarray([block.dim])}  # fmt: skip
+
+    def _attach(self) -> None:
+        for memory_id, (ann, ids) in self._graphs.items():
+            block = self._blocks.get(memory_id)
+            if block is None or block.size < len(ids) or block.live < block.size:
+                continue
+            if np.array_equal(block.ids[: len(ids)], ids):
+                block.ann = ann
+        self._graphs.clear()
 
     def sync(self, load_after: Loader) -> None:
         """Load vectors of every entry with a message id above the high-water mark."""
         with self._lock:
             self._high, grown = catch_up(load_after, self._high, self._append)
+            self._attach()
             if not grown:
                 return
             due = [self._blocks[m] for m in grown if m in self._blocks]
@@ -130,7 +170,7 @@ class VectorCache:
             return
         ids = np.fromiter((i for i, _ in usable), dtype=np.int64, count=len(usable))
         data = np.frombuffer(b"".join(b for _, b in usable), dtype=np.float32)
-        block.append(ids, data.reshape(len(usable), block.dim))
+        block.append(ids, data.reshape(len(usable), block.dim), self._room.pop(memory_id, 0))
 
     def _wants_index(self, block: _Block) -> bool:
         behind = block.ann is None or block.ann.covered < block.size

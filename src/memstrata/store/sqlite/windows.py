@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.store.sqlite.arrays import grown
+from memstrata.store.sqlite.snapshots import Arrays, strings, texts
 
 #: Turns before a raw turn that its window holds.
 SPAN = 2
@@ -56,6 +57,17 @@ class Links:
             if last >= 0:
                 self.prev[at], self.after[last] = last, at
             self.conversation[at], self.tails[code] = code, at
+
+    def state(self, n: int) -> Arrays:
+        """The links of the first ``n`` positions, for a snapshot."""
+        return {"prev": self.prev[:n], "after": self.after[:n],
+                "conversation": self.conversation[:n], "keys": texts(self.codes),
+                "tails": np.asarray(self.tails, np.int64)}  # fmt: skip
+
+    @classmethod
+    def restored(cls, a: Arrays) -> Links:
+        codes = {key: code for code, key in enumerate(strings(a["keys"]))}
+        return cls(a["prev"], a["after"], a["conversation"], codes, a["tails"].tolist())
 
     def unlink(self, at: int) -> None:
         """Take position ``at`` out of its conversation: its neighbours are linked past it."""

@@ -1,0 +1,198 @@
+"""Restart: how long a fresh process takes to answer its first search on a big SQLite store, how
+much memory it peaks at, and whether that first answer is the one a warm process gives.
+
+A store of ``--size`` LoCoMo turns (one memory, four users, the local model's cached vectors,
+filled as :mod:`benchmarks.speed` fills its stores) is built once and kept under ``--dir``. Each
+run then starts a fresh child process that opens the store through the engine and searches:
+
+- ``first_search_s``: from the child's start (interpreter and imports included) until its first
+  search is answered; ``open_s`` and ``first_answer_s`` split that into opening the store and
+  the search itself (which catches the in-process indexes up with the file).
+- ``hnsw_ready_s``: from the child's start until the memory's approximate index covers every
+  row (searches meanwhile are exact over the rows it does not cover).
+- ``peak_rss_mb`` (at the first answer and overall): the child's ``ru_maxrss``.
+- ``identical``: every query (keyword only, vector only and hybrid, each with a user filter)
+  answered right after the first one and again once the process is warm (index built),
+  compared by ids, order and scores; and against a second fresh child with ``--runs 2``.
+
+Query vectors are precomputed (store and engine time only, no model load). Usage::
+
+    python -m benchmarks.restart --size 1000000 --out benchmarks/results/restart.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from benchmarks.locomo import write_json
+from memstrata import Engine, SearchRequest
+from memstrata.providers.registry import ModelRegistry
+from memstrata.store.sqlite import SQLiteStore
+
+QUERIES = 8
+#: keywords_similarity_weight of each mode: keyword only, vector only, hybrid.
+MODES = {"keyword": 1.0, "vector": 0.0, "hybrid": 0.4}
+DB = "speed.db"
+
+
+class Lookup:
+    """An embedder that knows only the benchmark's query vectors."""
+
+    model_id = "all-MiniLM-L6-v2"
+    dimension = 384
+
+    def __init__(self, vectors: dict[str, NDArray[np.float32]]) -> None:
+        self.known = vectors
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return np.stack([self.known[t] for t in texts])
+
+
+def build(folder: Path, size: int) -> dict[str, Any]:
+    """The store of ``size`` entries in ``folder`` (built unless ``built.json`` says it is)."""
+    marker = folder / "built.json"
+    if marker.exists():
+        return dict(json.loads(marker.read_text()))
+    from benchmarks.speed import Bench, TimedEmbedder, corpus, corpus_vectors
+    from memstrata.providers.local import LocalEmbedder
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob(DB + "*"):
+        stale.unlink()
+    texts, questions = corpus()
+    embedder = TimedEmbedder(LocalEmbedder())
+    vectors = corpus_vectors(embedder.inner, texts, questions, cache=True)
+    bench = Bench(folder, embedder)
+    t0 = time.perf_counter()
+    bench.fill_to(size, texts, vectors)
+    fill_s = time.perf_counter() - t0
+    info = {"user_id": bench.actor.user_id, "memory_id": bench.memory.id, "size": bench.count}
+    bench.close()
+    chosen = questions[: 4 * QUERIES : 4]
+    np.save(folder / "queries.npy", np.stack([vectors[q] for q in chosen]))
+    info |= {"queries": chosen, "fill_s": round(fill_s, 1)}
+    marker.write_text(json.dumps(info, indent=1))
+    return info
+
+
+def requests(info: dict[str, Any]) -> list[tuple[str, SearchRequest]]:
+    return [
+        (f"{mode}:{n}", SearchRequest(q, (info["memory_id"],), top_n=10, similarity_threshold=0.0,
+                                      keywords_similarity_weight=w, user_id=f"user-{n % 4}"))
+        for n, q in enumerate(info["queries"])
+        for mode, w in MODES.items()
+    ]  # fmt: skip
+
+
+def answer(engine: Engine, user_id: str, request: SearchRequest) -> list[list[Any]]:
+    hits = engine.search(engine.principal(user_id), request)
+    return [[h.entry.message_id, h.score, h.keyword_score, h.vector_score] for h in hits]
+
+
+def answers(engine: Engine, info: dict[str, Any]) -> dict[str, list[list[Any]]]:
+    return {key: answer(engine, info["user_id"], r) for key, r in requests(info)}
+
+
+def rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def child(folder: Path, wait_index: bool, started: float) -> dict[str, Any]:
+    """One fresh process's restart (run with ``--child``); times are seconds since the
+    parent started it (``--started``, wall clock)."""
+    info = json.loads((folder / "built.json").read_text())
+    vectors = dict(zip(info["queries"], np.load(folder / "queries.npy"), strict=True))
+    imports_s = time.time() - started
+    store = SQLiteStore(folder / DB)
+    engine = Engine(store, models=ModelRegistry(builtin=lambda: Lookup(vectors)))
+    open_s = time.time() - started
+    first_key, first_request = requests(info)[0]
+    first = answer(engine, info["user_id"], first_request)
+    first_s = time.time() - started
+    out: dict[str, Any] = {
+        "imports_s": round(imports_s, 2),
+        "open_s": round(open_s - imports_s, 2),
+        "first_answer_s": round(first_s - open_s, 2),
+        "first_search_s": round(first_s, 2),
+        "peak_rss_first_mb": rss_mb(),
+    }
+    out["cold"] = answers(engine, info) | {"first " + first_key: first}
+    out["cold_done_s"] = round(time.time() - started, 2)
+    if wait_index:
+        while (store.vectors_indexed(info["memory_id"]) or 0) < info["size"]:
+            time.sleep(0.2)
+        out["hnsw_ready_s"] = round(time.time() - started, 2)
+        out["warm"] = answers(engine, info)
+    out["peak_rss_mb"] = rss_mb()
+    engine.close()
+    return out
+
+
+def run_child(folder: Path, wait_index: bool) -> dict[str, Any]:
+    command = [sys.executable, "-m", "benchmarks.restart", "--child", "--dir", str(folder)]
+    command += ["--started", repr(time.time())]
+    if not wait_index:
+        command.append("--no-wait")
+    t0 = time.perf_counter()
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    result: dict[str, Any] = json.loads(done.stdout)
+    result["wall_s"] = round(time.perf_counter() - t0, 2)
+    return result
+
+
+def differences(a: dict[str, list[list[Any]]], b: dict[str, list[list[Any]]]) -> list[str]:
+    """Keys whose answers differ (the first search is compared with its query's answer)."""
+    return sorted(k for k in a if a[k] != b.get(k, b.get(k.removeprefix("first "))))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--dir", type=Path)
+    parser.add_argument("--runs", type=int, default=1, help="fresh children to compare")
+    parser.add_argument("--label", default="after")
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--no-wait", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--started", type=float, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    folder = args.dir or Path(f"/tmp/memstrata-restart-{args.size}")
+    if args.child:
+        started = args.started or time.time()
+        print(json.dumps(child(folder, not args.no_wait, started)))
+        return 0
+    info = build(folder, args.size)
+    runs = [run_child(folder, wait_index=True)]
+    runs += [run_child(folder, wait_index=False) for _ in range(args.runs - 1)]
+    first = runs[0]
+    report: dict[str, Any] = {
+        "entries": info["size"],
+        "queries": len(first["cold"]),
+        "loadavg": os.getloadavg(),
+        "db_mb": round(sum(p.stat().st_size for p in folder.glob(DB + "*")) / 2**20, 1),
+        **{k: v for k, v in first.items() if k not in ("cold", "warm")},
+        "cold_vs_warm_differ": differences(first["cold"], first["warm"]),
+        "cold_vs_other_process_differ": [differences(first["cold"], r["cold"]) for r in runs[1:]],
+        "other_runs": [{k: v for k, v in r.items() if k != "cold"} for r in runs[1:]],
+    }
+    print(json.dumps(report, indent=1), file=sys.stderr)
+    if args.out:
+        previous = json.loads(args.out.read_text()) if args.out.exists() else {}
+        write_json(args.out, previous | {args.label: report})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,229 @@
+"""Snapshots of the SQLite store's in-process indexes (kept inside the database file): a store
+reopened from them answers every search leg exactly as a store rebuilt from the rows, also
+after writes, changes and erasures by another process in between; and erasing an entry leaves
+neither its text nor its vector in any file the store wrote."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memstrata.models import EntryType, Memory, Scope
+from memstrata.store.filters import EntryFilter
+from memstrata.store.sqlite import SQLiteStore
+from memstrata.store.sqlite.vectors import VectorCache
+from memstrata.testing.bm25 import corpus
+from memstrata.testing.conformance import DIM, T0, StoreConformance, make_memory
+
+SECRET = "zanzibarquokka"
+
+
+def inline(job: Callable[[], None]) -> None:
+    job()
+
+
+def opened(path: Path, ann_threshold: int = 30) -> SQLiteStore:
+    """A store whose HNSW indexes are built at once, the same graph every time."""
+    store = SQLiteStore(path, snapshot_rows=0)
+    store._indexes.vectors = VectorCache(ann_threshold, run=inline, threads=1)
+    return store
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "snapshots.db"
+
+
+def vectors(n: int, seed: int) -> list[Any]:
+    rng = np.random.default_rng(seed)
+    v = rng.normal(size=(n, DIM)).astype(np.float32)
+    return list(v / np.linalg.norm(v, axis=1, keepdims=True))
+
+
+def seed(store: SQLiteStore, memory: Memory, n: int, seed_: int) -> list[int]:
+    """Raw turns of a few conversations and some extracted entries, varied users and times."""
+    rng = np.random.default_rng(seed_)
+    rows = [
+        (text, vector, {
+            "message_type": EntryType.RAW if i % 4 else EntryType.SEMANTIC,
+            "user_id": ["u1", "u2"][int(rng.integers(2))],
+            "session_id": ["s1", "s2", ""][int(rng.integers(3))],
+            "valid_at": T0 + timedelta(hours=int(rng.integers(0, 5))),
+        })
+        for i, (text, vector) in enumerate(zip(corpus(n, seed_), vectors(n, seed_), strict=True))
+    ]  # fmt: skip
+    return StoreConformance().seed(store, memory, rows)
+
+
+QUERIES = ["hiking", "Paris marathon", "teachers teaching piano", "river dog", "the cafe"]
+FILTERS = [EntryFilter(), EntryFilter(user_id="u1", enabled_only=True)]
+
+
+def answers(store: SQLiteStore, memories: list[str], ids: list[int]) -> list[Any]:
+    """Every search leg over each memory and all together, for every query and filter."""
+    out: list[Any] = []
+    probes = vectors(3, 99)
+    with store.read() as r:
+        for scope in [*(Scope.of(m) for m in memories), Scope(frozenset(memories))]:
+            for f in FILTERS:
+                for q in QUERIES:
+                    out.append(r.keyword_candidates(scope, q, f, 10))
+                    out.append(r.window_candidates(scope, q, f, 10))
+                for v in probes:
+                    out.append(r.vector_candidates(scope, v, f, 10))
+                out.append(r.neighbours(scope, ids, f, 2))
+                out.append(sorted(r.passing(scope, f, ids)))
+    return out
+
+
+def rebuilt_copy(path: Path) -> Path:
+    """A copy of the file without its snapshots: a store opened on it rebuilds from rows."""
+    copy = path.with_name("rebuilt-" + path.name)
+    for stale in copy.parent.glob(copy.name + "*"):
+        stale.unlink()
+    with closing(sqlite3.connect(path)) as src, closing(sqlite3.connect(copy)) as dst:
+        src.backup(dst)
+        dst.execute("DELETE FROM index_snapshots")
+        dst.commit()
+    return copy
+
+
+def assert_answers_as_rebuilt(path: Path, memories: list[str], ids: list[int]) -> SQLiteStore:
+    """A store reopened on ``path`` answers as one rebuilt from the rows; returns it, open."""
+    restored = opened(path)
+    got = answers(restored, memories, ids)
+    rebuilt = opened(rebuilt_copy(path))
+    try:
+        assert got == answers(rebuilt, memories, ids)
+    finally:
+        rebuilt.close()
+    return restored
+
+
+def snapshotted(path: Path) -> dict[str, set[str]]:
+    """Kinds of snapshot stored per memory."""
+    with closing(sqlite3.connect(path)) as conn:
+        rows = conn.execute("SELECT DISTINCT memory_id, kind FROM index_snapshots").fetchall()
+    out: dict[str, set[str]] = {}
+    for memory_id, kind in rows:
+        out.setdefault(memory_id, set()).add(kind)
+    return out
+
+
+ALL = {"keywords", "columns", "conversations", "ann"}
+
+
+def test_a_store_reopened_from_its_snapshot_answers_as_a_rebuild(path: Path) -> None:
+    store = opened(path)
+    a, b = make_memory(), make_memory()
+    ids = seed(store, a, 80, 1) + seed(store, b, 50, 2)
+    before = answers(store, [a.id, b.id], ids)
+    assert store.save_indexes() > 0
+    store.close()
+    assert snapshotted(path) == {a.id: ALL, b.id: ALL}
+    restored = assert_answers_as_rebuilt(path, [a.id, b.id], ids)
+    try:
+        assert answers(restored, [a.id, b.id], ids) == before
+        # it started from the snapshot: no row read again, both HNSW graphs restored
+        assert restored._indexes.rows_loaded == 0
+        assert restored._indexes.graphs_stored == {a.id, b.id}
+        assert restored.vectors_indexed(a.id) == 80
+    finally:
+        restored.close()
+
+
+def test_writes_changes_and_erasures_by_another_process_after_the_snapshot(path: Path) -> None:
+    """Another process adds rows, changes states and erases after the snapshot: the erased
+    row's memory loses its snapshot in that transaction, and a reopened store answers as a
+    rebuild: the snapshot's memory caught up through the change log, the other from rows."""
+    here = opened(path)
+    a, b = make_memory(), make_memory()
+    ids = seed(here, a, 80, 1) + seed(here, b, 50, 2)
+    answers(here, [a.id, b.id], ids)
+    here.save_indexes()
+    there = opened(path)
+    try:
+        ids += seed(there, a, 20, 3) + seed(there, b, 5, 4)
+        with there.write() as w:
+            w.update_entries(ids[3:9], {"status": 0})
+            w.update_entries(ids[85:90], {"retired_at": T0 + timedelta(hours=2)})
+            w.update_entries(ids[100:104], {"forget_at": T0 + timedelta(hours=1)})
+            w.delete_entries(b.id, ids[90:93])
+    finally:
+        there.close()
+    assert snapshotted(path) == {a.id: ALL}
+    restored = assert_answers_as_rebuilt(path, [a.id, b.id], ids)
+    try:
+        assert answers(here, [a.id, b.id], ids) == answers(restored, [a.id, b.id], ids)
+        assert restored._indexes.rows_loaded == 50 + 20 + 5 - 3  # b from rows, a's new rows
+        restored.save_indexes()  # loaded fresh: b is whole again
+    finally:
+        restored.close()
+        here.close()
+    assert snapshotted(path) == {a.id: ALL, b.id: ALL}
+    assert_answers_as_rebuilt(path, [a.id, b.id], ids).close()
+
+
+def test_a_memory_that_lost_rows_in_this_process_is_not_snapshotted(path: Path) -> None:
+    store = opened(path)
+    a, b = make_memory(), make_memory()
+    ids = seed(store, a, 40, 1) + seed(store, b, 40, 2)
+    answers(store, [a.id, b.id], ids)
+    with store.write() as w:
+        w.delete_entries(a.id, ids[:2])
+    store.save_indexes()  # a's erased rows are still in this process's postings and graph
+    assert snapshotted(path) == {b.id: ALL}
+    store.close()
+    assert_answers_as_rebuilt(path, [a.id, b.id], ids[2:]).close()
+
+
+def test_closing_snapshots_once_enough_rows_were_read(path: Path) -> None:
+    store = SQLiteStore(path, snapshot_rows=30)
+    a = make_memory()
+    seed(store, a, 20, 1)
+    store.warm()
+    store.close()
+    assert snapshotted(path) == {}  # 20 rows: not worth it
+    store = SQLiteStore(path, snapshot_rows=30)
+    seed(store, a, 20, 2)
+    store.warm()
+    store.close()
+    assert snapshotted(path) == {a.id: ALL - {"ann"}}  # 40 rows read, under the HNSW threshold
+
+
+def test_erasure_leaves_no_trace_in_any_file_the_store_wrote(path: Path) -> None:
+    """The snapshot holds the entry's word (a keyword stem) and its vector (int8, in the HNSW
+    graph); erasing it drops the snapshot in the same transaction, secure_delete zeroes the
+    pages, and the scrub truncates the WAL: neither is left in any file of the folder."""
+    store = opened(path)
+    memory = make_memory()
+    ids = seed(store, memory, 40, 1)
+    secret = vectors(1, 7)[0]
+    (gone,) = StoreConformance().seed(store, memory, [(f"my PIN is {SECRET}", secret, {})])
+    store.warm()
+    block = store._indexes.vectors._blocks[memory.id]
+    assert block.ann is not None
+    quantized = block.ann._index.get(len(ids), dtype=np.int8).tobytes()
+    traces = [SECRET.encode(), secret.tobytes(), quantized]
+    store.save_indexes()
+    with sqlite3.connect(path) as conn:  # the snapshot itself holds the word and the vector
+        stored = b"".join(bytes(r[0]) for r in conn.execute("SELECT data FROM index_snapshots"))
+    assert SECRET.encode() in stored and quantized in stored
+    with store.write() as w:
+        w.delete_entries(memory.id, [gone])
+    store.scrub()
+    store.close()
+    assert snapshotted(path) == {}
+    files = [p for p in path.parent.rglob("*") if p.is_file()]
+    assert path in files
+    for file in files:
+        data = file.read_bytes()
+        for trace in traces:
+            assert trace not in data, (file.name, trace)
