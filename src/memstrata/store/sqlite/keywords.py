@@ -22,9 +22,8 @@ together with the turns it answers, with the windows' own statistics.
 
 Text never changes once written (a correction is a new entry), so the index, like the vector
 cache, can only be behind: :meth:`KeywordIndex.sync` reads rows committed since its last
-look. Erasure marks rows dead at once and takes them out of their conversations' windows;
-their terms stay in memory until the process restarts, matching nothing, and such a memory
-is never snapshotted (:mod:`.snapshots`).
+look. Erasure marks rows dead at once and takes them out of their conversations' windows; their
+terms stay in memory, matching nothing, and such a block is never snapshotted (:mod:`.snapshots`).
 """
 
 from __future__ import annotations
@@ -44,7 +43,8 @@ from numpy.typing import NDArray
 
 from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
-from memstrata.store.sqlite.snapshots import Arrays, strings, texts
+from memstrata.store.sqlite.postings import Postings
+from memstrata.store.sqlite.snapshots import Arrays
 from memstrata.store.sqlite.windows import Links
 from memstrata.store.text import MAX_TERMS, STOP_WORDS
 
@@ -96,25 +96,6 @@ def query_terms(text: str) -> list[str]:
 
 
 @dataclass
-class _Postings:
-    """Documents (block positions) holding one stem, with its frequency in each."""
-
-    docs: NDArray[np.int32] = field(default_factory=lambda: np.empty(0, np.int32))
-    tfs: NDArray[np.float32] = field(default_factory=lambda: np.empty(0, np.float32))
-    size: int = 0
-
-    def extend(self, docs: NDArray[np.int64], tfs: NDArray[np.int64]) -> None:
-        need = self.size + len(docs)
-        self.docs, self.tfs = grown(self.docs, need), grown(self.tfs, need)
-        self.docs[self.size : need] = docs
-        self.tfs[self.size : need] = tfs
-        self.size = need
-
-    def view(self) -> tuple[NDArray[np.int32], NDArray[np.float32]]:
-        return self.docs[: self.size], self.tfs[: self.size]
-
-
-@dataclass
 class _Block:
     """One memory's documents in message-id order, its postings and conversation windows."""
 
@@ -128,7 +109,7 @@ class _Block:
     """Word count of the live documents' windows, summed."""
     window_lengths: NDArray[np.float64] = field(default_factory=lambda: np.empty(0, np.float64))
     """Word count of each document's window."""
-    postings: dict[str, _Postings] = field(default_factory=dict)
+    postings: Postings = field(default_factory=Postings)
     links: Links = field(default_factory=Links)
 
     def append(self, rows: Sequence[Row]) -> None:
@@ -157,8 +138,7 @@ class _Block:
         bounds = [0, *(np.flatnonzero(np.diff(terms)) + 1).tolist(), len(pairs)]
         for lo, hi in itertools.pairwise(bounds):
             if hi > lo:
-                posting = self.postings.setdefault(names[int(terms[lo])], _Postings())
-                posting.extend(docs[lo:hi], tfs[lo:hi])
+                self.postings.extend(names[int(terms[lo])], docs[lo:hi], tfs[lo:hi])
 
     def positions(self, ids: NDArray[np.int64]) -> NDArray[np.int64]:
         """Block positions of those of the sorted ``ids`` held here, alive or not."""
@@ -187,7 +167,7 @@ class _Block:
         postings = self.postings.get(stem)
         if postings is None:
             return np.empty(0, np.int64), np.empty(0, np.float64)
-        docs, tfs = postings.view()
+        docs, tfs = postings
         if self.live < self.size:  # skip erased documents
             keep = self.alive[docs]
             docs, tfs = docs[keep], tfs[keep]
@@ -198,7 +178,7 @@ class _Block:
         postings = self.postings.get(stem)
         if postings is None:
             return 0
-        docs, _ = postings.view()
+        docs, _ = postings
         if self.live == self.size:  # nothing erased: every posting counts
             return len(docs)
         return int(np.count_nonzero(self.alive[docs]))
@@ -208,33 +188,24 @@ class _Block:
         postings = self.postings.get(stem)
         if postings is None:
             return 0.0
-        docs, tfs = postings.view()
+        docs, tfs = postings
         i = int(np.searchsorted(docs, at))
         return float(tfs[i]) if i < len(docs) and docs[i] == at else 0.0
 
 
 def _state(b: _Block) -> Arrays:
     """A block that lost no row, as arrays (see :mod:`.snapshots`)."""
-    n, names = b.size, list(b.postings)
-    views = [b.postings[name].view() for name in names]
-    sizes = np.fromiter((len(d) for d, _ in views), np.int64, len(views))
+    n = b.size
     return {
         "ids": b.ids[:n], "lengths": b.lengths[:n], "window_lengths": b.window_lengths[:n],
-        "totals": np.asarray([b.live_length, b.live_windows]), "stems": texts(names),
-        "bounds": np.concatenate([[0], np.cumsum(sizes)]),
-        "docs": np.concatenate([d for d, _ in views] or [np.empty(0, np.int32)]),
-        "tfs": np.concatenate([t for _, t in views] or [np.empty(0, np.float32)]),
-    } | b.links.state(n)  # fmt: skip
+        "totals": np.asarray([b.live_length, b.live_windows]),
+    } | b.postings.state() | b.links.state(n)  # fmt: skip
 
 
 def _restored(a: Arrays) -> _Block:
     n, (length, windows) = len(a["ids"]), a["totals"].tolist()
-    b = _Block(a["ids"], a["lengths"], np.ones(n, np.bool_), n, n, length, windows,
-               a["window_lengths"], {}, Links.restored(a))  # fmt: skip
-    docs, tfs, bounds = a["docs"], a["tfs"], a["bounds"].tolist()
-    for name, lo, hi in zip(strings(a["stems"]), bounds, bounds[1:], strict=False):
-        b.postings[name] = _Postings(docs[lo:hi], tfs[lo:hi], hi - lo)
-    return b
+    return _Block(a["ids"], a["lengths"], np.ones(n, np.bool_), n, n, length, windows,
+                  a["window_lengths"], Postings.restored(a), Links.restored(a))  # fmt: skip
 
 
 def _bm25(
@@ -336,11 +307,11 @@ class KeywordIndex:
 
     def snapshot(self, memories: set[str]) -> dict[str, Arrays]:
         with self._lock:
-            return {m: _state(b) for m, b in self._blocks.items() if m in memories}
+            return {m: _state(self._blocks[m]) for m in memories & self._blocks.keys()}
 
     def restore(self, states: dict[str, Arrays], high: int, load_others: Loader) -> None:
-        """Blocks from snapshots covering rows up to ``high``, and the rows of the other
-        memories up to it from ``load_others``; :meth:`sync` goes on from ``high``."""
+        """Blocks from snapshots up to row ``high``, the other memories' rows up to it from
+        ``load_others``; :meth:`sync` goes on from ``high``."""
         with self._lock:
             self._blocks.update((m, _restored(a)) for m, a in states.items())
             catch_up(load_others, 0, self._append)
@@ -365,8 +336,7 @@ class KeywordIndex:
             if query is None:
                 return np.empty(0, np.int64), np.empty(0, np.float64)
             parts = [query.scores(n) for n in range(len(blocks))]
-        ids = np.concatenate([p[0] for p in parts])
-        return ids, np.concatenate([p[1] for p in parts])
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
     def windows(self, memory_ids: Iterable[str], ids: Sequence[int]) -> dict[int, list[int]]:
         """For each of ``ids`` whose window holds earlier turns: their message ids."""
