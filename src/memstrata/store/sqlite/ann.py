@@ -86,6 +86,8 @@ class AnnIndex:
         self._threads = threads
         self._lock = SharedLock()
         self.covered = covered
+        #: The saved bytes a restored index searches in place, until it must change.
+        self._viewed: NDArray[np.uint8] | None = None
 
     @classmethod
     def build(
@@ -108,10 +110,20 @@ class AnnIndex:
     def restored(
         cls, graph: NDArray[np.uint8], dim: int, covered: int, threads: int = 0
     ) -> AnnIndex:
-        """An index from the bytes of :meth:`saved`."""
+        """An index from the bytes of :meth:`saved`, searched in place (a third less memory
+        than a loaded copy, and no time to load) until a row is added or removed."""
         index = _new_index(dim)
-        index.load(memoryview(graph.data))
-        return cls(index, covered, threads)
+        index.view(memoryview(graph.data))
+        out = cls(index, covered, threads)
+        out._viewed = graph
+        return out
+
+    def _mutable(self) -> None:
+        """Before a change (under the write lock): a loaded copy of a viewed index."""
+        if self._viewed is not None:
+            index = _new_index(self._index.ndim)
+            index.load(memoryview(self._viewed.data))
+            self._index, self._viewed = index, None
 
     def saved(self) -> tuple[bytes, int]:
         """The index as bytes, and the rows it covers."""
@@ -134,6 +146,7 @@ class AnnIndex:
         with self._lock.write():
             positions, vectors, end = pending(self.covered)
             if len(positions):
+                self._mutable()
                 self._index.add(positions.astype(np.uint64), vectors, threads=self._threads)
             self.covered = end
 
@@ -142,6 +155,7 @@ class AnnIndex:
         with self._lock.write():
             indexed = positions[positions < self.covered]
             if len(indexed):
+                self._mutable()
                 self._index.remove(indexed.astype(np.uint64))
 
     @property

@@ -16,7 +16,8 @@ From the marks on, catching up is the same as ever.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from memstrata.store.sql import Conn, Row, chunks, marks
 from memstrata.store.sqlite import snapshots
@@ -29,6 +30,8 @@ from memstrata.store.sqlite.vectors import VectorCache
 
 #: Rows looked up by id through the covering filter index (see migration 5).
 BY_ID = "entries e INDEXED BY entries_filter"
+#: Page cache of a first load (negative: KiB), which reads every row once.
+SCAN_CACHE = -2048
 Only = tuple[int, list[str]] | None
 """Load only rows up to this id of these memories (None: every row)."""
 
@@ -61,9 +64,12 @@ class Indexes:
         if (newest or 0) <= self._rows_seen and (changed or 0) <= self._changes_seen:
             return
         with self._lock:
-            if not self._started:
-                self._start(conn)
-            self._sync(conn)
+            if self._started:
+                self._sync(conn)
+            else:
+                with _small_cache(conn):
+                    self._start(conn)
+                    self._sync(conn)
             self._rows_seen = max(self._rows_seen, newest or 0)
 
     def _start(self, conn: Conn) -> None:
@@ -162,6 +168,18 @@ class Indexes:
             self.vectors.drop(gone)
             self.keywords.drop(gone)
             self.conversations.drop(gone)
+
+
+@contextmanager
+def _small_cache(conn: Conn) -> Iterator[None]:
+    """A first load reads the whole file once: through a small page cache, freed after."""
+    (pages,) = conn.execute("PRAGMA cache_size")[0]
+    conn.execute(f"PRAGMA cache_size = {SCAN_CACHE}")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA cache_size = {int(pages)}")
+        conn.execute("PRAGMA shrink_memory")
 
 
 def _after(conn: Conn, columns: str, source: str, where: str, high: int, only: Only) -> list[Row]:

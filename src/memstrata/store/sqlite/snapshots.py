@@ -34,6 +34,8 @@ PART = 64 << 20
 #: Alignment of each array's bytes in a snapshot.
 ALIGN = 64
 KINDS = ("keywords", "columns", "conversations", "ann")
+#: The layout of the arrays; a snapshot of another is ignored (its memory loads from rows).
+FORMAT = 1
 
 
 @dataclass
@@ -100,7 +102,7 @@ def save(
     conn.execute("DELETE FROM index_snapshots")
     written = 0
     for memory_id, kind, arrays in states:
-        for n, data in enumerate(pack(arrays)):
+        for n, data in enumerate(pack(arrays | {"format": np.asarray([FORMAT])})):
             conn.execute(
                 "INSERT INTO index_snapshots VALUES (?, ?, ?, ?, ?, ?)",
                 [memory_id, kind, n, rows_high, changes_seq, data],
@@ -117,7 +119,9 @@ def load(conn: Conn, kinds: Iterable[str] = KINDS) -> Snapshot:
     out = Snapshot(int(marks[0][0]), int(marks[0][1]))
     for kind in kinds:
         for memory_id, data in _parts(conn, kind):
-            out.memories.setdefault(memory_id, {})[kind] = unpack(data)
+            arrays = unpack(data)
+            if arrays.pop("format", None) == FORMAT:
+                out.memories.setdefault(memory_id, {})[kind] = arrays
     return out
 
 
