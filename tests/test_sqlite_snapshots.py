@@ -15,12 +15,15 @@ from typing import Any
 import numpy as np
 import pytest
 
+from memstrata import Engine, SearchRequest, TurnInput
 from memstrata.models import EntryType, Memory, Scope
+from memstrata.providers.registry import ModelRegistry
 from memstrata.store.filters import EntryFilter
 from memstrata.store.sqlite import SQLiteStore
 from memstrata.store.sqlite.vectors import VectorCache
 from memstrata.testing.bm25 import corpus
 from memstrata.testing.conformance import DIM, T0, StoreConformance, make_memory
+from memstrata.testing.fakes import DeterministicEmbedder, FrozenClock
 
 SECRET = "zanzibarquokka"
 
@@ -59,7 +62,8 @@ def seed(store: SQLiteStore, memory: Memory, n: int, seed_: int) -> list[int]:
         })
         for i, (text, vector) in enumerate(zip(corpus(n, seed_), vectors(n, seed_), strict=True))
     ]  # fmt: skip
-    return StoreConformance().seed(store, memory, rows)
+    ids: list[int] = StoreConformance().seed(store, memory, rows)
+    return ids
 
 
 QUERIES = ["hiking", "Paris marathon", "teachers teaching piano", "river dog", "the cafe"]
@@ -226,4 +230,97 @@ def test_erasure_leaves_no_trace_in_any_file_the_store_wrote(path: Path) -> None
     for file in files:
         data = file.read_bytes()
         for trace in traces:
+            assert trace not in data, (file.name, trace)
+
+
+def test_a_restored_store_that_erases_and_writes_answers_as_a_rebuild(path: Path) -> None:
+    """Its HNSW graph, searched in place from the snapshot, becomes a copy it can change."""
+    store = opened(path)
+    a = make_memory()
+    ids = seed(store, a, 80, 1)
+    answers(store, [a.id], ids)
+    store.save_indexes()
+    store.close()
+    restored = opened(path)
+    try:
+        answers(restored, [a.id], ids)
+        ids += seed(restored, a, 10, 5)
+        with restored.write() as w:
+            w.delete_entries(a.id, ids[10:14])
+        got = answers(restored, [a.id], ids)
+        assert restored.vectors_indexed(a.id) == 90
+    finally:
+        restored.close()
+    assert snapshotted(path) == {}  # the erasure dropped it
+    fresh = opened(path)
+    try:
+        assert answers(fresh, [a.id], ids) == got
+    finally:
+        fresh.close()
+
+
+@pytest.mark.parametrize("run", range(4))
+def test_random_histories_of_two_processes(path: Path, run: int) -> None:
+    """Two stores on one file add, change, erase and snapshot in a random order; a store
+    reopened at the end answers as a rebuild, and as each of them does."""
+    rng = np.random.default_rng(run)
+    stores = [opened(path), opened(path)]
+    memories = [make_memory(), make_memory()]
+    ids: list[int] = []
+    try:
+        for step in range(12):
+            store = stores[int(rng.integers(2))]
+            memory = memories[int(rng.integers(2))]
+            action = int(rng.integers(5))
+            if action <= 1 or len(ids) < 10:
+                ids += seed(store, memory, int(rng.integers(5, 40)), 100 * run + step)
+            elif action == 2:
+                picked = sorted({ids[int(i)] for i in rng.integers(0, len(ids), 5)})
+                with store.write() as w:
+                    w.update_entries(picked, {"status": int(rng.integers(2))})
+            elif action == 3:
+                gone = {ids[int(i)] for i in rng.integers(0, len(ids), 2)}
+                with store.write() as w:
+                    w.delete_entries(memory.id, sorted(gone))
+            else:
+                answers(store, [m.id for m in memories], ids)
+                store.save_indexes()
+        every = [m.id for m in memories]
+        final = [answers(s, every, ids) for s in stores]
+    finally:
+        for s in stores:
+            s.close()
+    restored = assert_answers_as_rebuilt(path, every, ids)
+    try:
+        assert final == [answers(restored, every, ids)] * 2
+    finally:
+        restored.close()
+
+
+def test_an_erasure_through_the_engine_leaves_no_trace(tmp_path: Path) -> None:
+    """The engine's own erase path over a store with a snapshot: no file of the folder keeps
+    the entry's word, its vector or the HNSW graph's int8 copy of it."""
+    store = opened(tmp_path / "engine.db")
+    engine = Engine(store, models=ModelRegistry(builtin=DeterministicEmbedder), clock=FrozenClock())
+    alice = engine.principal(engine.create_user("alice").id)
+    memory = engine.create_memory(
+        alice, name="notes", memory_type=["raw"], embd_id="e@Builtin", llm_id="m@X"
+    )
+    turns = [TurnInput(text, user_id="u1") for text in corpus(40, 3)]
+    engine.add_messages(alice, [memory.id], turns)
+    (secret,) = engine.add_messages(alice, [memory.id], [TurnInput(f"my PIN is {SECRET}")])
+    request = SearchRequest(SECRET, (memory.id,), top_n=5, similarity_threshold=0.0)
+    assert engine.search(alice, request)[0].entry.message_id == secret.message_id
+    vector = store._indexes.vectors.vectors([secret.message_id])[secret.message_id]
+    block = store._indexes.vectors._blocks[memory.id]
+    assert block.ann is not None
+    quantized = block.ann._index.get(block.size - 1, dtype=np.int8).tobytes()
+    store.save_indexes()
+    engine.erase(alice, memory.id, secret.message_id, reason="asked")
+    assert secret.message_id not in {h.entry.message_id for h in engine.search(alice, request)}
+    engine.close()
+    store.close()
+    for file in (p for p in tmp_path.rglob("*") if p.is_file()):
+        data = file.read_bytes()
+        for trace in (SECRET.encode(), vector.tobytes(), quantized):
             assert trace not in data, (file.name, trace)
