@@ -30,6 +30,9 @@ from memstrata.store.sqlite.vectors import VectorCache
 
 #: Rows looked up by id through the covering filter index (see migration 5).
 BY_ID = "entries e INDEXED BY entries_filter"
+#: Vector rows read per statement: a tenth of a chunk, so that the blobs' bytes objects (1.5 kB
+#: each, outside Python's small-object arenas) leave the heap no larger than that.
+VECTOR_CHUNK = LOAD_CHUNK // 10
 #: Page cache of a first load (negative: KiB), which reads every row once.
 SCAN_CACHE = -2048
 Only = tuple[int, list[str]] | None
@@ -210,7 +213,7 @@ def _vectors_after(conn: Conn, high: int) -> list[tuple[int, str, bytes]]:
     rows = conn.execute(
         "SELECT message_id, memory_id, embedding FROM entries WHERE message_id > ? "
         "AND embedding IS NOT NULL ORDER BY message_id LIMIT ?",
-        [high, LOAD_CHUNK],
+        [high, VECTOR_CHUNK],
     )
     return [(int(r[0]), str(r[1]), bytes(r[2])) for r in rows]
 
