@@ -11,9 +11,14 @@ run then starts a fresh child process that opens the store through the engine an
 - ``hnsw_ready_s``: from the child's start until the memory's approximate index covers every
   row (searches meanwhile are exact over the rows it does not cover).
 - ``peak_rss_mb`` (at the first answer and overall): the child's ``ru_maxrss``.
-- ``identical``: every query (keyword only, vector only and hybrid, each with a user filter)
-  answered right after the first one and again once the process is warm (index built),
-  compared by ids, order and scores; and against a second fresh child with ``--runs 2``.
+- ``cold_vs_warm_differ``: the queries (keyword only, vector only and hybrid, each with a user
+  filter) whose answers right after the first search differ (ids, order or scores) from the
+  same process's once it is warm (HNSW built); ``cold_vs_first_process_warm_differ``: from
+  the first process's warm answers.
+
+Processes run one after another (``--runs``, default 2): the first finds the file as the last
+one left it (with ``--rebuild``: without index snapshots, so it loads every row and builds the
+HNSW index) and, closing, snapshots its indexes into the file; the second restarts from there.
 
 Query vectors are precomputed (store and engine time only, no model load). Usage::
 
@@ -26,10 +31,12 @@ import argparse
 import json
 import os
 import resource
+import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -136,11 +143,30 @@ def child(folder: Path, wait_index: bool, started: float) -> dict[str, Any]:
         out["hnsw_ready_s"] = round(time.time() - started, 2)
         out["warm"] = answers(engine, info)
     out["peak_rss_mb"] = rss_mb()
-    engine.close()
+    out["rss_now_mb"] = round(int(_status("VmRSS")) / 1024, 1)
+    t0 = time.time()
+    engine.close()  # snapshots the indexes where that is due
+    out["close_s"] = round(time.time() - t0, 2)
+    out["peak_rss_with_close_mb"] = rss_mb()
     return out
 
 
-def run_child(folder: Path, wait_index: bool) -> dict[str, Any]:
+def _status(field: str) -> str:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return line.split()[1]
+    return "0"
+
+
+def drop_snapshots(folder: Path) -> None:
+    with closing(sqlite3.connect(folder / DB)) as conn:
+        if conn.execute("SELECT name FROM sqlite_master WHERE name = 'index_snapshots'").fetchone():
+            conn.execute("DELETE FROM index_snapshots")
+            conn.commit()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def run_child(folder: Path, wait_index: bool = True) -> dict[str, Any]:
     command = [sys.executable, "-m", "benchmarks.restart", "--child", "--dir", str(folder)]
     command += ["--started", repr(time.time())]
     if not wait_index:
@@ -161,7 +187,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=1_000_000)
     parser.add_argument("--dir", type=Path)
-    parser.add_argument("--runs", type=int, default=1, help="fresh children to compare")
+    parser.add_argument("--runs", type=int, default=2, help="fresh processes, one after another")
+    parser.add_argument(
+        "--rebuild", action="store_true", help="drop the stored snapshots first (a cold rebuild)"
+    )
     parser.add_argument("--label", default="after")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -174,18 +203,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(child(folder, not args.no_wait, started)))
         return 0
     info = build(folder, args.size)
-    runs = [run_child(folder, wait_index=True)]
-    runs += [run_child(folder, wait_index=False) for _ in range(args.runs - 1)]
-    first = runs[0]
+    if args.rebuild:
+        drop_snapshots(folder)
+    runs = [run_child(folder) for _ in range(args.runs)]
     report: dict[str, Any] = {
         "entries": info["size"],
-        "queries": len(first["cold"]),
+        "queries": len(runs[0]["cold"]),
         "loadavg": os.getloadavg(),
         "db_mb": round(sum(p.stat().st_size for p in folder.glob(DB + "*")) / 2**20, 1),
-        **{k: v for k, v in first.items() if k not in ("cold", "warm")},
-        "cold_vs_warm_differ": differences(first["cold"], first["warm"]),
-        "cold_vs_other_process_differ": [differences(first["cold"], r["cold"]) for r in runs[1:]],
-        "other_runs": [{k: v for k, v in r.items() if k != "cold"} for r in runs[1:]],
+        "runs": [
+            {k: v for k, v in r.items() if k not in ("cold", "warm")}
+            | {
+                "cold_vs_warm_differ": differences(r["cold"], r["warm"]),
+                "cold_vs_first_process_warm_differ": differences(r["cold"], runs[0]["warm"]),
+            }
+            for r in runs
+        ],
     }
     print(json.dumps(report, indent=1), file=sys.stderr)
     if args.out:
