@@ -45,7 +45,9 @@ from numpy.typing import NDArray
 
 from benchmarks.locomo import write_json
 from memstrata import Engine, SearchRequest
+from memstrata.providers.base import Embedder
 from memstrata.providers.registry import ModelRegistry
+from memstrata.settings import Settings
 from memstrata.store.sqlite import SQLiteStore
 
 QUERIES = 8
@@ -67,20 +69,25 @@ class Lookup:
         return np.stack([self.known[t] for t in texts])
 
 
-def build(folder: Path, size: int) -> dict[str, Any]:
-    """The store of ``size`` entries in ``folder`` (built unless ``built.json`` says it is)."""
+def build(folder: Path, size: int, model: Embedder | None = None) -> dict[str, Any]:
+    """The store of ``size`` entries in ``folder`` (built unless ``built.json`` says it is),
+    with the local model's cached LoCoMo vectors (``model``: another embedder's, uncached)."""
     marker = folder / "built.json"
     if marker.exists():
         return dict(json.loads(marker.read_text()))
     from benchmarks.speed import Bench, TimedEmbedder, corpus, corpus_vectors
-    from memstrata.providers.local import LocalEmbedder
 
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob(DB + "*"):
         stale.unlink()
     texts, questions = corpus()
-    embedder = TimedEmbedder(LocalEmbedder())
-    vectors = corpus_vectors(embedder.inner, texts, questions, cache=True)
+    if model is None:
+        from memstrata.providers.local import LocalEmbedder
+
+        embedder = TimedEmbedder(LocalEmbedder())
+    else:
+        embedder = TimedEmbedder(model)
+    vectors = corpus_vectors(embedder.inner, texts, questions, cache=model is None)
     bench = Bench(folder, embedder)
     t0 = time.perf_counter()
     bench.fill_to(size, texts, vectors)
@@ -116,13 +123,14 @@ def rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def child(folder: Path, wait_index: bool, started: float) -> dict[str, Any]:
+def child(folder: Path, started: float) -> dict[str, Any]:
     """One fresh process's restart (run with ``--child``); times are seconds since the
     parent started it (``--started``, wall clock)."""
     info = json.loads((folder / "built.json").read_text())
     vectors = dict(zip(info["queries"], np.load(folder / "queries.npy"), strict=True))
     imports_s = time.time() - started
-    store = SQLiteStore(folder / DB)
+    threshold = Settings.from_env().ann_threshold
+    store = SQLiteStore(folder / DB, ann_threshold=threshold)
     engine = Engine(store, models=ModelRegistry(builtin=lambda: Lookup(vectors)))
     open_s = time.time() - started
     first_key, first_request = requests(info)[0]
@@ -137,11 +145,11 @@ def child(folder: Path, wait_index: bool, started: float) -> dict[str, Any]:
     }
     out["cold"] = answers(engine, info) | {"first " + first_key: first}
     out["cold_done_s"] = round(time.time() - started, 2)
-    if wait_index:
+    if 0 < threshold <= info["size"]:
         while (store.vectors_indexed(info["memory_id"]) or 0) < info["size"]:
             time.sleep(0.2)
         out["hnsw_ready_s"] = round(time.time() - started, 2)
-        out["warm"] = answers(engine, info)
+    out["warm"] = answers(engine, info)
     out["peak_rss_mb"] = rss_mb()
     out["rss_now_mb"] = round(int(_status("VmRSS")) / 1024, 1)
     t0 = time.time()
@@ -166,13 +174,12 @@ def drop_snapshots(folder: Path) -> None:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-def run_child(folder: Path, wait_index: bool = True) -> dict[str, Any]:
+def run_child(folder: Path) -> dict[str, Any]:
     command = [sys.executable, "-m", "benchmarks.restart", "--child", "--dir", str(folder)]
     command += ["--started", repr(time.time())]
-    if not wait_index:
-        command.append("--no-wait")
     t0 = time.perf_counter()
-    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=root)
     result: dict[str, Any] = json.loads(done.stdout)
     result["wall_s"] = round(time.perf_counter() - t0, 2)
     return result
@@ -181,6 +188,31 @@ def run_child(folder: Path, wait_index: bool = True) -> dict[str, Any]:
 def differences(a: dict[str, list[list[Any]]], b: dict[str, list[list[Any]]]) -> list[str]:
     """Keys whose answers differ (the first search is compared with its query's answer)."""
     return sorted(k for k in a if a[k] != b.get(k, b.get(k.removeprefix("first "))))
+
+
+def run(
+    folder: Path, size: int, runs: int, rebuild: bool, model: Embedder | None = None
+) -> dict[str, Any]:
+    """The whole benchmark: build (once), then ``runs`` fresh processes one after another."""
+    info = build(folder, size, model)
+    if rebuild:
+        drop_snapshots(folder)
+    done = [run_child(folder) for _ in range(runs)]
+    report: dict[str, Any] = {
+        "entries": info["size"],
+        "queries": len(done[0]["cold"]),
+        "loadavg": os.getloadavg(),
+        "db_mb": round(sum(p.stat().st_size for p in folder.glob(DB + "*")) / 2**20, 1),
+        "runs": [
+            {k: v for k, v in r.items() if k not in ("cold", "warm")}
+            | {
+                "cold_vs_warm_differ": differences(r["cold"], r["warm"]),
+                "cold_vs_first_process_warm_differ": differences(r["cold"], done[0]["warm"]),
+            }
+            for r in done
+        ],
+    }
+    return report
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -194,32 +226,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--label", default="after")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--no-wait", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--started", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     folder = args.dir or Path(f"/tmp/memstrata-restart-{args.size}")
     if args.child:
         started = args.started or time.time()
-        print(json.dumps(child(folder, not args.no_wait, started)))
+        print(json.dumps(child(folder, started)))
         return 0
-    info = build(folder, args.size)
-    if args.rebuild:
-        drop_snapshots(folder)
-    runs = [run_child(folder) for _ in range(args.runs)]
-    report: dict[str, Any] = {
-        "entries": info["size"],
-        "queries": len(runs[0]["cold"]),
-        "loadavg": os.getloadavg(),
-        "db_mb": round(sum(p.stat().st_size for p in folder.glob(DB + "*")) / 2**20, 1),
-        "runs": [
-            {k: v for k, v in r.items() if k not in ("cold", "warm")}
-            | {
-                "cold_vs_warm_differ": differences(r["cold"], r["warm"]),
-                "cold_vs_first_process_warm_differ": differences(r["cold"], runs[0]["warm"]),
-            }
-            for r in runs
-        ],
-    }
+    report = run(folder, args.size, args.runs, args.rebuild)
     print(json.dumps(report, indent=1), file=sys.stderr)
     if args.out:
         previous = json.loads(args.out.read_text()) if args.out.exists() else {}

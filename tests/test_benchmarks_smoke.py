@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks import locomo, memstrata_locomo, report, run_peers_speed, speed
+from benchmarks import locomo, memstrata_locomo, report, restart, run_peers_speed, speed
 from benchmarks.peers import speed_worker, worker
 
 from memstrata import Fusion
@@ -97,6 +97,14 @@ def test_speed_at_300_with_fake_embedder() -> None:
 
 
 # --- report --------------------------------------------------------------------------------------
+
+
+def test_restart_at_300_with_fake_embedder(tmp_path: Path) -> None:
+    result = restart.run(tmp_path / "store", 300, runs=2, rebuild=True, model=fake_embedder())
+    assert result["entries"] == 300 and result["queries"] == 25
+    for run in result["runs"]:
+        assert run["first_search_s"] > 0 and run["peak_rss_mb"] > 0
+        assert run["cold_vs_warm_differ"] == run["cold_vs_first_process_warm_differ"] == []
 
 
 def _speed_sizes(p50: float) -> dict[str, Any]:
