@@ -166,12 +166,27 @@ def _status(field: str) -> str:
     return "0"
 
 
-def drop_snapshots(folder: Path) -> None:
+def drop_snapshots(folder: Path) -> dict[str, float]:
+    """Delete the stored snapshots as an erasure's trigger does (secure_delete on), timed."""
     with closing(sqlite3.connect(folder / DB)) as conn:
-        if conn.execute("SELECT name FROM sqlite_master WHERE name = 'index_snapshots'").fetchone():
-            conn.execute("DELETE FROM index_snapshots")
-            conn.commit()
+        conn.execute("PRAGMA secure_delete = ON")
+        held = "SELECT sum(length(data)) FROM index_snapshots"
+        if not conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'index_snapshots'"
+        ).fetchone():
+            return {}
+        size = conn.execute(held).fetchone()[0] or 0
+        t0 = time.perf_counter()
+        conn.execute("DELETE FROM index_snapshots")
+        conn.commit()
+        t1 = time.perf_counter()
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        t2 = time.perf_counter()
+    return {
+        "mb": round(size / 2**20, 1),
+        "delete_s": round(t1 - t0, 2),
+        "scrub_s": round(t2 - t1, 2),
+    }
 
 
 def run_child(folder: Path) -> dict[str, Any]:
@@ -195,11 +210,11 @@ def run(
 ) -> dict[str, Any]:
     """The whole benchmark: build (once), then ``runs`` fresh processes one after another."""
     info = build(folder, size, model)
-    if rebuild:
-        drop_snapshots(folder)
+    dropped = drop_snapshots(folder) if rebuild else {}
     done = [run_child(folder) for _ in range(runs)]
     report: dict[str, Any] = {
         "entries": info["size"],
+        "snapshots_dropped": dropped,
         "queries": len(done[0]["cold"]),
         "loadavg": os.getloadavg(),
         "db_mb": round(sum(p.stat().st_size for p in folder.glob(DB + "*")) / 2**20, 1),
