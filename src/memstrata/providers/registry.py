@@ -19,7 +19,7 @@ BUILTIN = "builtin"
 #: LoCoMo conversations 1-5), and any remote embedder unless its provider sets its own
 #: (``MEMSTRATA_PROVIDER_<NAME>_KEYWORD_BALANCE``): stronger dense models need less keyword
 #: weight, so the default leans further to the vector side.
-BUILTIN_KEYWORD_BALANCE = 0.45
+BUILTIN_KEYWORD_BALANCE = 0.5
 REMOTE_KEYWORD_BALANCE = 0.3
 
 
