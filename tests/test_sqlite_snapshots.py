@@ -175,17 +175,25 @@ def test_writes_changes_and_erasures_by_another_process_after_the_snapshot(path:
     assert_answers_as_rebuilt(path, [a.id, b.id], ids).close()
 
 
-def test_a_memory_that_lost_rows_in_this_process_is_not_snapshotted(path: Path) -> None:
+def test_a_memory_that_lost_rows_in_this_process_is_snapshotted_without_them(
+    path: Path,
+) -> None:
+    """Its erased rows are still in this process's postings and HNSW graph: the snapshot
+    leaves them out (the graph, which keeps what it removed, altogether)."""
     store = opened(path)
     a, b = make_memory(), make_memory()
     ids = seed(store, a, 40, 1) + seed(store, b, 40, 2)
     answers(store, [a.id, b.id], ids)
     with store.write() as w:
-        w.delete_entries(a.id, ids[:2])
-    store.save_indexes()  # a's erased rows are still in this process's postings and graph
-    assert snapshotted(path) == {b.id: ALL}
+        w.delete_entries(a.id, ids[:3] + ids[20:22])
+    store.save_indexes()
+    assert snapshotted(path) == {a.id: ALL - {"ann"}, b.id: ALL}
     store.close()
-    assert_answers_as_rebuilt(path, [a.id, b.id], ids[2:]).close()
+    restored = assert_answers_as_rebuilt(path, [a.id, b.id], ids)
+    try:
+        assert restored._indexes.rows_loaded == 0
+    finally:
+        restored.close()
 
 
 def test_closing_snapshots_once_enough_rows_were_read(path: Path) -> None:
@@ -205,7 +213,8 @@ def test_closing_snapshots_once_enough_rows_were_read(path: Path) -> None:
 def test_erasure_leaves_no_trace_in_any_file_the_store_wrote(path: Path) -> None:
     """The snapshot holds the entry's word (a keyword stem) and its vector (int8, in the HNSW
     graph); erasing it drops the snapshot in the same transaction, secure_delete zeroes the
-    pages, and the scrub truncates the WAL: neither is left in any file of the folder."""
+    pages, and the scrub truncates the WAL; a snapshot written afterwards by the process that
+    still holds them in memory leaves them out: neither is in any file of the folder."""
     store = opened(path)
     memory = make_memory()
     ids = seed(store, memory, 40, 1)
@@ -223,8 +232,10 @@ def test_erasure_leaves_no_trace_in_any_file_the_store_wrote(path: Path) -> None
     with store.write() as w:
         w.delete_entries(memory.id, [gone])
     store.scrub()
-    store.close()
     assert snapshotted(path) == {}
+    store.save_indexes()  # this process still holds the word and the vector, in memory
+    assert snapshotted(path) == {memory.id: ALL - {"ann"}}
+    store.close()
     files = [p for p in path.parent.rglob("*") if p.is_file()]
     assert path in files
     for file in files:

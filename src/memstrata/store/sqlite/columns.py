@@ -106,18 +106,17 @@ class FilterColumns:
         enabled = np.fromiter((r[7] == 1 for r in rows), np.bool_, len(rows))
         return ids, codes, times, enabled
 
-    def snapshot(self, memories: set[str]) -> dict[str, Arrays]:
-        """The blocks of ``memories`` that lost no row, their codes as their own strings."""
+    def snapshot(self) -> dict[str, Arrays]:
+        """Every block's live rows, its codes as its own strings."""
         with self._lock:
             names = np.asarray(sorted(self._codes, key=self._codes.__getitem__), dtype=object)
             out: dict[str, Arrays] = {}
-            for m in memories & self._blocks.keys():
-                b, n = self._blocks[m], self._blocks[m].size
-                if b.alive[:n].all():
-                    used, local = np.unique(b.codes[:n], return_inverse=True)
-                    out[m] = {"ids": b.ids[:n], "codes": local.reshape(n, 5).astype(np.int32),
-                              "names": texts(names[used]), "times": b.times[:n],
-                              "enabled": b.enabled[:n]}  # fmt: skip
+            for m, b in self._blocks.items():
+                n, keep = b.size, b.alive[: b.size]
+                used, local = np.unique(b.codes[:n][keep], return_inverse=True)
+                out[m] = {"ids": b.ids[:n][keep], "names": texts(names[used]),
+                          "codes": local.reshape(-1, 5).astype(np.int32),
+                          "times": b.times[:n][keep], "enabled": b.enabled[:n][keep]}  # fmt: skip
             return out
 
     def restore(self, states: dict[str, Arrays], high: int, load_others: Load[Row]) -> None:

@@ -88,14 +88,16 @@ class _Memory:
             self.ids[n], self.valid[n], self.conversation[n] = message_id, valid_at, code
         self.size = need
 
-    def state(self) -> Arrays | None:
-        """As arrays, unless it lost a turn (then None)."""
-        if sum(len(c.ids) for c in self.conversations) < self.size:
-            return None
+    def state(self) -> Arrays:
+        """The turns still in their conversations, as arrays."""
         n = self.size
+        keep = np.ones(n, np.bool_)
+        if sum(len(c.ids) for c in self.conversations) < n:  # some were erased
+            held = [np.frombuffer(c.ids, np.int64) for c in self.conversations]
+            keep = np.isin(self.ids[:n], np.concatenate(held))
         keys = ["\x1f".join(key) for key in self.codes]
-        return {"ids": self.ids[:n], "valid": self.valid[:n],
-                "conversation": self.conversation[:n], "keys": texts(keys)}  # fmt: skip
+        return {"ids": self.ids[:n][keep], "valid": self.valid[:n][keep],
+                "conversation": self.conversation[:n][keep], "keys": texts(keys)}  # fmt: skip
 
     @classmethod
     def restored(cls, a: Arrays) -> _Memory:
@@ -133,10 +135,9 @@ class ConversationIndex:
     def _append(self, memory_id: str, turns: list[Turn]) -> None:
         self._memories.setdefault(memory_id, _Memory()).append(turns)
 
-    def snapshot(self, memories: set[str]) -> dict[str, Arrays]:
+    def snapshot(self) -> dict[str, Arrays]:
         with self._lock:
-            held = ((m, self._memories[m].state()) for m in memories & self._memories.keys())
-            return {m: state for m, state in held if state is not None}
+            return {m: memory.state() for m, memory in self._memories.items()}
 
     def restore(self, states: dict[str, Arrays], high: int, load_others: Loader) -> None:
         """As :meth:`~.keywords.KeywordIndex.restore`."""

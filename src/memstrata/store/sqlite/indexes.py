@@ -55,6 +55,8 @@ class Indexes:
         self.rows_loaded = 0
         #: Memories whose HNSW index the stored snapshot holds.
         self.graphs_stored: set[str] = set()
+        #: Whether rows were erased since the last snapshot.
+        self.erased = False
 
     def catch_up(self, conn: Conn) -> None:
         """Rows above the high-water marks, then the rows the change log names since the
@@ -108,8 +110,9 @@ class Indexes:
         self._changes_seen = snap.changes_seq
 
     def save(self, write: Conn, read: Conn) -> int:
-        """Replace the stored snapshots with this process's state of every memory that lost
-        no row since it was loaded. ``write``: a write transaction that has written nothing
+        """Replace the stored snapshots with this process's state of every memory, erased
+        rows left out; HNSW graphs only of memories that lost no row (a graph keeps what it
+        removed). ``write``: a write transaction that has written nothing
         yet; ``read``: a read transaction begun after it, so both see the same state, which
         the indexes catch up with first. Returns the bytes written."""
         with self._lock:
@@ -118,22 +121,22 @@ class Indexes:
             self._sync(read)
             newest = read.execute("SELECT max(message_id) FROM entries")[0][0]
             self._rows_seen = max(self._rows_seen, newest or 0)
-            whole = self.keywords.whole()
-            graphs = dict(self.vectors.snapshot(whole))
+            graphs = dict(self.vectors.snapshot(self.keywords.whole()))
             states = [
-                *((m, "keywords", a) for m, a in self.keywords.snapshot(whole).items()),
-                *((m, "conversations", a) for m, a in self.conversations.snapshot(whole).items()),
-                *((m, "columns", a) for m, a in self.columns.snapshot(whole).items()),
+                *((m, "keywords", a) for m, a in self.keywords.snapshot().items()),
+                *((m, "conversations", a) for m, a in self.conversations.snapshot().items()),
+                *((m, "columns", a) for m, a in self.columns.snapshot().items()),
                 *((m, "ann", a) for m, a in graphs.items()),
             ]
             written = snapshots.save(write, self._rows_seen, self._changes_seen, states)
-            self.rows_loaded, self.graphs_stored = 0, set(graphs)
+            self.rows_loaded, self.graphs_stored, self.erased = 0, set(graphs), False
             return written
 
     def due(self, rows: int) -> bool:
         """Whether a snapshot is worth writing: at least ``rows`` rows were read from the
-        file since the last one, or an HNSW index was built that it does not hold."""
-        if self.rows_loaded >= rows:
+        file since the last one, or an erasure (which drops its memory's snapshot) came with
+        that many held, or an HNSW index was built that it does not hold."""
+        if self.rows_loaded >= rows or (self.erased and self.keywords.rows() >= rows):
             return True
         built = {m for m in self.keywords.whole() if self.vectors.indexed(m) is not None}
         return bool(built - self.graphs_stored)
@@ -168,6 +171,7 @@ class Indexes:
         gone = sorted(set(ids) - {r[0] for r in rows})
         self.columns.refresh(rows, gone)
         if gone:
+            self.erased = True
             self.vectors.drop(gone)
             self.keywords.drop(gone)
             self.conversations.drop(gone)

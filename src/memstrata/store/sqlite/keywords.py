@@ -23,7 +23,7 @@ together with the turns it answers, with the windows' own statistics.
 Text never changes once written (a correction is a new entry), so the index, like the vector
 cache, can only be behind: :meth:`KeywordIndex.sync` reads rows committed since its last
 look. Erasure marks rows dead at once and takes them out of their conversations' windows; their
-terms stay in memory, matching nothing, and such a block is never snapshotted (:mod:`.snapshots`).
+terms stay in memory, matching nothing, and a snapshot (:mod:`.snapshots`) leaves them out.
 """
 
 from __future__ import annotations
@@ -194,12 +194,18 @@ class _Block:
 
 
 def _state(b: _Block) -> Arrays:
-    """A block that lost no row, as arrays (see :mod:`.snapshots`)."""
+    """A block as arrays (see :mod:`.snapshots`), erased documents left out: what a block
+    loaded from the rows that are left holds."""
     n = b.size
+    keep = None if b.live == n else b.alive[:n]
+
+    def part(a: NDArray[Any]) -> NDArray[Any]:
+        return a[:n] if keep is None else a[:n][keep]
+
     return {
-        "ids": b.ids[:n], "lengths": b.lengths[:n], "window_lengths": b.window_lengths[:n],
+        "ids": part(b.ids), "lengths": part(b.lengths), "window_lengths": part(b.window_lengths),
         "totals": np.asarray([b.live_length, b.live_windows]),
-    } | b.postings.state() | b.links.state(n)  # fmt: skip
+    } | b.postings.state(keep) | b.links.state(n, keep)  # fmt: skip
 
 
 def _restored(a: Arrays) -> _Block:
@@ -301,13 +307,17 @@ class KeywordIndex:
         self._blocks.setdefault(memory_id, _Block()).append(rows)
 
     def whole(self) -> set[str]:
-        """Memories that lost no row since they were loaded: only those may be snapshotted."""
+        """Memories that lost no row since they were loaded."""
         with self._lock:
             return {m for m, b in self._blocks.items() if b.live == b.size}
 
-    def snapshot(self, memories: set[str]) -> dict[str, Arrays]:
+    def rows(self) -> int:
         with self._lock:
-            return {m: _state(self._blocks[m]) for m in memories & self._blocks.keys()}
+            return sum(b.size for b in self._blocks.values())
+
+    def snapshot(self) -> dict[str, Arrays]:
+        with self._lock:
+            return {m: _state(b) for m, b in self._blocks.items()}
 
     def restore(self, states: dict[str, Arrays], high: int, load_others: Loader) -> None:
         """Blocks from snapshots up to row ``high``, the other memories' rows up to it from

@@ -21,6 +21,10 @@ from memstrata.store.sqlite.arrays import grown
 from memstrata.store.sqlite.snapshots import Arrays
 
 View = tuple[NDArray[np.int32], NDArray[Any]]
+Flat = tuple[
+    NDArray[np.uint8], NDArray[np.int64], NDArray[np.int64], NDArray[np.int32], NDArray[Any]
+]
+"""Stems' text and its bounds, each stem's bounds in the documents, documents, frequencies."""
 
 
 @dataclass
@@ -90,24 +94,31 @@ class Postings:
                 held.extend(*self._row(row))
         held.extend(docs, tfs)
 
-    def state(self) -> Arrays:
-        """Every stem's postings as flat arrays, for a snapshot."""
-        if not self._grown:
-            names, flat = self._text, self._text_bounds
-            bounds, docs, tfs = self._bounds, self._docs, self._tfs
-        else:
-            frozen = [self._stem(row) for row in range(len(self._bounds) - 1)]
-            kept = [row for row, stem in enumerate(frozen) if stem not in self._grown]
-            views = [self._row(row) for row in kept] + [p.view() for p in self._grown.values()]
-            words = [frozen[row].encode() for row in kept] + [s.encode() for s in self._grown]
-            names = np.frombuffer(b"".join(words), np.uint8)
-            flat = np.cumsum([0, *(len(w) for w in words)], dtype=np.int64)
-            bounds = np.cumsum([0, *(len(d) for d, _ in views)], dtype=np.int64)
-            docs = np.concatenate([d for d, _ in views] or [np.empty(0, np.int32)])
-            tfs = np.concatenate([t for _, t in views] or [np.empty(0, np.float32)])
+    def state(self, keep: NDArray[np.bool_] | None = None) -> Arrays:
+        """Every stem's postings as flat arrays, for a snapshot; with ``keep``, of the
+        documents it marks only, renumbered, and without the stems none of them holds."""
+        flat = self._flat()
+        if keep is not None:
+            flat = _kept(*flat, keep)
+        text, text_bounds, bounds, docs, tfs = flat
         small = tfs.max(initial=0) < 256  # frequencies are counts: a byte each mostly does
-        return {"stems": names, "stem_bounds": flat, "bounds": bounds, "docs": docs,
+        return {"stems": text, "stem_bounds": text_bounds, "bounds": bounds, "docs": docs,
                 "tfs": tfs.astype(np.uint8) if small else tfs}  # fmt: skip
+
+    def _flat(self) -> Flat:
+        if not self._grown:
+            return self._text, self._text_bounds, self._bounds, self._docs, self._tfs
+        frozen = [self._stem(row) for row in range(len(self._bounds) - 1)]
+        kept = [row for row, stem in enumerate(frozen) if stem not in self._grown]
+        views = [self._row(row) for row in kept] + [p.view() for p in self._grown.values()]
+        words = [frozen[row].encode() for row in kept] + [s.encode() for s in self._grown]
+        return (
+            np.frombuffer(b"".join(words), np.uint8),
+            np.cumsum([0, *(len(w) for w in words)], dtype=np.int64),
+            np.cumsum([0, *(len(d) for d, _ in views)], dtype=np.int64),
+            np.concatenate([d for d, _ in views] or [np.empty(0, np.int32)]),
+            np.concatenate([t for _, t in views] or [np.empty(0, np.float32)]),
+        )
 
     @classmethod
     def restored(cls, a: Arrays) -> Postings:
@@ -123,3 +134,27 @@ class Postings:
         out._hashes = hashes[out._rows]
         out._bounds, out._docs, out._tfs = a["bounds"], a["docs"], a["tfs"]
         return out
+
+
+def _kept(
+    text: NDArray[np.uint8],
+    text_bounds: NDArray[np.int64],
+    bounds: NDArray[np.int64],
+    docs: NDArray[np.int32],
+    tfs: NDArray[Any],
+    keep: NDArray[np.bool_],
+) -> Flat:
+    """Flat postings of the documents ``keep`` marks, renumbered; a stem that none of them
+    holds goes, its text with it."""
+    rows = np.repeat(np.arange(len(bounds) - 1), np.diff(bounds))
+    ok = keep[docs]
+    docs, tfs, rows = (np.cumsum(keep) - 1)[docs[ok]].astype(np.int32), tfs[ok], rows[ok]
+    counts = np.bincount(rows, minlength=len(bounds) - 1)
+    held, sizes = counts > 0, np.diff(text_bounds)
+    return (
+        text[np.repeat(held, sizes)],
+        np.cumsum(np.concatenate([[0], sizes[held]]), dtype=np.int64),
+        np.cumsum(np.concatenate([[0], counts[held]]), dtype=np.int64),
+        docs,
+        tfs,
+    )

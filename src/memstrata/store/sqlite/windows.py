@@ -58,11 +58,17 @@ class Links:
                 self.prev[at], self.after[last] = last, at
             self.conversation[at], self.tails[code] = code, at
 
-    def state(self, n: int) -> Arrays:
-        """The links of the first ``n`` positions, for a snapshot."""
-        return {"prev": self.prev[:n], "after": self.after[:n],
-                "conversation": self.conversation[:n], "keys": texts(self.codes),
-                "tails": np.asarray(self.tails, np.int64)}  # fmt: skip
+    def state(self, n: int, keep: NDArray[np.bool_] | None = None) -> Arrays:
+        """The links of the first ``n`` positions, for a snapshot; with ``keep``, of those
+        it marks only, renumbered (erased turns are unlinked: no kept turn points at one)."""
+        prev, after, tails = self.prev[:n], self.after[:n], np.asarray(self.tails, np.int64)
+        conversation = self.conversation[:n]
+        if keep is not None:
+            moved = np.append(np.cumsum(keep) - 1, -1)  # position -1 stays -1
+            prev, after = (moved[a[keep]].astype(np.int32) for a in (prev, after))
+            conversation, tails = conversation[keep], moved[tails]
+        return {"prev": prev, "after": after, "conversation": conversation,
+                "keys": texts(self.codes), "tails": tails}  # fmt: skip
 
     @classmethod
     def restored(cls, a: Arrays) -> Links:
