@@ -13,9 +13,9 @@ erased since, by this process or another, are named by the change log (``entry_c
 written by triggers) above a sequence mark. Only committed state is ever read into them: a
 search inside a write transaction catches up through a read connection and checks its
 candidates in SQL, so rows of a transaction that rolls back never reach an index. The file
-stays the one truth: a process closing after it read many rows, or built an HNSW index,
-snapshots the indexes into the file (:mod:`.snapshots`), and the next one starts from there;
-erasing an entry drops its memory's snapshots in the same transaction.
+stays the one truth: a process closing after it read many rows, built an HNSW index or
+erased rows snapshots the indexes into the file (:mod:`.snapshots`), and the next one starts
+from there; erasing an entry drops its memory's snapshots in the same transaction.
 """
 
 from __future__ import annotations

@@ -11,8 +11,9 @@ there through the change log like any other.
 Erasure leaves no trace in them: a trigger deletes a memory's snapshots in the same statement
 that deletes (or rewrites the text or vector of) any of its entries, so with ``secure_delete``
 their pages are zeroed in that transaction, and the next process rebuilds that memory from its
-rows. A memory that lost rows while this process held it is not written at all (its in-process
-state still holds them, only in memory), until a process that loaded it fresh writes it.
+rows. A process whose in-memory state still holds erased rows (dead, matching nothing) writes
+its snapshots without them: postings renumbered, stems no live row holds left out, and no HNSW
+graph at all (usearch keeps the vectors it removed), so the next process builds one.
 """
 
 from __future__ import annotations
