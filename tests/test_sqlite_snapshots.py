@@ -153,9 +153,11 @@ def test_writes_changes_and_erasures_by_another_process_after_the_snapshot(path:
     answers(here, [a.id, b.id], ids)
     here.save_indexes()
     there = opened(path)
+    c = make_memory()  # created after the snapshot
     try:
-        ids += seed(there, a, 20, 3) + seed(there, b, 5, 4)
+        ids += seed(there, a, 20, 3) + seed(there, b, 5, 4) + seed(there, c, 12, 6)
         with there.write() as w:
+            w.insert_memory(make_memory())  # and one that stays empty
             w.update_entries(ids[3:9], {"status": 0})
             w.update_entries(ids[85:90], {"retired_at": T0 + timedelta(hours=2)})
             w.update_entries(ids[100:104], {"forget_at": T0 + timedelta(hours=1)})
@@ -163,16 +165,18 @@ def test_writes_changes_and_erasures_by_another_process_after_the_snapshot(path:
     finally:
         there.close()
     assert snapshotted(path) == {a.id: ALL}
-    restored = assert_answers_as_rebuilt(path, [a.id, b.id], ids)
+    every = [a.id, b.id, c.id]
+    restored = assert_answers_as_rebuilt(path, every, ids)
     try:
-        assert answers(here, [a.id, b.id], ids) == answers(restored, [a.id, b.id], ids)
-        assert restored._indexes.rows_loaded == 50 + 20 + 5 - 3  # b from rows, a's new rows
-        restored.save_indexes()  # loaded fresh: b is whole again
+        assert answers(here, every, ids) == answers(restored, every, ids)
+        # b from its rows, the rows of a and c written since
+        assert restored._indexes.rows_loaded == 50 + 20 + 5 - 3 + 12
+        restored.save_indexes()
     finally:
         restored.close()
         here.close()
-    assert snapshotted(path) == {a.id: ALL, b.id: ALL}
-    assert_answers_as_rebuilt(path, [a.id, b.id], ids).close()
+    assert snapshotted(path) == {a.id: ALL, b.id: ALL, c.id: ALL - {"ann"}}  # c: 12 rows
+    assert_answers_as_rebuilt(path, every, ids).close()
 
 
 def test_a_memory_that_lost_rows_in_this_process_is_snapshotted_without_them(

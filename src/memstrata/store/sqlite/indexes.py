@@ -19,6 +19,9 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+import numpy as np
+from numpy.typing import NDArray
+
 from memstrata.store.sql import Conn, Row, chunks, marks
 from memstrata.store.sqlite import snapshots
 from memstrata.store.sqlite.catchup import LOAD_CHUNK
@@ -35,8 +38,8 @@ BY_ID = "entries e INDEXED BY entries_filter"
 VECTOR_CHUNK = LOAD_CHUNK // 10
 #: Page cache of a first load (negative: KiB), which reads every row once.
 SCAN_CACHE = -2048
-Only = tuple[int, list[str]] | None
-"""Load only rows up to this id of these memories (None: every row)."""
+Only = NDArray[np.int64] | None
+"""Load only the rows of these ids, ascending (None: every row)."""
 
 
 class Indexes:
@@ -92,20 +95,18 @@ class Indexes:
         if not snap.memories:
             return
         kept = snap.of("keywords")
-        only: Only = (snap.rows_high, [str(m) for m, _ in counts if m not in kept])
-        keep = kept.keys()
-        self.keywords.restore(
-            kept, snap.rows_high, lambda h: self._counted(_texts_after(conn, h, only))
-        )
+        keep, high = kept.keys(), snap.rows_high
+        rows, turns = _ids_of(conn, [str(m) for m, _ in counts if m not in keep], high)
+        self.keywords.restore(kept, high, lambda h: self._counted(_texts_after(conn, h, rows)))
         self.conversations.restore(
             {m: a for m, a in snap.of("conversations").items() if m in keep},
-            snap.rows_high,
-            lambda h: _turns_after(conn, h, only),
+            high,
+            lambda h: _turns_after(conn, h, turns),
         )
         self.columns.restore(
             {m: a for m, a in snap.of("columns").items() if m in keep},
-            snap.rows_high,
-            lambda h: _columns_after(conn, h, only),
+            high,
+            lambda h: _columns_after(conn, h, rows),
         )
         self._changes_seen = snap.changes_seq
 
@@ -189,15 +190,37 @@ def _small_cache(conn: Conn) -> Iterator[None]:
         conn.execute("PRAGMA shrink_memory")
 
 
+def _ids_of(
+    conn: Conn, memories: list[str], high: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Ids up to ``high`` of the rows of ``memories``, and of their raw turns, ascending: an
+    index probe finds those with such rows, the covering filter index their ids (no scan of
+    the rows themselves)."""
+    probe = f"SELECT 1 FROM entries WHERE memory_id = ? AND message_id <= {int(high)} LIMIT 1"
+    held = [m for m in memories if conn.execute(probe, [m])]
+    found: list[Row] = []
+    for part in chunks(held, 500):
+        found += conn.execute(
+            f"SELECT message_id, message_type = 'raw' FROM {BY_ID} WHERE message_id <= ? "
+            f"AND memory_id IN ({marks(len(part))}) ORDER BY message_id",
+            [high, *part],
+        )
+    ids = np.asarray([r[0] for r in found], np.int64)
+    raw = np.asarray([bool(r[1]) for r in found], np.bool_)
+    order = np.argsort(ids, kind="stable")
+    return ids[order], ids[order][raw[order]]
+
+
 def _after(conn: Conn, columns: str, source: str, where: str, high: int, only: Only) -> list[Row]:
     """Rows of ``source`` (alias ``e``) above ``high`` and matching ``where``, a chunk in id
-    order, restricted to ``only``."""
+    order; only those of ``only`` where given (looked up by id)."""
     params: list[object] = [high]
     if only is not None:
-        if not only[1]:
+        pick = only[np.searchsorted(only, high, side="right") :][:LOAD_CHUNK].tolist()
+        if not pick:
             return []
-        where += f" AND e.message_id <= ? AND e.memory_id IN ({marks(len(only[1]))})"
-        params += [only[0], *only[1]]
+        where += f" AND e.message_id IN ({marks(len(pick))})"
+        params += pick
     return conn.execute(
         f"SELECT {columns} FROM {source} WHERE e.message_id > ?{where} "
         "ORDER BY e.message_id LIMIT ?",
