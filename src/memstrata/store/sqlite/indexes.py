@@ -122,16 +122,23 @@ class Indexes:
             self._sync(read)
             newest = read.execute("SELECT max(message_id) FROM entries")[0][0]
             self._rows_seen = max(self._rows_seen, newest or 0)
-            graphs = dict(self.vectors.snapshot(self.keywords.whole()))
-            states = [
-                *((m, "keywords", a) for m, a in self.keywords.snapshot().items()),
-                *((m, "conversations", a) for m, a in self.conversations.snapshot().items()),
-                *((m, "columns", a) for m, a in self.columns.snapshot().items()),
-                *((m, "ann", a) for m, a in graphs.items()),
-            ]
-            written = snapshots.save(write, self._rows_seen, self._changes_seen, states)
-            self.rows_loaded, self.graphs_stored, self.erased = 0, set(graphs), False
+            graphs: set[str] = set()
+            written = snapshots.save(
+                write, self._rows_seen, self._changes_seen, self._states(graphs)
+            )
+            self.rows_loaded, self.graphs_stored, self.erased = 0, graphs, False
             return written
+
+    def _states(self, graphs: set[str]) -> Iterator[tuple[str, str, snapshots.Arrays]]:
+        """Each memory's state of each index, one at a time (only one is held at once);
+        adds the memories whose HNSW graph it yields to ``graphs``."""
+        for m, a in self.keywords.snapshot().items():
+            yield m, "keywords", a
+        yield from ((m, "conversations", a) for m, a in self.conversations.snapshot().items())
+        yield from ((m, "columns", a) for m, a in self.columns.snapshot().items())
+        for m, a in self.vectors.snapshot(self.keywords.whole()):
+            graphs.add(m)
+            yield m, "ann", a
 
     def due(self, rows: int) -> bool:
         """Whether a snapshot is worth writing: at least ``rows`` rows were read from the
