@@ -20,6 +20,7 @@ from memstrata.models import EntryType, Memory, Scope
 from memstrata.providers.registry import ModelRegistry
 from memstrata.store.filters import EntryFilter
 from memstrata.store.sqlite import SQLiteStore
+from memstrata.store.sqlite import vectors as vectors_module
 from memstrata.store.sqlite.vectors import VectorCache
 from memstrata.testing.bm25 import corpus
 from memstrata.testing.conformance import DIM, T0, StoreConformance, make_memory
@@ -249,7 +250,8 @@ def test_erasure_leaves_no_trace_in_any_file_the_store_wrote(path: Path) -> None
 
 
 def test_a_restored_store_that_erases_and_writes_answers_as_a_rebuild(path: Path) -> None:
-    """Its HNSW graph, searched in place from the snapshot, becomes a copy it can change."""
+    """Its HNSW graph, searched in place in the snapshot's bytes, keeps the erased rows (their
+    candidates are dead) and leaves new rows to the exact search."""
     store = opened(path)
     a = make_memory()
     ids = seed(store, a, 80, 1)
@@ -263,7 +265,8 @@ def test_a_restored_store_that_erases_and_writes_answers_as_a_rebuild(path: Path
         with restored.write() as w:
             w.delete_entries(a.id, ids[10:14])
         got = answers(restored, [a.id], ids)
-        assert restored.vectors_indexed(a.id) == 90
+        # the restored graph stays as it was (its 10 new rows are searched exactly)
+        assert restored.vectors_indexed(a.id) == 80
     finally:
         restored.close()
     assert snapshotted(path) == {}  # the erasure dropped it
@@ -339,3 +342,31 @@ def test_an_erasure_through_the_engine_leaves_no_trace(tmp_path: Path) -> None:
         data = file.read_bytes()
         for trace in (SECRET.encode(), vector.tobytes(), quantized):
             assert trace not in data, (file.name, trace)
+
+
+def test_a_restored_graph_grows_once_its_tail_is_long(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors_module, "VIEWED_TAIL", 8)
+    store = opened(path)
+    a = make_memory()
+    ids = seed(store, a, 60, 1)
+    answers(store, [a.id], ids)
+    store.save_indexes()
+    store.close()
+    restored = opened(path)
+    try:
+        ids += seed(restored, a, 5, 2)
+        answers(restored, [a.id], ids)
+        assert restored.vectors_indexed(a.id) == 60  # 5 new rows: searched exactly
+        ids += seed(restored, a, 5, 3)
+        got = answers(restored, [a.id], ids)
+        assert restored.vectors_indexed(a.id) == 70  # 10: a copy of the graph took them
+        assert not restored._indexes.vectors._blocks[a.id].ann.viewed  # type: ignore[union-attr]
+    finally:
+        restored.close()
+    fresh = opened(rebuilt_copy(path))
+    try:
+        assert answers(fresh, [a.id], ids) == got
+    finally:
+        fresh.close()

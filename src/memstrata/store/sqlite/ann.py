@@ -118,6 +118,11 @@ class AnnIndex:
         out._viewed = graph
         return out
 
+    @property
+    def viewed(self) -> bool:
+        """Whether it searches a snapshot's bytes in place (and cannot change)."""
+        return self._viewed is not None
+
     def _mutable(self) -> None:
         """Before a change (under the write lock): a loaded copy of a viewed index."""
         if self._viewed is not None:
@@ -151,7 +156,11 @@ class AnnIndex:
             self.covered = end
 
     def remove(self, positions: NDArray[np.int64]) -> None:
-        """Forget erased rows; positions not (yet) indexed are ignored."""
+        """Forget erased rows; positions not (yet) indexed are ignored. A viewed index keeps
+        them (only in memory): every candidate's row is checked for life anyway, and a
+        loaded copy would take a third more memory."""
+        if self.viewed:
+            return
         with self._lock.write():
             indexed = positions[positions < self.covered]
             if len(indexed):

@@ -113,9 +113,9 @@ class Indexes:
     def save(self, write: Conn, read: Conn) -> int:
         """Replace the stored snapshots with this process's state of every memory, erased
         rows left out; HNSW graphs only of memories that lost no row (a graph keeps what it
-        removed). ``write``: a write transaction that has written nothing
-        yet; ``read``: a read transaction begun after it, so both see the same state, which
-        the indexes catch up with first. Returns the bytes written."""
+        removed). ``write``: a write transaction that has written nothing yet; ``read``: a
+        read transaction begun after it, so both see the same state, which the indexes catch
+        up with first. Returns the bytes written."""
         with self._lock:
             if not self._started:
                 self._start(read)

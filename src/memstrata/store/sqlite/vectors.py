@@ -40,6 +40,9 @@ Hits = list[tuple[int, float]]
 #: Live vectors from which a memory gets an approximate index (chosen in benchmarks/ann.py:
 #: below it the exact product costs about as much as an HNSW search and needs no memory).
 ANN_THRESHOLD = 20_000
+#: Rows past a restored (viewed) index from which it is loaded into a copy that can grow;
+#: until then they are searched exactly, as a memory under the threshold is.
+VIEWED_TAIL = ANN_THRESHOLD
 #: Rows added to a published index per exclusive hold, so a search waits at most that long.
 EXTEND_CHUNK = 512
 #: A filtered approximate search gives up for the exact path once it would ask the index for
@@ -174,6 +177,8 @@ class VectorCache:
 
     def _wants_index(self, block: _Block) -> bool:
         behind = block.ann is None or block.ann.covered < block.size
+        if block.ann is not None and block.ann.viewed:  # a restored index changes only once
+            behind = block.size - block.ann.covered >= VIEWED_TAIL  # its tail costs that much
         return 0 < self._threshold <= block.live and behind and not block.building
 
     def _index(self, block: _Block) -> None:
