@@ -25,6 +25,7 @@ def test_recall_json_is_the_models_own(engine: Engine, alice: Principal, memory:
         "retired_at": (None, later),
         "forget_at": (None, later),
         "trust": (Trust.UNREVIEWED, Trust.CONFIRMED),
+        "source_id": (None, 7),
     }
     for values in itertools.product(*options.values()):
         h = Hit(replace(e, **dict(zip(options, values, strict=True))), 0.1234567, 0.2, 0.3)
@@ -33,6 +34,7 @@ def test_recall_json_is_the_models_own(engine: Engine, alice: Principal, memory:
         assert built["current"] is False if values[4] else "current" not in built
         assert (built.get("user_id"), built["score"]) == (values[1] or None, 0.123457)
         assert built.get("trust") == (None if values[6] is Trust.UNREVIEWED else "confirmed")
+        assert built.get("source_id") == values[7]
     result = recall_result([hit])
     assert Recall.model_validate(result.structured_content).results[0].id == e.message_id
     assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]

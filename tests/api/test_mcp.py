@@ -265,13 +265,14 @@ def test_recall_results_leave_out_what_an_entry_lacks(world: World, opener: Open
             assert {r.get("session_id", "") for r in found["results"]} == {"s-9", ""}
             for r in found["results"]:
                 absent = {"user_id", "agent_id", "invalid_at", "trust", "current", "forgotten"}
+                absent.add("source_id")  # a raw turn is its own source
                 assert not absent & r.keys()
                 assert {"id", "memory_id", "type", "content", "score", "valid_at"} <= r.keys()
             listed = (await s.client.list_tools()).tools
             schema = next(t.output_schema for t in listed if t.name == "recall")
             assert schema is not None and "$ref" not in json.dumps(schema)
             item = schema["properties"]["results"]["items"]
-            optional = {"user_id", "session_id", "invalid_at", "trust", "current", "forgotten"}
+            optional = absent | {"session_id"}
             assert optional <= item["properties"].keys()
             assert not optional & set(item["required"])
 

@@ -117,8 +117,9 @@ def _false(value: object) -> bool:
 class Recalled(BaseModel):
     """One search result, lean: what an agent reads and the id it acts on. A client checks
     every value of every result against the schema, so the states most results share
-    (unreviewed, current, not forgotten) are left out unless a result differs, and the
-    entry's bookkeeping (recording time, origin, source) is ``get_entry``'s."""
+    (unreviewed, current, not forgotten) are left out unless a result differs, the raw turn
+    an extracted entry came from is there only for those, and the entry's bookkeeping
+    (recording time, origin) is ``get_entry``'s."""
 
     id: int
     memory_id: str
@@ -135,6 +136,11 @@ class Recalled(BaseModel):
     user_id: str = Field("", exclude_if=_unset)
     agent_id: str = Field("", exclude_if=_unset)
     session_id: str = Field("", exclude_if=_unset)
+    source_id: int | None = Field(
+        None,
+        exclude_if=_unset,
+        description="The raw turn an extracted entry came from (none for a turn itself).",
+    )
     current: bool = Field(
         True,
         exclude_if=_true,
@@ -164,6 +170,8 @@ def recalled(h: Hit) -> dict[str, Any]:
     for name in ("user_id", "agent_id", "session_id"):
         if value := getattr(e, name):
             out[name] = value
+    if e.source_id is not None:
+        out["source_id"] = e.source_id
     if e.retired_at is not None:
         out["current"] = False
     if e.forget_at is not None:
