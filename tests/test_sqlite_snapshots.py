@@ -100,6 +100,17 @@ def rebuilt_copy(path: Path) -> Path:
     return copy
 
 
+def one_memory_snapshotted(path: Path, n: int) -> tuple[Memory, list[int]]:
+    """A memory of ``n`` rows, searched once (every index loaded), then snapshotted."""
+    store = opened(path)
+    memory = make_memory()
+    ids = seed(store, memory, n, 1)
+    answers(store, [memory.id], ids)
+    store.save_indexes()
+    store.close()
+    return memory, ids
+
+
 def assert_answers_as_rebuilt(path: Path, memories: list[str], ids: list[int]) -> SQLiteStore:
     """A store reopened on ``path`` answers as one rebuilt from the rows; returns it, open."""
     restored = opened(path)
@@ -252,12 +263,7 @@ def test_erasure_leaves_no_trace_in_any_file_the_store_wrote(path: Path) -> None
 def test_a_restored_store_that_erases_and_writes_answers_as_a_rebuild(path: Path) -> None:
     """Its HNSW graph, searched in place in the snapshot's bytes, keeps the erased rows (their
     candidates are dead) and leaves new rows to the exact search."""
-    store = opened(path)
-    a = make_memory()
-    ids = seed(store, a, 80, 1)
-    answers(store, [a.id], ids)
-    store.save_indexes()
-    store.close()
+    a, ids = one_memory_snapshotted(path, 80)
     restored = opened(path)
     try:
         answers(restored, [a.id], ids)
@@ -348,12 +354,7 @@ def test_a_restored_graph_grows_once_its_tail_is_long(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vectors_module, "VIEWED_TAIL", 8)
-    store = opened(path)
-    a = make_memory()
-    ids = seed(store, a, 60, 1)
-    answers(store, [a.id], ids)
-    store.save_indexes()
-    store.close()
+    a, ids = one_memory_snapshotted(path, 60)
     restored = opened(path)
     try:
         ids += seed(restored, a, 5, 2)
