@@ -14,6 +14,7 @@ import argparse
 import hashlib
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,6 +39,7 @@ from memstrata.providers.registry import ModelRegistry
 from memstrata.store.sqlite import SQLiteStore
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "memstrata-vectors"
+_LOADING = threading.Lock()
 
 
 class CachingEmbedder:
@@ -66,8 +68,12 @@ class CachingEmbedder:
             self.seconds += time.perf_counter() - t0
             for row, i in enumerate(missing):
                 np.save(CACHE / f"{keys[i]}.npy", fresh[row])
-        for i, k in enumerate(keys):
-            out[i] = np.load(CACHE / f"{k}.npy")
+        # np.load parses each file's header with ast.literal_eval, and CPython 3.11's compiler
+        # is not safe to run from several threads at once (a REST run with 8 writers died on
+        # "SystemError: AST constructor recursion depth mismatch"): one thread reads at a time.
+        with _LOADING:
+            for i, k in enumerate(keys):
+                out[i] = np.load(CACHE / f"{k}.npy")
         return out
 
 
