@@ -244,12 +244,13 @@ def _texts_after(
 
 
 def _vectors_after(conn: Conn, high: int) -> list[tuple[int, str, bytes]]:
-    rows = conn.execute(
+    """(message_id, memory_id, embedding) rows as SQLite returns them: int, str, bytes."""
+    rows: list[tuple[int, str, bytes]] = conn.execute(  # type: ignore[assignment]
         "SELECT message_id, memory_id, embedding FROM entries WHERE message_id > ? "
         "AND embedding IS NOT NULL ORDER BY message_id LIMIT ?",
         [high, VECTOR_CHUNK],
     )
-    return [(int(r[0]), str(r[1]), bytes(r[2])) for r in rows]
+    return rows
 
 
 def _turns_after(conn: Conn, high: int, only: Only = None) -> list[Turn]:

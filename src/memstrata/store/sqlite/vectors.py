@@ -168,12 +168,15 @@ class VectorCache:
     def _append(self, memory_id: str, rows: list[tuple[int, str, bytes]]) -> None:
         dim = len(rows[0][2]) // 4
         block = self._blocks.setdefault(memory_id, _Block(dim))
-        usable = [(i, b) for i, _, b in rows if len(b) == 4 * block.dim]
-        if not usable:
+        joined = b"".join([r[2] for r in rows])
+        if len(joined) != 4 * block.dim * len(rows):  # rows of another dimension: left out
+            rows = [r for r in rows if len(r[2]) == 4 * block.dim]
+            joined = b"".join([r[2] for r in rows])
+        if not rows:
             return
-        ids = np.fromiter((i for i, _ in usable), dtype=np.int64, count=len(usable))
-        data = np.frombuffer(b"".join(b for _, b in usable), dtype=np.float32)
-        block.append(ids, data.reshape(len(usable), block.dim), self._room.pop(memory_id, 0))
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        data = np.frombuffer(joined, dtype=np.float32).reshape(len(rows), block.dim)
+        block.append(ids, data, self._room.pop(memory_id, 0))
 
     def _wants_index(self, block: _Block) -> bool:
         behind = block.ann is None or block.ann.covered < block.size
