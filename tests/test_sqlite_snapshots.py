@@ -5,6 +5,7 @@ neither its text nor its vector in any file the store wrote."""
 
 from __future__ import annotations
 
+import mmap
 import sqlite3
 from collections.abc import Callable
 from contextlib import closing
@@ -86,6 +87,15 @@ def answers(store: SQLiteStore, memories: list[str], ids: list[int]) -> list[Any
                 out.append(r.neighbours(scope, ids, f, 2))
                 out.append(sorted(r.passing(scope, f, ids)))
     return out
+
+
+def answers_at(path: Path, memories: list[str], ids: list[int]) -> list[Any]:
+    """:func:`answers` of a store opened on ``path`` for them, then closed."""
+    store = opened(path)
+    try:
+        return answers(store, memories, ids)
+    finally:
+        store.close()
 
 
 def rebuilt_copy(path: Path) -> Path:
@@ -371,3 +381,28 @@ def test_a_restored_graph_grows_once_its_tail_is_long(
         assert answers(fresh, [a.id], ids) == got
     finally:
         fresh.close()
+
+
+def test_a_big_first_matrix_lives_in_its_own_mapping(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(The first load's matrix past ``BIG_MATRIX`` bytes: here every one.) It answers as
+    numpy's own, also after erasures and growth past its first size."""
+    a, ids = one_memory_snapshotted(path, 60)
+    expected = answers_at(rebuilt_copy(path), [a.id], ids)
+    monkeypatch.setattr(vectors_module, "BIG_MATRIX", 0)
+    store = opened(path)
+    try:
+        assert answers(store, [a.id], ids) == expected
+        base: Any = store._indexes.vectors._blocks[a.id].rows
+        while isinstance(base, np.ndarray):
+            base = base.base
+        assert isinstance(base.obj, mmap.mmap)  # a memoryview of the mapping
+        ids += seed(store, a, 100, 4)  # past its room: grows as ever
+        with store.write() as w:
+            w.delete_entries(a.id, ids[5:9])
+        got = answers(store, [a.id], ids)
+    finally:
+        store.close()
+    monkeypatch.setattr(vectors_module, "BIG_MATRIX", 64 << 20)
+    assert answers_at(rebuilt_copy(path), [a.id], ids) == got
