@@ -12,14 +12,16 @@ less its engine time, steadier on a loaded machine) and the load average. Usage:
     python -m benchmarks.mcp_recall              # conversation 1
     python -m benchmarks.mcp_recall --convs 2 --repeat 3
 
-Conversation 1 (199 questions, top 50) on 2 shared cores, this stop: the engine 5.3-5.9 ms p50
-(9.7 in one slow run); MCP adds 4.6 ms (load 2.2), 5.3 (2.3), 5.5 (1.3) and 6.9 (the run where
-the engine itself took 9.7), REST 2.6-4.6 ms. The previous stop's 7.4-8.0 ms fell with leaner
-results: a result carries id, memory, type, text, score and valid time, and only the states
-and ids an entry has (eight values a LoCoMo result instead of fourteen), built as JSON
-directly. What MCP still adds grows with the results (about 0.07 ms each): the SDK's client
-checks every value against the tool's output schema (about 4 us a value); with one result MCP
-adds about 2 ms.
+Every question is also asked at the tool's default ``top_k`` (5), as an agent calls it, with
+the engine at the same ``top_n``; the two must return the same ids.
+
+Conversation 1 (199 questions, each asked 3 times) on 2 shared cores: MCP adds 4.72, 4.85,
+4.87 and 5.32 ms p50 at top 50 in four runs (load 1.3-2.2; 4.6-5.1 per question), 2.15 and
+2.26 ms at the default top 5; REST adds 2.7-3.3 ms at top 50. The engine itself: 5.4-5.7 ms.
+What MCP adds grows with the results (about 0.06 ms each): the SDK's client checks every value
+against the tool's output schema (about 4 us a value, 1.3-1.8 ms of the top-50 figure), so a
+result carries only what an agent reads and acts on (id, memory, type, text, score, valid
+time) and the states and ids an entry has.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import os
 import statistics
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -42,6 +45,7 @@ from benchmarks.memstrata_locomo import CachingEmbedder, MemstrataRetriever
 from memstrata import SearchRequest
 from memstrata.api import create_app
 from memstrata.mcp.http import local_security, mount
+from memstrata.requests import DEFAULT_TOP_N
 
 BASE = "http://127.0.0.1:9380"
 K = max(KS)
@@ -74,7 +78,13 @@ async def _measure(
     mount(app, engine, local_security())
     headers = {"Authorization": f"Bearer {key}"}
     ranked: dict[str, list[list[str]]] = {"engine": [], "rest": [], "mcp": []}
-    times: dict[str, list[float]] = {"engine": [], "rest": [], "mcp": []}
+    times: dict[str, list[float]] = {
+        "engine": [],
+        "rest": [],
+        "mcp": [],
+        "engine_default": [],
+        "mcp_default": [],
+    }
 
     def dia(ids: Sequence[int]) -> list[str]:
         return [retriever._dia[i] for i in ids]
@@ -107,12 +117,25 @@ async def _measure(
             assert not result.is_error, result.content
             found = (result.structured_content or {})["results"]
             ranked["mcp"].append(dia([r["id"] for r in found]))
+
+            # the same question at the tool's default top_k, as an agent calls it
+            t0 = time.perf_counter()
+            request = replace(request, top_n=DEFAULT_TOP_N)
+            few = engine.search(actor, request)
+            times["engine_default"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            default = {k: v for k, v in args.items() if k != "top_k"}
+            result = await mcp.call_tool("recall", default)
+            times["mcp_default"].append(time.perf_counter() - t0)
+            found = (result.structured_content or {})["results"]
+            assert [r["id"] for r in found] == [h.entry.message_id for h in few]
     n = len(conv.questions)
     recall = {path: _recall(conv, rows[:n]) for path, rows in ranked.items()}
     p50 = {path: _p50_ms(t) for path, t in times.items()}
+    pairs = {"rest": "engine", "mcp": "engine", "mcp_default": "engine_default"}
     added = {
-        path: _p50_ms([a - b for a, b in zip(times[path], times["engine"], strict=True)])
-        for path in ("rest", "mcp")
+        path: _p50_ms([a - b for a, b in zip(times[path], times[base], strict=True)])
+        for path, base in pairs.items()
     }
     return {
         "conversation": conv.sample_id,
@@ -123,6 +146,8 @@ async def _measure(
         "p50_ms": p50,
         "mcp_overhead_p50_ms": round(p50["mcp"] - p50["engine"], 3),
         "rest_overhead_p50_ms": round(p50["rest"] - p50["engine"], 3),
+        "mcp_default_top_k": DEFAULT_TOP_N,
+        "mcp_overhead_default_top_k_p50_ms": round(p50["mcp_default"] - p50["engine_default"], 3),
         "added_per_question_p50_ms": added,
         "loadavg": [load, _load()],
     }
@@ -164,6 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"  MCP recall over streamable HTTP adds {r['mcp_overhead_p50_ms']:.3f} ms p50 "
             f"({added['mcp']:.3f} per question); REST adds {r['rest_overhead_p50_ms']:.3f} "
             f"({added['rest']:.3f})"
+        )
+        print(
+            f"  at the tool's default top_k ({r['mcp_default_top_k']}) MCP adds "
+            f"{r['mcp_overhead_default_top_k_p50_ms']:.3f} ms p50 "
+            f"({added['mcp_default']:.3f} per question)"
         )
         start, end = (", ".join(f"{x:.2f}" for x in la) for la in r["loadavg"])
         print(f"  load average {start} -> {end} on {os.cpu_count()} CPUs")
