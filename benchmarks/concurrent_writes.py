@@ -118,7 +118,7 @@ def run(
         "rounds": rounds,
         "by_clients": {
             str(c): {
-                "turns_per_s": statistics.median(r["turns_per_s"] for r in runs),
+                "turns_per_s": round(statistics.median(r["turns_per_s"] for r in runs), 1),
                 "runs": runs,
             }
             for c, runs in seen.items()

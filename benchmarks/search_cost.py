@@ -2,10 +2,10 @@
 
 The speed benchmark's store (:mod:`benchmarks.speed`: LoCoMo turns cycled to ``--size``
 entries, four conversation users in one memory, HNSW built, every search filtered by a user,
-top 10) is searched with each configuration in turn, round after round, so every
-configuration meets the same machine load (after one pass of each that is not counted, and
-each round starting with the next configuration): the p50 of each round, then the median of the
-rounds and the ratio to the configuration searched before the retrieval work
+top 10) is searched with every configuration, question by question (each question with each
+configuration back to back, the order turning), so a change of the machine's load meets all
+configurations alike: the p50 of each round (after one round not counted), then the median of
+the rounds and the ratio to the configuration searched before the retrieval work
 (``before``: weighted fusion over raw cosine, no conversation windows). Store-only (the query
 vectors precomputed) and live (the local model embeds each query). Usage::
 
@@ -47,33 +47,43 @@ def _p50_ms(values: Sequence[float]) -> float:
     return round(1000 * statistics.median(values), 3)
 
 
-def _round(
+def _interleaved(
     bench: Bench,
     questions: Sequence[str],
     vectors: Mapping[str, NDArray[np.float32]],
-    params: Mapping[str, Any],
     live: bool,
-) -> float:
-    """The p50 (ms) of one pass over ``questions`` with ``params``."""
+    rounds: int,
+) -> dict[str, list[float]]:
+    """Per configuration, the p50 (ms) of each round over ``questions``: every question is
+    searched with each configuration back to back (the order turning by one each time), so
+    a change in the machine's load meets all of them alike."""
     bench.embedder.lookup_only = not live
     if not live:
         bench.embedder.known.update({q: vectors[q] for q in questions})
-    times = []
-    for i, q in enumerate(questions):
-        base = SearchRequest(
-            q,
-            (bench.memory.id,),
-            top_n=10,
-            similarity_threshold=0.0,
-            keywords_similarity_weight=0.4,
-            user_id=f"user-{i % USERS}",
-        )
-        request = replace(base, **params)
-        t0 = time.perf_counter()
-        bench.engine.search(bench.actor, request)
-        times.append(time.perf_counter() - t0)
+    names = list(CONFIGS)
+    seen: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds + 1):  # the first round warms up and is not counted
+        times: dict[str, list[float]] = {name: [] for name in names}
+        for i, q in enumerate(questions):
+            base = SearchRequest(
+                q,
+                (bench.memory.id,),
+                top_n=10,
+                similarity_threshold=0.0,
+                keywords_similarity_weight=0.4,
+                user_id=f"user-{i % USERS}",
+            )
+            turn = (i + r) % len(names)
+            for name in names[turn:] + names[:turn]:
+                request = replace(base, **CONFIGS[name])
+                t0 = time.perf_counter()
+                bench.engine.search(bench.actor, request)
+                times[name].append(time.perf_counter() - t0)
+        if r:
+            for name in names:
+                seen[name].append(_p50_ms(times[name]))
     bench.embedder.lookup_only = False
-    return _p50_ms(times)
+    return seen
 
 
 def run(size: int, queries: int, rounds: int, *, model: Embedder | None = None) -> dict[str, Any]:
@@ -95,13 +105,7 @@ def run(size: int, queries: int, rounds: int, *, model: Embedder | None = None) 
         timed(f"fill to {size}", lambda: bench.fill_to(size, texts, vectors))
         timed("index", bench.index_ready)
         for mode, live in (("store", False), ("live", True)):
-            for params in CONFIGS.values():  # warm-up, not counted
-                _round(bench, qs, vectors, params, live)
-            seen: dict[str, list[float]] = {name: [] for name in CONFIGS}
-            names = list(CONFIGS)
-            for r in range(rounds):  # each round starts with the next configuration
-                for name in names[r % len(names) :] + names[: r % len(names)]:
-                    seen[name].append(_round(bench, qs, vectors, CONFIGS[name], live))
+            seen = _interleaved(bench, qs, vectors, live, rounds)
             medians = {name: round(statistics.median(v), 3) for name, v in seen.items()}
             report[mode] = {
                 name: {
