@@ -30,8 +30,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from benchmarks.locomo import write_json
-from benchmarks.speed import USERS, Bench, TimedEmbedder, corpus, corpus_vectors, timed
-from memstrata import Fusion, SearchRequest
+from benchmarks.speed import Bench, TimedEmbedder, corpus, corpus_vectors, timed
+from memstrata import Fusion
 from memstrata.providers.base import Embedder
 
 #: Search parameters of each configuration, over the speed benchmark's request.
@@ -65,14 +65,7 @@ def _interleaved(
     for r in range(rounds + 1):  # the first round warms up and is not counted
         times: dict[str, list[float]] = {name: [] for name in names}
         for i, q in enumerate(questions):
-            base = SearchRequest(
-                q,
-                (bench.memory.id,),
-                top_n=10,
-                similarity_threshold=0.0,
-                keywords_similarity_weight=0.4,
-                user_id=f"user-{i % USERS}",
-            )
+            base = bench.request(i, q)
             turn = (i + r) % len(names)
             for name in names[turn:] + names[:turn]:
                 request = replace(base, **CONFIGS[name])

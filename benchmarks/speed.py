@@ -217,6 +217,17 @@ class Bench:
             self.engine.search(self.actor, request)  # syncs rows written since
         return {"index": "hnsw", "ready_after_s": round(time.perf_counter() - t0, 2)}
 
+    def request(self, i: int, question: str) -> SearchRequest:
+        """The ``i``-th search: top 10, threshold 0, keyword weight 0.4, one user's turns."""
+        return SearchRequest(
+            question,
+            (self.memory.id,),
+            top_n=10,
+            similarity_threshold=0.0,
+            keywords_similarity_weight=0.4,
+            user_id=f"user-{i % USERS}",
+        )
+
     def searches(
         self, questions: list[str], vectors: dict[str, NDArray[np.float32]], live: bool
     ) -> dict[str, Any]:
@@ -225,16 +236,8 @@ class Bench:
         if not live:
             self.embedder.known.update({q: vectors[q] for q in questions})
         for i, q in enumerate(questions):
-            request = SearchRequest(
-                q,
-                (self.memory.id,),
-                top_n=10,
-                similarity_threshold=0.0,
-                keywords_similarity_weight=0.4,
-                user_id=f"user-{i % USERS}",
-            )
             t0 = time.perf_counter()
-            self.engine.search(self.actor, request)
+            self.engine.search(self.actor, self.request(i, q))
             total.append(time.perf_counter() - t0)
             embed.append(self.embedder.last_seconds)
         self.embedder.lookup_only = False
