@@ -30,18 +30,23 @@ def nearest_visible(
     """For each turn of ``near`` (its sides of raw turns, nearest first): the visible turns
     at distance 1..``span``, one (before, after) tuple per distance, either side missing
     where it has run out."""
-    visible = _visible(near, span, passing)
+    visible, hidden = _visible(near, span, passing)
     out: dict[int, tuple[tuple[int, ...], ...]] = {}
     for mid, sides in near.items():
-        before, after = ([n for n in side if n in visible] for side in sides)
+        if hidden:
+            before, after = ([n for n in side if n in visible] for side in sides)
+        else:  # the nearest ``span`` of every side passed: they are its visible ones
+            before, after = sides
         out[mid] = tuple(tuple(x[d] for x in (before, after) if d < len(x)) for d in range(span))
     return out
 
 
-def _visible(near: Mapping[int, Sequence[Sequence[int]]], span: int, passing: Passing) -> set[int]:
-    """Which turns of ``near`` pass the filter: the nearest ``span`` of every side first,
-    then further out only while some side has fewer than ``span`` visible and turns left
-    (hidden turns are rare; each round is one query)."""
+def _visible(
+    near: Mapping[int, Sequence[Sequence[int]]], span: int, passing: Passing
+) -> tuple[set[int], bool]:
+    """Which turns of ``near`` pass the filter, and whether any turn checked did not: the
+    nearest ``span`` of every side first, then further out only while some side has fewer
+    than ``span`` visible and turns left (hidden turns are rare; each round is one query)."""
     visible: set[int] = set()
     checked: set[int] = set()
     depth = span
@@ -49,15 +54,17 @@ def _visible(near: Mapping[int, Sequence[Sequence[int]]], span: int, passing: Pa
         ask = {n for sides in near.values() for side in sides for n in side[:depth]}
         ask -= checked
         if not ask:
-            return visible
+            return visible, len(visible) < len(checked)
         visible |= passing(ask)
         checked |= ask
+        if len(visible) == len(checked):
+            return visible, False  # every side's nearest ``depth`` are visible
         if not any(
             len(side) > depth and sum(n in visible for n in side[:depth]) < span
             for sides in near.values()
             for side in sides
         ):
-            return visible
+            return visible, True
         depth += span
 
 

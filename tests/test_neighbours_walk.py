@@ -1,0 +1,50 @@
+"""The walk that keeps a turn's visible conversation neighbours, against the plain reading of
+its contract: at each distance 1..span, the next visible turn on each side."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memstrata.store.neighbours import nearest_visible
+
+Near = dict[int, tuple[tuple[int, ...], tuple[int, ...]]]
+
+
+@st.composite
+def conversations(draw: st.DrawFn) -> tuple[Near, set[int], int]:
+    """Sides of a few turns drawn from one pool of ids, which ids pass, and the span."""
+    pool = list(range(1, 40))
+    near: Near = {}
+    for mid in draw(st.lists(st.sampled_from(pool), min_size=1, max_size=6, unique=True)):
+        others = [i for i in pool if i != mid]
+        side = st.lists(st.sampled_from(others), max_size=9, unique=True)
+        before = draw(side)
+        after = draw(side.filter(lambda a, b=before: not set(a) & set(b)))
+        near[mid] = (tuple(before), tuple(after))
+    allowed = set(draw(st.lists(st.sampled_from(pool), max_size=40)))
+    return near, allowed, draw(st.integers(1, 3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(conversations())
+def test_each_distance_holds_the_next_visible_turn_of_each_side(
+    case: tuple[Near, set[int], int],
+) -> None:
+    near, allowed, span = case
+    asked: list[set[int]] = []
+
+    def passing(ids: Iterable[int]) -> set[int]:
+        wanted = set(ids)
+        asked.append(wanted)
+        return wanted & allowed
+
+    got = nearest_visible(near, span, passing)
+    for mid, sides in near.items():
+        shown = [[n for n in side if n in allowed] for side in sides]
+        want = tuple(tuple(s[d] for s in shown if d < len(s)) for d in range(span))
+        assert got[mid] == want, (mid, sides)
+    assert all(a.isdisjoint(b) for a, b in itertools.combinations(asked, 2))  # none twice
