@@ -33,10 +33,10 @@ def nearest_visible(
     visible, hidden = _visible(near, span, passing)
     out: dict[int, tuple[tuple[int, ...], ...]] = {}
     for mid, sides in near.items():
+        shown: Sequence[Sequence[int]] = sides  # with nothing hidden, the nearest are visible
         if hidden:
-            before, after = ([n for n in side if n in visible] for side in sides)
-        else:  # the nearest ``span`` of every side passed: they are its visible ones
-            before, after = sides
+            shown = [[n for n in side if n in visible] for side in sides]
+        before, after = shown
         out[mid] = tuple(tuple(x[d] for x in (before, after) if d < len(x)) for d in range(span))
     return out
 
@@ -53,18 +53,17 @@ def _visible(
     while True:
         ask = {n for sides in near.values() for side in sides for n in side[:depth]}
         ask -= checked
-        if not ask:
-            return visible, len(visible) < len(checked)
-        visible |= passing(ask)
-        checked |= ask
-        if len(visible) == len(checked):
-            return visible, False  # every side's nearest ``depth`` are visible
+        if ask:  # (turns of this depth may all have been checked on another side already)
+            visible |= passing(ask)
+            checked |= ask
+            if len(visible) == len(checked):
+                return visible, False  # every side's nearest ``depth`` are visible
         if not any(
             len(side) > depth and sum(n in visible for n in side[:depth]) < span
             for sides in near.values()
             for side in sides
         ):
-            return visible, True
+            return visible, len(visible) < len(checked)
         depth += span
 
 
