@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memstrata.store.neighbours import nearest_visible
@@ -31,6 +31,8 @@ def conversations(draw: st.DrawFn) -> tuple[Near, set[int], int]:
 
 @settings(max_examples=300, deadline=None)
 @given(conversations())
+# 25 is checked on 26's side first, so turn 1's walk must go past a depth with nothing new
+@example(({1: ((3, 4, 25, 2), ()), 26: ((), (25,))}, {2}, 1))
 def test_each_distance_holds_the_next_visible_turn_of_each_side(
     case: tuple[Near, set[int], int],
 ) -> None:
