@@ -18,7 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks import locomo, memstrata_locomo, report, restart, run_peers_speed, speed
+from benchmarks import (
+    concurrent_writes,
+    locomo,
+    memstrata_locomo,
+    report,
+    restart,
+    run_peers_speed,
+    search_cost,
+    speed,
+)
 from benchmarks.peers import speed_worker, worker
 
 from memstrata import Fusion
@@ -96,15 +105,36 @@ def test_speed_at_300_with_fake_embedder() -> None:
     assert row["rss_mb"] > 0
 
 
-# --- report --------------------------------------------------------------------------------------
-
-
 def test_restart_at_300_with_fake_embedder(tmp_path: Path) -> None:
     result = restart.run(tmp_path / "store", 300, runs=2, rebuild=True, model=fake_embedder())
     assert result["entries"] == 300 and result["queries"] == 25
     for run in result["runs"]:
         assert run["first_search_s"] > 0 and run["peak_rss_mb"] > 0
         assert run["cold_vs_warm_differ"] == run["cold_vs_first_process_warm_differ"] == []
+
+
+def test_search_cost_at_300_with_fake_embedder() -> None:
+    result = search_cost.run(300, queries=6, rounds=2, model=fake_embedder())
+    assert result["size"] == 300 and result["rounds"] == 2
+    for mode in ("store", "live"):
+        rows = result[mode]
+        assert set(rows) == set(search_cost.CONFIGS)
+        assert rows[search_cost.BEFORE]["vs_before"] == 1.0
+        for row in rows.values():
+            assert len(row["p50_ms_rounds"]) == 2
+            assert row["p50_ms"] > 0
+
+
+def test_concurrent_writes_store_every_turn_acknowledged() -> None:
+    result = concurrent_writes.run([1, 4], turns=24, model=fake_embedder())
+    assert set(result["by_clients"]) == {"1", "4"}
+    for row in result["by_clients"].values():
+        (run,) = row["runs"]
+        assert run["turns"] == run["stored"] == 24 and run["turns_per_s"] > 0
+        assert 0 < run["write_p50_ms"] <= run["write_p95_ms"]
+
+
+# --- report --------------------------------------------------------------------------------------
 
 
 def _speed_sizes(p50: float) -> dict[str, Any]:
