@@ -71,12 +71,12 @@ class _Block:
     building: bool = False
 
     def append(self, ids: NDArray[np.int64], vectors: NDArray[np.float32], room: int = 0) -> None:
-        """Add rows; ``room``: rows expected in all (allocated at once, not by doubling)."""
+        """Add rows; ``room``: rows expected in all, allocated with the block's first rows
+        (not by doubling)."""
         need = self.size + len(ids)
         if not len(self.rows):
             self.rows = _matrix(max(need, room), self.dim)
-        size = max(need, room) if need > len(self.rows) else need
-        self.ids, self.rows = grown(self.ids, size), grown(self.rows, size)
+        self.ids, self.rows = grown(self.ids, need), grown(self.rows, need)
         self.alive = grown(self.alive, need)
         self.ids[self.size : need] = ids
         self.rows[self.size : need] = vectors
