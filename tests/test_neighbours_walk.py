@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memstrata.store.neighbours import nearest_visible
+from memstrata.store.neighbours import around, nearest_visible
 
 Near = dict[int, tuple[tuple[int, ...], tuple[int, ...]]]
 
@@ -50,3 +50,35 @@ def test_each_distance_holds_the_next_visible_turn_of_each_side(
         want = tuple(tuple(s[d] for s in shown if d < len(s)) for d in range(span))
         assert got[mid] == want, (mid, sides)
     assert all(a.isdisjoint(b) for a, b in itertools.combinations(asked, 2))  # none twice
+
+
+@st.composite
+def conversation_sides(draw: st.DrawFn) -> tuple[list[list[int]], Near, int]:
+    """A few conversations of distinct ids in order, some turns of them as centres with their
+    sides reaching twice ``reach`` (fewer where a conversation ends), and ``reach``."""
+    reach = draw(st.integers(1, 4))
+    lengths = draw(st.lists(st.integers(1, 14), min_size=1, max_size=3))
+    ids = iter(draw(st.permutations(range(1, sum(lengths) + 1))))
+    talks = [[next(ids) for _ in range(n)] for n in lengths]
+    near: Near = {}
+    for talk in talks:
+        for at in draw(st.lists(st.integers(0, len(talk) - 1), max_size=3, unique=True)):
+            before = tuple(talk[max(at - 2 * reach, 0) : at][::-1])
+            near[talk[at]] = (before, tuple(talk[at + 1 : at + 1 + 2 * reach]))
+    return talks, near, reach
+
+
+@settings(max_examples=300, deadline=None)
+@given(conversation_sides())
+def test_a_neighbours_sides_come_from_its_centres(
+    case: tuple[list[list[int]], Near, int],
+) -> None:
+    talks, near, reach = case
+    within = {n for sides in near.values() for side in sides for n in side[:reach]}
+    got = around(near, within | {0}, reach)  # 0 is no turn: nothing to say of it
+    assert got.keys() == within
+    for talk in talks:
+        for at, turn in enumerate(talk):
+            if turn in within:
+                before = tuple(talk[max(at - reach, 0) : at][::-1])
+                assert got[turn] == (before, tuple(talk[at + 1 : at + 1 + reach])), turn

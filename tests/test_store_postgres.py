@@ -22,10 +22,11 @@ from memstrata.store.filters import EntryFilter, where_clause
 from memstrata.store.postgres import PostgresStore, search, topk
 from memstrata.store.postgres.conn import translate
 from memstrata.store.postgres.migrations import MIGRATIONS
+from memstrata.store.reader import Reader
 from memstrata.store.sqlite import SQLiteStore
 from memstrata.store.text import keyword_terms
 from memstrata.testing.bm25 import corpus, fts5_bm25
-from memstrata.testing.conformance import T0, StoreConformance, make_memory, unit
+from memstrata.testing.conformance import T0, StoreConformance, make_memory, new_entry, unit
 
 if TYPE_CHECKING:
     from memstrata.testing.postgres import EmbeddedPostgres
@@ -149,6 +150,38 @@ def test_a_claim_skips_jobs_another_worker_holds(postgres_store: PostgresStore) 
 
 
 # --- search paths only PostgreSQL has ----------------------------------------------------------
+
+
+def _backend_and_rows(r: Reader) -> tuple[int, int]:
+    row = r.conn.execute("SELECT pg_backend_pid(), (SELECT count(*) FROM entries)")[0]
+    return int(row[0]), int(row[1])
+
+
+def test_work_beside_a_read_runs_on_another_connection_with_its_snapshot(
+    postgres_store: PostgresStore,
+) -> None:
+    memory = make_memory()
+    with postgres_store.write() as w:
+        w.insert_memory(memory)
+        w.insert_entries([new_entry(memory, "before the read")], np.stack([unit(1)]), T0)
+    with postgres_store.read() as r:
+        here, seen = _backend_and_rows(r)
+        with postgres_store.write() as w:  # committed by another transaction meanwhile
+            w.insert_entries([new_entry(memory, "after it began")], np.stack([unit(1)]), T0)
+        with postgres_store.beside(r, _backend_and_rows) as result:
+            there, seen_there = result()
+    assert seen == seen_there == 1 and there != here
+
+
+def test_work_beside_a_read_runs_in_the_caller_when_no_connection_is_free(
+    postgres_dsn: str,
+) -> None:
+    store = PostgresStore(postgres_dsn, pool_size=1)
+    try:
+        with store.read() as r, store.beside(r, _backend_and_rows) as result:
+            assert result() == _backend_and_rows(r)
+    finally:
+        store.close()
 
 
 @pytest.fixture

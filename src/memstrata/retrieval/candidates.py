@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,6 +11,9 @@ from numpy.typing import NDArray
 from memstrata.models import Scope
 from memstrata.store.filters import EntryFilter
 from memstrata.store.reader import Reader
+
+Keyword = list[tuple[int, float]]
+"""Keyword matches as (message_id, score), best first."""
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,11 @@ class Pools:
     windows: list[tuple[int, float]]
 
 
+def keyword_leg(r: Reader, scope: Scope, text: str, f: EntryFilter, pool: int) -> Keyword:
+    """The best ``pool`` keyword matches, best first."""
+    return r.keyword_candidates(scope, text, f, pool)
+
+
 def candidate_pools(
     r: Reader,
     scope: Scope,
@@ -33,16 +41,18 @@ def candidate_pools(
     f: EntryFilter,
     pool: int,
     windows: int = 0,
+    keyword: Callable[[], Keyword] | None = None,
 ) -> Pools:
     """The best ``pool`` keyword matches and vector neighbours and the best ``windows``
     conversation windows, with the cosine similarity of every candidate of any leg (a
-    vector of another dimension: 0)."""
-    keyword = r.keyword_candidates(scope, text, f, pool)
+    vector of another dimension: 0). ``keyword``: the keyword leg's result where it was
+    started already (:meth:`Store.beside`)."""
     leg = r.vector_candidates(scope, vector, f, pool)
+    matches = keyword() if keyword is not None else keyword_leg(r, scope, text, f, pool)
     held = r.window_candidates(scope, text, f, windows) if windows else []
     cosine = dict(leg)
-    add_cosines(r, cosine, [i for i, _ in keyword] + [i for i, _ in held], vector)
-    return Pools(keyword, cosine, leg, held)
+    add_cosines(r, cosine, [i for i, _ in matches] + [i for i, _ in held], vector)
+    return Pools(matches, cosine, leg, held)
 
 
 def hybrid_candidates(
@@ -75,9 +85,7 @@ def with_neighbours(
     """Conversation neighbours of the candidates and of the neighbours themselves; every
     neighbour joins the pool with its cosine similarity (its keyword score stays 0 unless it
     was a keyword candidate)."""
-    neighbours = r.neighbours(scope, candidates, f, span)
-    joined = {n for rings in neighbours.values() for ring in rings for n in ring}
-    neighbours.update(r.neighbours(scope, joined - neighbours.keys(), f, span))
+    neighbours = r.neighbours(scope, candidates, f, span, theirs=True)
     everyone = {n for rings in neighbours.values() for ring in rings for n in ring}
     add_cosines(r, cosine, everyone | neighbours.keys(), vector)
     return neighbours

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +152,12 @@ class Backend(ABC):
 
     def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
         """Hook before entries are physically deleted (index maintenance). Default: nothing."""
+
+    def alongside(self, conn: Conn) -> AbstractContextManager[Conn | None]:
+        """A second connection on the snapshot of the read transaction ``conn``, for another
+        thread, where the backend can share one and has one free; else None. Default: None
+        (SQLite's legs run in process, and one at a time is as fast)."""
+        return nullcontext(None)
 
     def held_filter(self, conn: Conn, scope: Scope, f: EntryFilter) -> Passing | None:
         """The search legs' filter check from state the backend holds in memory, or None to

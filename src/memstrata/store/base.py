@@ -8,12 +8,18 @@ migrations). Everything else is derived once: the queries are written in portabl
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
+from typing import TypeVar
 
 from memstrata.store.backend import Backend
 from memstrata.store.reader import Reader
 from memstrata.store.writer import Writer
+
+T = TypeVar("T")
+#: Threads that run work beside a read (:meth:`Store.beside`); they only ever wait on a database.
+_BESIDE = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memstrata-beside")
 
 
 class Store(Backend):
@@ -24,6 +30,22 @@ class Store(Backend):
     def read(self) -> Iterator[Reader]:
         with self._read_conn() as conn:
             yield Reader(self, conn)
+
+    @contextmanager
+    def beside(self, r: Reader, work: Callable[[Reader], T]) -> Iterator[Callable[[], T]]:
+        """``work`` over ``r``'s snapshot while the caller goes on: on a second connection
+        and thread where the backend shares snapshots (:meth:`Backend.alongside`), else at
+        once in the caller. The block's value returns the result; leaving it waits for it."""
+        with self.alongside(r.conn) as conn:
+            if conn is None:
+                value = work(r)
+                yield lambda: value
+                return
+            pending = _BESIDE.submit(work, Reader(self, conn))
+            try:
+                yield pending.result
+            finally:
+                wait([pending])  # the second transaction ends only after its work
 
     @contextmanager
     def write(self) -> Iterator[Writer]:

@@ -8,7 +8,7 @@ search's filter is the same for every backend.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from memstrata.models import Scope
 from memstrata.store.queries import Passing
@@ -65,6 +65,44 @@ def _visible(
         ):
             return visible, len(visible) < len(checked)
         depth += span
+
+
+def reach(span: int) -> int:
+    """Turns looked up on each side of a turn for its visible neighbours up to ``span``."""
+    return NEIGHBOUR_REACH * span
+
+
+def visible_neighbours(
+    near: Mapping[int, Near], span: int, passing: Passing, *, theirs: bool = False
+) -> dict[int, tuple[tuple[int, ...], ...]]:
+    """:func:`nearest_visible` of each turn of ``near`` from its sides' nearest
+    :func:`reach`; ``theirs``: also of each of those neighbours, from the rest of ``near``,
+    which then reaches twice as far (:func:`around`)."""
+    far = reach(span)
+    own = {mid: (before[:far], after[:far]) for mid, (before, after) in near.items()}
+    found = nearest_visible(own, span, passing)
+    if theirs:
+        joined = {n for rings in found.values() for ring in rings for n in ring}
+        found.update(nearest_visible(around(near, joined - found.keys(), far), span, passing))
+    return found
+
+
+def around(near: Mapping[int, Near], wanted: Iterable[int], reach: int) -> dict[int, Near]:
+    """The nearest ``reach`` turns on either side of each of ``wanted`` that lies within
+    ``reach`` of a turn of ``near``, from that turn's sides alone: they are one conversation
+    in order, so a turn ``d`` before the centre has the rest of the centre's before side
+    before it, and the nearer part of it, the centre and the centre's after side after it.
+    ``near`` must reach ``2 * reach`` on either side (less only where the conversation ends)."""
+    out: dict[int, Near] = {}
+    want = set(wanted)
+    for centre, (before, after) in near.items():
+        for side, (this, other) in enumerate(((before, after), (after, before))):
+            for d, turn in enumerate(this[:reach]):
+                if turn in want and turn not in out:
+                    onward = tuple(this[d + 1 : d + 1 + reach])
+                    back = (*this[:d][::-1], centre, *other)[:reach]
+                    out[turn] = (back, onward) if side else (onward, back)
+    return out
 
 
 def conversation_near(conn: Conn, scope: Scope, ids: Sequence[int], reach: int) -> dict[int, Near]:

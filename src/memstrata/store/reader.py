@@ -29,7 +29,7 @@ from memstrata.models import (
     User,
 )
 from memstrata.store.filters import EntryFilter, where_clause
-from memstrata.store.neighbours import NEIGHBOUR_REACH, nearest_visible
+from memstrata.store.neighbours import reach, visible_neighbours
 from memstrata.store.queries import AuditQuery, MemoryQuery, Passing
 from memstrata.store.rows import (
     AUDIT_COLUMNS,
@@ -194,17 +194,17 @@ class Reader:
         return {EntryType(r[0]): int(r[1]) for r in rows}
 
     def neighbours(
-        self, scope: Scope, ids: Iterable[int], f: EntryFilter, span: int
+        self, scope: Scope, ids: Iterable[int], f: EntryFilter, span: int, *, theirs: bool = False
     ) -> dict[int, tuple[tuple[int, ...], ...]]:
         """For each raw entry among ``ids``: the ids of the visible raw turns at distance
         1..``span`` before and after it in its conversation (same memory, user, agent and
-        session; ordered by valid time, then id). Other entries have none."""
+        session; by valid time, then id); ``theirs``: for those neighbours too, in one lookup."""
         wanted = sorted(set(ids))
-        raw_visible = f.types is None or EntryType.RAW in f.types
-        if not scope or not wanted or span < 1 or not raw_visible:
+        raw = f.types is None or EntryType.RAW in f.types
+        if not scope or not wanted or span < 1 or not raw:
             return {}
-        near = self.store.conversation_near(self.conn, scope, wanted, NEIGHBOUR_REACH * span)
-        return nearest_visible(near, span, self._passing(scope, f))  # every turn is raw
+        near = self.store.conversation_near(self.conn, scope, wanted, reach(span) * (1 + theirs))
+        return visible_neighbours(near, span, self._passing(scope, f), theirs=theirs)
 
     def passing(self, scope: Scope, f: EntryFilter, ids: Iterable[int]) -> set[int]:
         """Which of ``ids`` are entries of ``scope`` that pass ``f``."""

@@ -12,6 +12,7 @@ Needs the ``postgres`` extra (psycopg 3, psycopg-pool, pgvector) and a database 
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -41,6 +42,9 @@ from memstrata.store.sql import Conn, Row
 MIGRATION_LOCK = 0x6D656D7374726174
 DEFAULT_POOL_SIZE = 10
 CONNECT_TIMEOUT_S = 30.0
+#: How long a search waits for a second connection before running its legs one by one.
+BESIDE_WAIT_S = 0.001
+_SNAPSHOT_ID = re.compile(r"[0-9A-F]+-[0-9A-F]+-[0-9]+")
 #: Tables that hold entry text or terms derived from it: vacuumed after an erasure.
 SCRUBBED_TABLES = ("entries", "fts_terms", "fts_docs", "evidence")
 _HNSW_INDEX = "entries_hnsw_"
@@ -158,6 +162,34 @@ class PostgresStore(Store):
                     yield PgConn(raw)
         except psycopg.Error as exc:  # connecting, committing, pool timeouts
             raise StoreError(f"postgres: {exc}") from exc
+
+    @contextmanager
+    def alongside(self, conn: Conn) -> Iterator[Conn | None]:
+        """A pooled connection whose read transaction imports ``conn``'s snapshot
+        (``pg_export_snapshot``), so a search's legs run at once and see the same rows. Only
+        a connection free now: a search never waits for a second one (nor holds one while
+        waiting, which could starve a full pool)."""
+        if not isinstance(conn, PgConn) or not conn.raw.read_only:
+            yield None
+            return
+        try:
+            raw = self._pool.getconn(timeout=BESIDE_WAIT_S)
+        except PoolTimeout:
+            yield None
+            return
+        try:
+            snapshot = str(conn.execute("SELECT pg_export_snapshot()")[0][0])
+            if not _SNAPSHOT_ID.fullmatch(snapshot):
+                raise StoreError(f"postgres: unexpected snapshot id {snapshot!r}")
+            raw.isolation_level = IsolationLevel.REPEATABLE_READ
+            raw.read_only = True
+            with raw.transaction():
+                raw.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
+                yield PgConn(raw)
+        except psycopg.Error as exc:
+            raise StoreError(f"postgres: {exc}") from exc
+        finally:
+            self._pool.putconn(raw)
 
     def close(self) -> None:
         self._pool.close()

@@ -224,3 +224,23 @@ class EntryConformance(Conformance):
         assert got[second] == ((first, third), ())
         assert got[only] == ((), ())
         assert fact not in got and other not in got[first][0] and none == {}
+
+    def test_their_neighbours_are_a_second_lookups(self, store: Store) -> None:
+        """``theirs``: the neighbours' own neighbours from one lookup, as a second lookup of
+        them finds, with hidden turns on the way and a conversation that ends."""
+        memory = make_memory()
+        hidden = {2, 3, 7, 12}
+        rows: list[Seed] = [
+            (f"turn {n}", unit(1), {"session_id": "s1", "status": n not in hidden})
+            for n in range(16)
+        ]
+        turns = self.seed(store, memory, rows)
+        scope, f = Scope.of(memory.id), EntryFilter(enabled_only=True)
+        with store.read() as r:
+            for span in (1, 2, 3):
+                asked = [turns[0], turns[6], turns[14]]
+                first = r.neighbours(scope, asked, f, span)
+                joined = {n for rings in first.values() for ring in rings for n in ring}
+                second = r.neighbours(scope, joined - first.keys(), f, span)
+                assert r.neighbours(scope, asked, f, span, theirs=True) == first | second
+                assert len(second) > 1
