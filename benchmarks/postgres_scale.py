@@ -54,6 +54,7 @@ from memstrata.store.filters import EntryFilter
 from memstrata.store.postgres import PostgresStore, search
 from memstrata.store.sqlite import SQLiteStore
 from memstrata.testing.bm25 import Fts5Reference
+from memstrata.testing.postgres import server_setting
 
 RESULTS = Path(__file__).parent / "results" / "postgres_scale.json"
 TARGET_ENTRIES = 1000
@@ -557,9 +558,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--stores", nargs="*", default=["postgres", "sqlite"], help="which stores")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--pg-set",
+        action="append",
+        default=[],
+        type=server_setting,
+        metavar="NAME=VALUE",
+        help="the embedded server's setting over the test defaults, e.g. shared_buffers=4GB",
+    )
     args = parser.parse_args(argv)
     runs: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="memstrata-scale-") as tmp, server(args.dsn) as admin:
+    with (
+        tempfile.TemporaryDirectory(prefix="memstrata-scale-") as tmp,
+        server(args.dsn, dict(args.pg_set)) as admin,
+    ):
         for size in args.sizes:
             if args.scenario == "tenants":
                 runs.append(
@@ -576,13 +588,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 @contextmanager
-def server(dsn: str | None) -> Iterator[str]:
+def server(dsn: str | None, settings: dict[str, str]) -> Iterator[str]:
     if dsn is not None:
         yield dsn
         return
     from memstrata.testing.postgres import EmbeddedPostgres
 
-    with EmbeddedPostgres() as pg:
+    with EmbeddedPostgres(settings=settings) as pg:
         yield pg.dsn
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import socket
 from collections.abc import Iterator
@@ -9,7 +10,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from memstrata.testing.postgres import PIP_INSTALL, EmbeddedPostgres
+from memstrata.testing.postgres import PIP_INSTALL, EmbeddedPostgres, server_setting
 
 pytestmark = [
     pytest.mark.postgres,
@@ -91,3 +92,13 @@ def test_stop_closes_port_and_removes_temp_dirs() -> None:
     assert not _accepts_connections(port)
     assert not data_dir.exists()
     assert not socket_dir.exists()
+
+
+def test_settings_override_the_test_defaults() -> None:
+    server = EmbeddedPostgres(settings=dict([server_setting("work_mem = 7MB")]))
+    with server, psycopg.connect(server.dsn) as conn:
+        shown = [conn.execute(f"SHOW {n}").fetchone() for n in ("work_mem", "fsync")]
+    assert shown == [("7MB",), ("off",)]
+    for bad in ("work_mem", "=7MB", "work_mem="):
+        with pytest.raises(argparse.ArgumentTypeError, match="NAME=VALUE"):
+            server_setting(bad)

@@ -398,9 +398,10 @@ def test_a_database_at_an_older_schema_with_data_migrates_in_place_and_answers_a
     old = PostgresStore(dsn, pool_size=1)  # the store at that schema (its writer is portable SQL)
     assert old.schema_version() == version
     memory, texts = make_memory(), corpus(800) * 2
-    StoreConformance().seed(old, memory, [(t, unit(1), {}) for t in texts])
+    ids = StoreConformance().seed(old, memory, [(t, unit(1), {}) for t in texts])
     before = {}
     with old.read() as r:
+        turns = r.neighbours(Scope.of(memory.id), ids[::97], EntryFilter(), 2)
         for text in TOPK_QUERIES:
             rows = r.conn.execute(
                 _SCHEMA_7_BM25, [keyword_terms(text), memory.id, memory.id, memory.id]
@@ -423,6 +424,11 @@ def test_a_database_at_an_older_schema_with_data_migrates_in_place_and_answers_a
                 )
             assert _tie_order(after, 20) == before[text], text
         assert "entries_fts_keys" in " ".join(str(p[0]) for p in plan)
+        with store.read() as r:  # neighbour lookups read the conversation index alone
+            assert r.neighbours(Scope.of(memory.id), ids[::97], EntryFilter(), 2) == turns
+            r.conn.execute("SET LOCAL enable_seqscan = off")
+            plan = r.conn.execute("EXPLAIN " + pg_store._NEAR, [ids[:5], [memory.id], 6, 6])
+        assert "Index Only Scan using entries_conversation" in " ".join(str(p[0]) for p in plan)
         with store.read() as r:  # the longest document per term, filled in place
             wrong = r.conn.execute(
                 "SELECT count(*) FROM fts_terms t WHERE t.max_len <> (SELECT max(e.fts_len) "

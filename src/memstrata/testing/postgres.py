@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import IO, TYPE_CHECKING, Self
@@ -60,6 +60,7 @@ __all__ = [
     "PostgresStartError",
     "PostgresUnavailable",
     "find_bin_dir",
+    "server_setting",
     "truncate_all",
 ]
 
@@ -87,9 +88,15 @@ class EmbeddedPostgres:
     data directory is created and removed on stop. ``port`` defaults to a free port.
     """
 
-    def __init__(self, data_dir: Path | None = None, port: int | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path | None = None,
+        port: int | None = None,
+        settings: Mapping[str, str] | None = None,
+    ) -> None:
         self._requested_data_dir = Path(data_dir).absolute() if data_dir is not None else None
         self._requested_port = port
+        self._settings = {**SERVER_SETTINGS, **(settings or {})}
         self._port: int | None = None
         self._data_dir: Path | None = None
         self._socket_dir: Path | None = None
@@ -232,7 +239,7 @@ class EmbeddedPostgres:
     def _spawn(self, bin_dir: Path, run_as: RunAs | None) -> subprocess.Popen[bytes]:
         args = [str(bin_dir / "postgres"), "-D", str(self.data_dir)]
         settings = {
-            **SERVER_SETTINGS,
+            **self._settings,
             "port": str(self.port),
             "listen_addresses": HOST,
             "unix_socket_directories": str(self.socket_dir),
@@ -296,7 +303,23 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="data directory, initialised if empty and kept (default: temporary, removed)",
     )
     parser.add_argument("--port", type=int, default=None, help="TCP port (default: a free one)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        type=server_setting,
+        metavar="NAME=VALUE",
+        help="a server setting over the test defaults, e.g. shared_buffers=4GB (repeatable)",
+    )
     return parser.parse_args(argv)
+
+
+def server_setting(text: str) -> tuple[str, str]:
+    """``NAME=VALUE`` as a pair (argparse raises a usage error on anything else)."""
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    return name.strip(), value.strip()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -308,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    server = EmbeddedPostgres(args.data_dir, args.port)
+    server = EmbeddedPostgres(args.data_dir, args.port, dict(args.set))
     try:
         server.start()
     except (PostgresUnavailable, PostgresStartError) as exc:

@@ -49,8 +49,9 @@ _SNAPSHOT_ID = re.compile(r"[0-9A-F]+-[0-9A-F]+-[0-9]+")
 SCRUBBED_TABLES = ("entries", "fts_terms", "fts_docs", "evidence")
 _HNSW_INDEX = "entries_hnsw_"
 # Before (side 0) and after (side 1) each raw turn among the ids, nearest first: a range of
-# entries_conversation (memory, session, user, agent, valid_at, message_id) each. A turn
-# without neighbours still comes back once (side NULL).
+# entries_conversation (memory, session, user, agent, valid_at, message_id, and the type it
+# includes, so no heap page is read) each. A turn without neighbours still comes back once
+# (side NULL).
 _NEAR = """
 WITH c AS (
     SELECT e.message_id, e.memory_id, e.session_id, e.user_id, e.agent_id, e.valid_at

@@ -304,4 +304,12 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         "ALTER TABLE entries SET (toast_tuple_target = 8160);",
     ),
     (11, "keyword index by length tier, longest document per term", _LENGTH_TIERS),
+    (
+        12,
+        "conversation index covers the entry type (index-only neighbour lookups)",
+        # Neighbour lookups keep raw turns only: with the type in the index they read no
+        # heap page (a million-entry memory: 4.8 to 2.6 ms a search's lookup).
+        "DROP INDEX entries_conversation; CREATE INDEX entries_conversation ON entries "
+        "(memory_id, session_id, user_id, agent_id, valid_at, message_id) INCLUDE (message_type);",
+    ),
 )
