@@ -449,7 +449,9 @@ def store_timings(store: Store, corpus: Corpus, m: Memory, ref: list[list[int]])
 
 
 def hybrid(store: Store, corpus: Corpus, m: Memory) -> dict[str, float]:
-    """Engine.search: query embedding (local MiniLM), both legs, neighbours, fusion."""
+    """Engine.search: query embedding (local MiniLM), both legs, neighbours, fusion; timed
+    twice over the questions, as the first pass runs on caches the every-match scoring and
+    the other legs left (on PostgreSQL, shared buffers smaller than the data)."""
     from memstrata import Engine
     from memstrata.models import User
     from memstrata.providers.local import LocalEmbedder
@@ -464,14 +466,16 @@ def hybrid(store: Store, corpus: Corpus, m: Memory) -> dict[str, float]:
         if w.user(m.tenant_id) is None:
             w.insert_user(User(id=m.tenant_id, name=m.tenant_id, is_admin=False, created_at=T0))
     actor = engine.principal(m.tenant_id)
-    seconds = []
-    for q in [0, *range(len(corpus.queries))]:
-        request = SearchRequest(corpus.queries[q], (m.id,), top_n=10, similarity_threshold=0.0)
-        t = time.perf_counter()
-        engine.search(actor, request)
-        seconds.append(time.perf_counter() - t)
+    passes: list[list[float]] = [[], []]
+    for seconds in passes:  # the first pass after the other legs, the second one warm
+        for q in range(len(corpus.queries)):
+            request = SearchRequest(corpus.queries[q], (m.id,), top_n=10, similarity_threshold=0)
+            t = time.perf_counter()
+            engine.search(actor, request)
+            seconds.append(time.perf_counter() - t)
     engine.usage.close()
-    return percentiles(seconds[1:])
+    first = percentiles(passes[0])
+    return percentiles(passes[1]) | {f"first_pass_{k}": v for k, v in first.items()}
 
 
 # --- load ---------------------------------------------------------------------------------------

@@ -436,5 +436,30 @@ def test_a_database_at_an_older_schema_with_data_migrates_in_place_and_answers_a
                 "to_tsquery('simple', quote_literal(t.term)))"
             )
         assert wrong[0][0] == 0
+        # rows from before, written since and rewritten: keyword columns and keys as the
+        # generated columns and migration 11's key function made them
+        later = StoreConformance().seed(store, memory, [(t, unit(1), {}) for t in _AWKWARD])
+        with store.write() as w:
+            w.conn.execute(
+                "UPDATE entries SET content = 'Rewritten: naïve ½ e-mail' WHERE message_id = ?",
+                [later[0]],
+            )
+        with store.read() as r:
+            wrong = r.conn.execute(_NOT_AS_GENERATED)
+        assert wrong[0][0] == 0
     finally:
         store.close()
+
+
+_AWKWARD = ["Café-au-lait, NAÏVE ½ e-mail@x.com", "!!!", "ｆｕｌｌ width ﬁ ligature", "a a a b"]
+# What the generated columns and migration 11's keys computed, against what each row holds.
+_NOT_AS_GENERATED = """
+SELECT count(*) FROM entries e
+WHERE e.fts IS DISTINCT FROM memstrata_fts_doc(e.content)
+   OR e.fts_len IS DISTINCT FROM memstrata_fts_len(memstrata_fts_doc(e.content))
+   OR memstrata_fts_keys(e.memory_id, e.fts, e.fts_len) IS DISTINCT FROM (
+        SELECT array_to_tsvector(ARRAY(
+            SELECT u || x.suffix FROM unnest(tsvector_to_array(e.fts)) u))
+        FROM (SELECT '/' || memstrata_fts_tier(e.fts_len) || '/' || left(md5(e.memory_id), 8)
+              AS suffix) x)
+"""
