@@ -124,6 +124,13 @@ def postgres_database(admin_dsn: str, name: str, hnsw: bool, reuse: bool = False
     yield dsn
 
 
+def shared_buffers(dsn: str) -> str:
+    """The server's setting: how much of a big memory's pages it caches itself."""
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute("SHOW shared_buffers").fetchone()
+    return str(row[0]) if row else "?"
+
+
 def execute(dsn: str, *statements: str) -> float:
     """Run statements autocommit (index builds, VACUUM); the seconds they took."""
     t = time.perf_counter()
@@ -362,13 +369,13 @@ def big_postgres(
     loads: dict[str, float],
 ) -> dict[str, Any]:
     with postgres_database(admin, f"big_{size}", hnsw=False, reuse=reuse) as dsn:
-        pg = PostgresStore(dsn, pool_size=2)
+        pg = PostgresStore(dsn)  # the default pool: a search may take a second connection
         try:
             if not loaded(pg, size):
                 loads["postgres_entries_per_s"] = write_rows(pg, [m], rows)
                 loads["postgres_hnsw_build_s"] = execute(dsn, HNSW)
                 execute(dsn, "VACUUM ANALYZE")
-            timings = store_timings(pg, corpus, m, ref)
+            timings = store_timings(pg, corpus, m, ref) | {"shared_buffers": shared_buffers(dsn)}
         finally:
             pg.close()
     print(f"big {size:,} postgres: {json.dumps(timings)}", flush=True)
@@ -481,16 +488,19 @@ def hybrid(store: Store, corpus: Corpus, m: Memory) -> dict[str, float]:
 # --- load ---------------------------------------------------------------------------------------
 
 
-def load_run(size: int, admin: str) -> dict[str, Any]:
-    """Entries/s through the writer with and without the HNSW index, and the engine's import."""
+def load_run(size: int, admin: str, writer_only: bool = False) -> dict[str, Any]:
+    """Entries/s through the writer with and without the HNSW index, and the engine's import
+    (``writer_only``: the first alone, for a million rows in minutes)."""
     corpus = make_corpus(size, 1, seed=13)
     m = memory()
     rows: list[Row] = [(m, t, v) for t, v in zip(corpus.texts, corpus.vectors, strict=True)]
-    result: dict[str, Any] = {"entries": size}
+    result: dict[str, Any] = {"entries": size, "shared_buffers": shared_buffers(admin)}
     with postgres_database(admin, f"load_{size}", hnsw=False) as dsn:
         store = PostgresStore(dsn, pool_size=1)
         result["writer_no_hnsw_entries_per_s"] = write_rows(store, [m], rows)
         store.close()
+        if writer_only:
+            return result | {"load_average": load_average()}
         result["hnsw_build_s"] = execute(dsn, HNSW)
     small = rows[: min(size, 20_000)]
     with postgres_database(admin, f"load_hnsw_{size}", hnsw=True) as dsn:
@@ -563,6 +573,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--stores", nargs="*", default=["postgres", "sqlite"], help="which stores")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument(
+        "--writer-only", action="store_true", help="load: the writer without the HNSW index only"
+    )
+    parser.add_argument(
         "--pg-set",
         action="append",
         default=[],
@@ -586,7 +599,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             elif args.scenario == "big":
                 runs.append(big_run(size, args.queries, admin, Path(tmp), args.reuse, args.stores))
             else:
-                runs.append(load_run(size, admin))
+                runs.append(load_run(size, admin, args.writer_only))
             save(args.scenario, runs, args.out)
     return 0
 
