@@ -5,16 +5,19 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import psycopg
 import pytest
+from numpy.typing import NDArray
 
-from memstrata.errors import InvalidInput
+from memstrata import Engine, SearchRequest
+from memstrata.errors import InvalidInput, ModelError
 from memstrata.models import Scope
+from memstrata.providers.registry import ModelRegistry
 from memstrata.settings import Settings
 from memstrata.store import open_store
 from memstrata.store import postgres as pg_store
@@ -25,6 +28,7 @@ from memstrata.store.postgres.migrations import MIGRATIONS
 from memstrata.store.reader import Reader
 from memstrata.store.sqlite import SQLiteStore
 from memstrata.store.text import keyword_terms
+from memstrata.testing import DeterministicEmbedder
 from memstrata.testing.bm25 import corpus, fts5_bm25
 from memstrata.testing.conformance import T0, StoreConformance, make_memory, new_entry, unit
 
@@ -150,6 +154,52 @@ def test_a_claim_skips_jobs_another_worker_holds(postgres_store: PostgresStore) 
 
 
 # --- search paths only PostgreSQL has ----------------------------------------------------------
+
+
+def _a_second_connection_comes(store: PostgresStore, wait_s: float = 5.0) -> bool:
+    """Whether work beside a read gets a connection of its own within ``wait_s`` (the pool
+    grows in the background, so the first tries may run in the caller)."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        with store.read() as r, store.beside(r, _backend_and_rows) as result:
+            if result()[0] != _backend_and_rows(r)[0]:
+                return True
+        time.sleep(0.05)
+    return False
+
+
+class _QueryFails(DeterministicEmbedder):
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if list(texts) == ["boom"]:
+            raise ModelError("the model is down")
+        return super().embed(texts)
+
+
+def test_a_search_whose_query_embedding_fails_gives_both_connections_back(
+    postgres_store: PostgresStore, postgres_dsn: str
+) -> None:
+    """The keyword leg has started beside when the embedding fails: the error reaches the
+    caller and neither connection is lost (a pool of two has a second one free after)."""
+    store = PostgresStore(postgres_dsn, pool_size=2)  # postgres_store emptied the database
+    engine = Engine(store, models=ModelRegistry(builtin=_QueryFails))
+    try:
+        alice = engine.principal(engine.create_user("alice").id)
+        memory = engine.create_memory(
+            alice, name="n", memory_type=["raw"], embd_id="x@Builtin", llm_id="none@None"
+        )
+        engine.add_turn(alice, [memory.id], user_input="I moved to Berlin.", agent_response="ok")
+        for _ in range(4):
+            with pytest.raises(ModelError, match="down"):
+                engine.search(alice, SearchRequest("boom", (memory.id,)))
+        engine.usage.flush()
+        assert _a_second_connection_comes(store)
+        hits = engine.search(alice, SearchRequest("Berlin", (memory.id,)))
+        assert [h.entry.content for h in hits] == [
+            "User Input: I moved to Berlin.\nAgent Response: ok"
+        ]
+    finally:
+        engine.close()
+        store.close()
 
 
 def _backend_and_rows(r: Reader) -> tuple[int, int]:
