@@ -207,14 +207,22 @@ def _backend_and_rows(r: Reader) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-def test_every_connection_plans_each_statement_for_its_own_values(
+def test_the_keyword_leg_plans_its_statements_for_their_own_values(
     postgres_store: PostgresStore,
 ) -> None:
     """A generic plan for every memory and query read a small memory's rows by a B-tree
     (16x slower after a CLUSTER; the benchmark's tenants scenario shows it)."""
-    with postgres_store.read() as r, postgres_store.write() as w:
-        shown = [c.conn.execute("SHOW plan_cache_mode")[0][0] for c in (r, w)]
-    assert shown == ["force_custom_plan"] * 2
+    memory = make_memory()
+    with postgres_store.write() as w:
+        w.insert_memory(memory)
+    scope = Scope.of(memory.id)
+    with postgres_store.read() as r:
+        before = r.conn.execute("SHOW plan_cache_mode")[0][0]
+        r.keyword_candidates(scope, "tea", EntryFilter(), 5)
+        during = r.conn.execute("SHOW plan_cache_mode")[0][0]
+    with postgres_store.read() as r:
+        after = r.conn.execute("SHOW plan_cache_mode")[0][0]
+    assert (before, during, after) == ("auto", "force_custom_plan", "auto")
 
 
 def test_work_beside_a_read_runs_on_another_connection_with_its_snapshot(

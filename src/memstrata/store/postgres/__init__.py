@@ -313,15 +313,9 @@ class PostgresStore(Store):
 
 
 def _configure(raw: psycopg.Connection[Row]) -> None:
-    """Each new pooled connection: pgvector's numpy adapter, iterative HNSW scans, and a plan
-    for each execution's own values. psycopg prepares a statement run five times; PostgreSQL
-    may then settle on one generic plan for every memory and query, which for the keyword
-    leg reads the memory's rows by a B-tree instead of its terms' postings (a 1,000-entry
-    memory among 100,000 entries: 2.2 ms with its own plans, 4.0 with the generic one, and 36
-    after a CLUSTER)."""
+    """Each new pooled connection: pgvector's numpy adapter and iterative HNSW scans."""
     register_vector(raw)
     raw.execute("SET hnsw.iterative_scan = relaxed_order")
-    raw.execute("SET plan_cache_mode = force_custom_plan")
     raw.commit()
 
 
