@@ -279,3 +279,21 @@ def test_a_loader_that_returns_rows_a_part_at_a_time_is_drained() -> None:
     cache.sync(three_at_a_time)
     assert marks == [0, 3, 6, 9, 10]
     assert sorted(cache.vectors(range(1, 12))) == list(range(1, 11))
+
+
+def test_rows_of_other_dimensions_are_left_out_even_when_their_bytes_add_up() -> None:
+    """A chunk of rows of 16, 48 and 32 dimensions holds as many bytes as three of 32: only
+    the row of the memory's dimension is kept, with its own vector."""
+    cache = VectorCache(ann_threshold=0, run=inline)
+    v, w = clustered(2, seed=4)
+    first = [(1, M, v.tobytes())]
+    rest = [
+        (2, M, w[:16].tobytes()),
+        (3, M, np.concatenate([w, w[:16]]).tobytes()),
+        (4, M, v.tobytes()),
+    ]
+    cache.sync(lambda high: [r for r in first if r[0] > high])
+    cache.sync(lambda high: [r for r in first + rest if r[0] > high])
+    hits = cache.search([M], v, 10, Ranker(10))
+    assert {i for i, _ in hits} == {1, 4}
+    assert [s for _, s in hits] == pytest.approx([1.0, 1.0], abs=1e-5)

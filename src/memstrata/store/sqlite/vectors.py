@@ -182,12 +182,13 @@ class VectorCache:
     def _append(self, memory_id: str, rows: list[tuple[int, str, bytes]]) -> None:
         dim = len(rows[0][2]) // 4
         block = self._blocks.setdefault(memory_id, _Block(dim))
-        joined = b"".join([r[2] for r in rows])
-        if len(joined) != 4 * block.dim * len(rows):  # rows of another dimension: left out
-            rows = [r for r in rows if len(r[2]) == 4 * block.dim]
-            joined = b"".join([r[2] for r in rows])
+        blobs, width = [r[2] for r in rows], 4 * block.dim
+        if set(map(len, blobs)) != {width}:  # rows of another dimension: left out
+            rows = [r for r in rows if len(r[2]) == width]
+            blobs = [r[2] for r in rows]
         if not rows:
             return
+        joined = b"".join(blobs)
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         data = np.frombuffer(joined, dtype=np.float32).reshape(len(rows), block.dim)
         block.append(ids, data, self._room.pop(memory_id, 0))
