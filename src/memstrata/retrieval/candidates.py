@@ -28,11 +28,6 @@ class Pools:
     windows: list[tuple[int, float]]
 
 
-def keyword_leg(r: Reader, scope: Scope, text: str, f: EntryFilter, pool: int) -> Keyword:
-    """The best ``pool`` keyword matches, best first."""
-    return r.keyword_candidates(scope, text, f, pool)
-
-
 def candidate_pools(
     r: Reader,
     scope: Scope,
@@ -48,7 +43,7 @@ def candidate_pools(
     vector of another dimension: 0). ``keyword``: the keyword leg's result where it was
     started already (:meth:`Store.beside`)."""
     leg = r.vector_candidates(scope, vector, f, pool)
-    matches = keyword() if keyword is not None else keyword_leg(r, scope, text, f, pool)
+    matches = keyword() if keyword is not None else r.keyword_candidates(scope, text, f, pool)
     held = r.window_candidates(scope, text, f, windows) if windows else []
     cosine = dict(leg)
     add_cosines(r, cosine, [i for i, _ in matches] + [i for i, _ in held], vector)

@@ -17,7 +17,7 @@ from memstrata.errors import InvalidInput
 from memstrata.models import Fusion, Hit, Principal
 from memstrata.providers.registry import ModelRegistry
 from memstrata.requests import SearchRequest
-from memstrata.retrieval.candidates import candidate_pools, keyword_leg, with_neighbours
+from memstrata.retrieval.candidates import candidate_pools, with_neighbours
 from memstrata.retrieval.context import Context, assemble
 from memstrata.retrieval.fusion import hinted_weight, rank, score
 from memstrata.retrieval.usage import UsageRecorder
@@ -83,7 +83,9 @@ class SearchService:
             context = 0.0 if req.fusion is Fusion.RRF else req.context_weight or 0.0
             windows = max(req.top_n, MIN_WINDOWS) if context > 0 else 0
             # The keyword leg needs no query vector: where the store can, it runs meanwhile.
-            with self.store.beside(r, lambda s: keyword_leg(s, scope, req.query, f, pool)) as kw:
+            with self.store.beside(
+                r, lambda s: s.keyword_candidates(scope, req.query, f, pool)
+            ) as kw:
                 query_vector = self.models.embedder(embd_id).embed([req.query])[0]
                 found = candidate_pools(r, scope, req.query, query_vector, f, pool, windows, kw)
             vector = found.cosine
