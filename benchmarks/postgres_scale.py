@@ -499,20 +499,23 @@ def load_run(size: int, admin: str, writer_only: bool = False) -> dict[str, Any]
         store = PostgresStore(dsn, pool_size=1)
         result["writer_no_hnsw_entries_per_s"] = write_rows(store, [m], rows)
         store.close()
-        if writer_only:
-            return result | {"load_average": load_average()}
-        result["hnsw_build_s"] = execute(dsn, HNSW)
-    small = rows[: min(size, 20_000)]
-    with postgres_database(admin, f"load_hnsw_{size}", hnsw=True) as dsn:
-        store = PostgresStore(dsn, pool_size=1)
-        result["writer_with_hnsw_entries_per_s"] = write_rows(store, [m], small)
-        store.close()
-    result["import"] = {
-        hnsw: import_rate(admin, corpus.texts[:20_000], hnsw) for hnsw in (False, True)
-    }
+        if not writer_only:
+            result["hnsw_build_s"] = execute(dsn, HNSW)
+    if not writer_only:
+        result |= hnsw_and_import(admin, rows, corpus.texts, m)
     result["load_average"] = load_average()
     print(f"load {size:,}: {json.dumps(result)}", flush=True)
     return result
+
+
+def hnsw_and_import(admin: str, rows: list[Row], texts: list[str], m: Memory) -> dict[str, Any]:
+    """Entries/s through the writer with the HNSW index live, and the engine's import."""
+    with postgres_database(admin, f"load_hnsw_{len(rows)}", hnsw=True) as dsn:
+        store = PostgresStore(dsn, pool_size=1)
+        live = write_rows(store, [m], rows[:20_000])
+        store.close()
+    imports = {hnsw: import_rate(admin, texts[:20_000], hnsw) for hnsw in (False, True)}
+    return {"writer_with_hnsw_entries_per_s": live, "import": imports}
 
 
 def import_rate(admin: str, texts: list[str], hnsw: bool) -> float:
