@@ -137,22 +137,21 @@ class EntryService:
         ]
         make_room(w, memory, sum(e.size_bytes for e in new), now)
         ids = w.insert_entries(new, vectors, now)
-        for mid in ids:
-            w.audit(
-                at=now,
-                actor=actor.user_id,
-                action=AuditAction.ENTRY_ADD,
+        w.audit_entries(
+            at=now,
+            actor=actor.user_id,
+            action=AuditAction.ENTRY_ADD,
+            memory_id=memory.id,
+            message_ids=ids,
+        )
+        if memory.extracted_types:
+            w.enqueue_jobs(
+                kind=JobKind.EXTRACTION,
+                tenant_id=memory.tenant_id,
                 memory_id=memory.id,
-                message_id=mid,
+                message_ids=ids,
+                at=now,
             )
-            if memory.extracted_types:
-                w.enqueue_job(
-                    kind=JobKind.EXTRACTION,
-                    tenant_id=memory.tenant_id,
-                    memory_id=memory.id,
-                    message_id=mid,
-                    at=now,
-                )
         stored = w.get_entries(Scope.of(memory.id), ids)
         return [stored[i] for i in ids]
 

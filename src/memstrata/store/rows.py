@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import Any
 
 from memstrata.clock import from_epoch, to_epoch
 from memstrata.models import (
+    AuditAction,
     AuditEvent,
     Entry,
     EntryType,
     ForgettingPolicy,
     Job,
+    JobKind,
     JobState,
     Memory,
     Origin,
@@ -179,3 +182,57 @@ def db_value(value: object) -> object:
     if isinstance(value, tuple) and all(isinstance(v, EntryType) for v in value):
         return sum(v.flag for v in value)
     return value
+
+
+# An audit event and a queued job as column values: one statement writes one row or a batch.
+AUDIT_INSERT = (
+    "INSERT INTO audit (at, actor, action, memory_id, message_id, reason, before, after) "
+    "VALUES (?,?,?,?,?,?,?,?)"
+)
+JOB_INSERT = (
+    "INSERT INTO jobs (kind, tenant_id, memory_id, message_id, state, attempts, progress, "
+    "progress_msg, created_at, updated_at, run_after) VALUES (?,?,?,?,?,0,0,?,?,?,?)"
+)
+
+
+def audit_row(
+    at: datetime,
+    actor: str,
+    action: AuditAction,
+    memory_id: str | None,
+    message_id: int | None,
+    reason: str,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+) -> list[object]:
+    """An audit event's column values, in :data:`AUDIT_INSERT`'s order."""
+    return [
+        to_epoch(at),
+        actor,
+        str(action),
+        memory_id,
+        message_id,
+        reason,
+        json.dumps(before or {}, sort_keys=True, default=str),
+        json.dumps(after or {}, sort_keys=True, default=str),
+    ]
+
+
+def job_row(
+    kind: JobKind | str, tenant_id: str, memory_id: str, message_id: int | None, at: datetime
+) -> list[object]:
+    """A queued job's column values, in :data:`JOB_INSERT`'s order: due at ``at``."""
+    stamp = at.strftime("%Y-%m-%d %H:%M:%S")
+    epoch = to_epoch(at)
+    queued = JobState.QUEUED.value
+    return [
+        str(kind),
+        tenant_id,
+        memory_id,
+        message_id,
+        queued,
+        f"{stamp} Task has been received.",
+        epoch,
+        epoch,
+        epoch,
+    ]

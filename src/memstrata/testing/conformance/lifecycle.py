@@ -87,6 +87,21 @@ class LifecycleConformance(Conformance):
             assert [e.actor for e in late] == ["bob"]
             assert r.audit_events(AuditQuery(memory_ids=frozenset())) == ([], 0)
 
+    def test_a_batch_of_entry_events_is_each_entry_audited_once(self, store: Store) -> None:
+        m1, m2 = make_memory(), make_memory()
+        add = AuditAction.ENTRY_ADD
+        with store.write() as w:
+            w.audit(at=T0, actor="alice", action=add, memory_id=m1.id, message_id=1)
+            w.audit_entries(at=T0, actor="bob", action=add, memory_id=m1.id, message_ids=[7, 3, 9])
+            w.audit_entries(at=T0, actor="bob", action=add, memory_id=m2.id, message_ids=[])
+        with store.read() as r:
+            events, total = r.audit_events(AuditQuery(actor="bob"))
+        assert total == 3 and sorted(e.message_id or 0 for e in events) == [3, 7, 9]
+        assert {(e.action, e.memory_id, e.reason, e.at) for e in events} == {(add, m1.id, "", T0)}
+        assert all(e.before == {} and e.after == {} for e in events)
+        # In the batch's order: each id above the one written before it.
+        assert [e.message_id for e in sorted(events, key=lambda e: e.id)] == [7, 3, 9]
+
     def test_evidence_and_tombstones(self, store: Store) -> None:
         memory = make_memory()
         (a,) = self.seed(store, memory, [("fact", unit(1), {})])
