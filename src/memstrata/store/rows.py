@@ -213,9 +213,14 @@ def audit_row(
         memory_id,
         message_id,
         reason,
-        json.dumps(before or {}, sort_keys=True, default=str),
-        json.dumps(after or {}, sort_keys=True, default=str),
+        _json_object(before),
+        _json_object(after),
     ]
+
+
+def _json_object(value: dict[str, Any] | None) -> str:
+    """An audit side as JSON text; most events have none (a 20,000-turn import's adds)."""
+    return json.dumps(value, sort_keys=True, default=str) if value else "{}"
 
 
 def job_row(
