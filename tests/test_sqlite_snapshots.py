@@ -19,9 +19,12 @@ import pytest
 from memstrata import Engine, SearchRequest, TurnInput
 from memstrata.models import EntryType, Memory, Scope
 from memstrata.providers.registry import ModelRegistry
+from memstrata.store import sqlite as sqlite_module
 from memstrata.store.filters import EntryFilter
 from memstrata.store.sqlite import SQLiteStore
+from memstrata.store.sqlite import indexes as indexes_module
 from memstrata.store.sqlite import vectors as vectors_module
+from memstrata.store.sqlite.indexes import prune_changes
 from memstrata.store.sqlite.vectors import VectorCache
 from memstrata.testing.bm25 import corpus
 from memstrata.testing.conformance import DIM, T0, StoreConformance, make_memory
@@ -406,3 +409,101 @@ def test_a_big_first_matrix_lives_in_its_own_mapping(
         store.close()
     monkeypatch.setattr(vectors_module, "BIG_MATRIX", 64 << 20)
     assert answers_at(rebuilt_copy(path), [a.id], ids) == got
+
+
+def _log(path: Path) -> tuple[int, int | None, int]:
+    """How far the change log was pruned, its oldest change kept, and how many it keeps."""
+    with closing(sqlite3.connect(path)) as conn:
+        (through,) = conn.execute("SELECT through FROM entry_changes_pruned").fetchone()
+        oldest, count = conn.execute("SELECT min(seq), count(*) FROM entry_changes").fetchone()
+    return int(through), oldest, int(count)
+
+
+def test_a_process_behind_the_pruned_change_log_starts_over(path: Path) -> None:
+    """Another process erases and changes rows, then prunes every change: this process can
+    no longer read what it missed, so it starts its indexes over, and answers as a rebuild
+    (the erased rows in no leg)."""
+    here = opened(path)
+    a = make_memory()
+    ids = seed(here, a, 80, 1)
+    answers(here, [a.id], ids)
+    there = opened(path)
+    try:
+        with there.write() as w:
+            w.update_entries(ids[3:9], {"status": 0})
+            w.delete_entries(a.id, ids[10:20])
+        with there.write() as w:
+            prune_changes(w.conn, kept=0)
+    finally:
+        there.close()
+    through, oldest, count = _log(path)
+    assert through > 0 and oldest is None and count == 0
+    try:
+        got = answers(here, [a.id], ids)
+        assert got == answers_at(rebuilt_copy(path), [a.id], ids)
+        assert here._indexes._changes_seen >= through
+        assert not {i for leg in got for i in _ids_in(leg)} & set(ids[10:20])
+    finally:
+        here.close()
+
+
+def _ids_in(leg: Any) -> set[int]:
+    """Message ids in one answer of :func:`answers` (pairs, neighbour maps or id lists)."""
+    if isinstance(leg, dict):
+        return set(leg) | {n for rings in leg.values() for ring in rings for n in ring}
+    return {x[0] if isinstance(x, tuple) else x for x in leg}
+
+
+def test_pruning_keeps_every_change_the_stored_snapshots_need(path: Path) -> None:
+    a, ids = one_memory_snapshotted(path, 60)
+    with closing(sqlite3.connect(path)) as conn:
+        (mark,) = conn.execute("SELECT DISTINCT changes_seq FROM index_snapshots").fetchone()
+    there = opened(path)
+    b = make_memory()
+    try:
+        ids += seed(there, b, 30, 2)
+        with there.write() as w:
+            w.update_entries(ids[:5] + ids[60:65], {"status": 0})
+            w.delete_entries(b.id, ids[70:72])  # b has no snapshot: a's stays
+            prune_changes(w.conn, kept=0)
+    finally:
+        there.close()
+    through, oldest, count = _log(path)
+    assert through == mark and oldest is not None and oldest > mark and count == 12
+    assert_answers_as_rebuilt(path, [a.id, b.id], ids).close()
+
+
+def test_writes_prune_the_change_log_as_it_grows(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_module, "PRUNE_EVERY", 4)
+    monkeypatch.setattr(indexes_module, "CHANGES_KEPT", 3)
+    store = opened(path)
+    try:
+        a = make_memory()
+        ids = seed(store, a, 20, 1)  # one write
+        for i in range(10):  # ten more, two changes each
+            with store.write() as w:
+                w.update_entries(ids[i : i + 2], {"status": 0})
+        through, oldest, count = _log(path)
+        # pruned in the 4th and the 8th write (14 changes by then: the newest 3 kept), and 6
+        # written since
+        assert (through, oldest, count) == (11, 12, 9)
+        assert answers(store, [a.id], ids) == answers_at(rebuilt_copy(path), [a.id], ids)
+    finally:
+        store.close()
+
+
+def test_a_first_load_from_the_rows_reads_the_change_log_from_its_newest(path: Path) -> None:
+    store = opened(path)
+    a = make_memory()
+    ids = seed(store, a, 20, 1)
+    with store.write() as w:
+        w.update_entries(ids[:4], {"status": 0})
+    store.close()
+    fresh = opened(path)
+    try:
+        assert answers(fresh, [a.id], ids) == answers_at(rebuilt_copy(path), [a.id], ids)
+        assert fresh._indexes._changes_seen == 4  # not replayed: the rows already show them
+    finally:
+        fresh.close()

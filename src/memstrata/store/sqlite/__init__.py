@@ -39,13 +39,15 @@ from memstrata.store.filters import EntryFilter
 from memstrata.store.neighbours import Near
 from memstrata.store.queries import Passing
 from memstrata.store.sql import Conn, Row
-from memstrata.store.sqlite.indexes import BY_ID, Indexes
+from memstrata.store.sqlite.indexes import BY_ID, Indexes, prune_changes
 from memstrata.store.sqlite.migrations import MIGRATIONS
 from memstrata.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
 
 BUSY_TIMEOUT_MS = 30_000
 #: Rows read from the file (not from a snapshot) from which closing writes a snapshot.
 SNAPSHOT_ROWS = 50_000
+#: Write transactions between two prunings of the change log (:func:`.indexes.prune_changes`).
+PRUNE_EVERY = 1_000
 SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
@@ -97,6 +99,7 @@ class SQLiteStore(Store):
         self._indexes = Indexes(VectorCache(ann_threshold))
         self._snapshot_rows = snapshot_rows
         self._erased_in_transaction = False
+        self._writes = 0
         self.migrate()
 
     # --- connections ----------------------------------------------------------------------
@@ -147,6 +150,9 @@ class SQLiteStore(Store):
             raw.execute("BEGIN IMMEDIATE")
             try:
                 yield _Conn(raw)
+                self._writes += 1
+                if self._writes % PRUNE_EVERY == 0:
+                    prune_changes(_Conn(raw))
             except BaseException:
                 raw.execute("ROLLBACK")
                 self._erased_in_transaction = False

@@ -11,6 +11,11 @@ A new process starts from the snapshots stored in the file (:mod:`.snapshots`) w
 are some: their memories' keyword, conversation, filter and HNSW state as of the snapshot's
 marks, every other memory from its rows up to those marks; vectors always come from the rows.
 From the marks on, catching up is the same as ever.
+
+The change log is pruned as it grows (:func:`prune_changes`): the newest
+:data:`CHANGES_KEPT` changes stay, and never one the stored snapshots still need. A process
+whose mark is behind what was pruned has missed changes it can no longer read, so it starts
+over, as a new process would.
 """
 
 from __future__ import annotations
@@ -38,6 +43,13 @@ BY_ID = "entries e INDEXED BY entries_filter"
 VECTOR_CHUNK = LOAD_CHUNK // 10
 #: Page cache of a first load (negative: KiB), which reads every row once.
 SCAN_CACHE = -2048
+#: Changes the log keeps when pruned: a process further behind starts its indexes over.
+CHANGES_KEPT = 100_000
+#: The newest change ever logged (the log may be pruned empty), and how far it was pruned.
+_CHANGES = (
+    "max(coalesce((SELECT max(seq) FROM entry_changes), 0),"
+    " (SELECT through FROM entry_changes_pruned)), (SELECT through FROM entry_changes_pruned)"
+)
 Only = NDArray[np.int64] | None
 """Load only the rows of these ids, ascending (None: every row)."""
 
@@ -66,24 +78,37 @@ class Indexes:
         last catch-up: erased ones leave every index, changed ones get their filter columns
         again. ``conn`` must read committed state only (never a write transaction's). One
         query finds out whether anything is new; most searches stop there, without the lock."""
-        newest, changed = conn.execute(
-            "SELECT (SELECT max(message_id) FROM entries), (SELECT max(seq) FROM entry_changes)"
+        newest, changed, pruned = conn.execute(
+            f"SELECT (SELECT max(message_id) FROM entries), {_CHANGES}"
         )[0]
-        if (newest or 0) <= self._rows_seen and (changed or 0) <= self._changes_seen:
+        behind = self._started and pruned > self._changes_seen
+        if not behind and (newest or 0) <= self._rows_seen and changed <= self._changes_seen:
             return
         with self._lock:
+            if self._started and pruned > self._changes_seen:
+                self._forget()  # changes it missed were pruned: start over
             if self._started:
                 self._sync(conn)
             else:
                 with _small_cache(conn):
-                    self._start(conn)
+                    self._start(conn, changed)
                     self._sync(conn)
             self._rows_seen = max(self._rows_seen, newest or 0)
 
-    def _start(self, conn: Conn) -> None:
+    def _forget(self) -> None:
+        """Drop every index's state, for a start from the file."""
+        self.vectors = self.vectors.emptied()
+        self.keywords, self.conversations = KeywordIndex(), ConversationIndex()
+        self.columns = FilterColumns()
+        self._changes_seen = self._rows_seen = 0
+        self._started = False
+
+    def _start(self, conn: Conn, changed: int) -> None:
         """The first catch-up: from the stored snapshots (HNSW graphs first, so their bytes
         are freed before the vectors load), every other memory from its rows up to their
-        marks; each memory's vectors go into one allocation of its entry count."""
+        marks; each memory's vectors go into one allocation of its entry count. Without
+        snapshots every row is read as it stands in this transaction, which already shows
+        every change up to ``changed``, the newest: the log is read from there."""
         self._started = True
         counts = conn.execute("SELECT id, entry_count FROM memories")
         self.vectors.expect({str(m): int(n) for m, n in counts})
@@ -93,6 +118,7 @@ class Indexes:
         del graphs
         snap = snapshots.load(conn, ["keywords", "conversations", "columns"])
         if not snap.memories:
+            self._changes_seen = changed
             return
         kept = snap.of("keywords")
         keep, high = kept.keys(), snap.rows_high
@@ -118,7 +144,7 @@ class Indexes:
         up with first. Returns the bytes written."""
         with self._lock:
             if not self._started:
-                self._start(read)
+                self._start(read, int(read.execute(f"SELECT {_CHANGES}")[0][0]))
             self._sync(read)
             newest = read.execute("SELECT max(message_id) FROM entries")[0][0]
             self._rows_seen = max(self._rows_seen, newest or 0)
@@ -183,6 +209,23 @@ class Indexes:
             self.vectors.drop(gone)
             self.keywords.drop(gone)
             self.conversations.drop(gone)
+
+
+def prune_changes(conn: Conn, kept: int | None = None) -> None:
+    """Drop the change log's rows older than its newest ``kept`` (default
+    :data:`CHANGES_KEPT`) and than the stored snapshots' mark (a process starting from them
+    reads the log from there), and record how far it was pruned. ``conn`` must be in a
+    write transaction."""
+    kept = CHANGES_KEPT if kept is None else kept
+    conn.execute(
+        "UPDATE entry_changes_pruned SET through = max(through, min("
+        "coalesce((SELECT max(seq) FROM entry_changes), 0) - ?,"
+        " coalesce((SELECT min(changes_seq) FROM index_snapshots), 9223372036854775807)))",
+        [kept],
+    )
+    conn.execute(
+        "DELETE FROM entry_changes WHERE seq <= (SELECT through FROM entry_changes_pruned)"
+    )
 
 
 @contextmanager

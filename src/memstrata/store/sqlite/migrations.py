@@ -260,4 +260,12 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         END;
         """,
     ),
+    (
+        9,
+        "how far the change log was pruned (a process behind it rebuilds its indexes)",
+        """
+        CREATE TABLE entry_changes_pruned (through INTEGER NOT NULL);
+        INSERT INTO entry_changes_pruned (through) VALUES (0);
+        """,
+    ),
 )

@@ -131,6 +131,10 @@ class VectorCache:
         self._room: dict[str, int] = {}
         self._graphs: dict[str, tuple[AnnIndex, NDArray[np.int64]]] = {}
 
+    def emptied(self) -> VectorCache:
+        """A new, empty cache with this one's settings."""
+        return VectorCache(self._threshold, self._run, self._threads)
+
     def expect(self, rows: dict[str, int]) -> None:
         """Rows each memory is expected to hold: its first load allocates that much at once."""
         with self._lock:
