@@ -119,6 +119,21 @@ class EntryService:
         now: datetime,
     ) -> list[Entry]:
         """Raw entries into a locked ``memory`` inside the caller's transaction."""
+        ids = self.insert_turns(w, actor, memory, turns, vectors, now)
+        stored = w.get_entries(Scope.of(memory.id), ids)
+        return [stored[i] for i in ids]
+
+    def insert_turns(
+        self,
+        w: Writer,
+        actor: Principal,
+        memory: Memory,
+        turns: Sequence[TurnInput],
+        vectors: NDArray[np.float32],
+        now: datetime,
+    ) -> list[int]:
+        """:meth:`write_turns`, returning the new message ids only: an import reads back none
+        of its rows (at 4,000 turns a memory, a fifth of the time it spent in the store)."""
         dim = vectors.shape[1]
         new = [
             NewEntry(
@@ -152,8 +167,7 @@ class EntryService:
                 message_ids=ids,
                 at=now,
             )
-        stored = w.get_entries(Scope.of(memory.id), ids)
-        return [stored[i] for i in ids]
+        return ids
 
     def list_messages(
         self,

@@ -74,11 +74,18 @@ class TransferService:
             else:
                 memory = authorised(actor, Action.WRITE, w.lock_memory(memory.id), memory.id)
             written = (
-                self.entries.write_turns(w, actor, memory, turns, vectors[memory.embd_id], now)
+                self.entries.insert_turns(w, actor, memory, turns, vectors[memory.embd_id], now)
                 if turns
                 else []
             )
-            for turn, entry in zip(plan.turns, written, strict=True):
+            changing = [
+                (t, i)
+                for t, i in zip(plan.turns, written, strict=True)
+                if not t.enabled or t.forgotten
+            ]
+            stored = w.get_entries(Scope.of(memory.id), [i for _, i in changing])
+            for turn, mid in changing:
+                entry = stored[mid]
                 if not turn.enabled:
                     changes: dict[str, object] = {"status": False}
                     self.lifecycle.cascade(w, actor, entry, AuditAction.ENTRY_DISABLE, changes, now)
@@ -89,8 +96,8 @@ class TransferService:
             memory_id=memory.id,
             imported=len(written),
             id_map={
-                t.old_id: e.message_id
-                for t, e in zip(plan.turns, written, strict=True)
+                t.old_id: i
+                for t, i in zip(plan.turns, written, strict=True)
                 if t.old_id is not None
             },
             skipped_extracted=plan.skipped_extracted,
