@@ -74,7 +74,7 @@ class TransferService:
             else:
                 memory = authorised(actor, Action.WRITE, w.lock_memory(memory.id), memory.id)
             written = (
-                self.entries.insert_turns(w, actor, memory, turns, vectors[memory.embd_id], now)
+                self.entries.write_turns(w, actor, memory, turns, vectors[memory.embd_id], now)
                 if turns
                 else []
             )
