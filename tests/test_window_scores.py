@@ -1,0 +1,96 @@
+"""Window BM25 of the SQLite store's keyword index against a reference computed from the
+texts themselves: for random conversations in two memories, random erasures and random
+queries, each window's score (a raw turn with the live turns written before it in its
+conversation) is exactly the BM25 of its words with the windows' statistics."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memstrata.store.sqlite.keywords import K1, B, KeywordIndex, Row, idf, query_terms
+from memstrata.store.sqlite.windows import SPAN
+
+WORDS = ["tea", "harbour", "violin", "garden", "rain", "lamp", "river", "cello", "bread", "kite"]
+MEMORIES = ("m1", "m2")
+
+
+def _stem(word: str) -> str:
+    stem: str = query_terms(word)[0]
+    return stem
+
+
+def _reference(rows: list[Row], erased: set[int], memories: tuple[str, ...], query: str
+               ) -> dict[int, float]:  # fmt: skip
+    live = [r for r in rows if r[1] in memories and r[0] not in erased]
+    words = {r[0]: [_stem(w) for w in r[2].split()] for r in live}
+    window: dict[int, list[int]] = {}
+    earlier: dict[tuple[str, str], list[int]] = {}
+    for message_id, memory, _, conversation in live:
+        if conversation is None:
+            window[message_id] = [message_id]
+            continue
+        turns = earlier.setdefault((memory, conversation), [])
+        window[message_id] = [message_id, *turns[::-1][:SPAN]]
+        turns.append(message_id)
+    tf = {i: Counter(s for m in members for s in words[m]) for i, members in window.items()}
+    length = {i: sum(len(words[m]) for m in members) for i, members in window.items()}
+    documents = len(live)
+    if not documents:
+        return {}
+    average = max(sum(length.values()) / documents, 1.0)
+    weights: dict[str, float] = {}
+    for stem in query_terms(query):
+        if 2 * sum(stem in words[i] for i in words) >= documents:
+            continue
+        holding = sum(1 for i in tf if tf[i][stem])
+        if holding:
+            weights[stem] = weights.get(stem, 0.0) + idf(documents, holding)
+    out: dict[int, float] = {}
+    for i in window:
+        total = 0.0
+        for stem, weight in weights.items():
+            f = float(tf[i][stem])
+            if f:
+                norm = K1 * (1 - B + B * length[i] / average)
+                total += weight * f * (K1 + 1) / (f + norm)
+        if total:
+            out[i] = total
+    return out
+
+
+turns = st.lists(
+    st.tuples(
+        st.sampled_from(MEMORIES),
+        st.sampled_from([None, "alice", "bob", "carol"]),  # None: not a raw turn
+        st.lists(st.sampled_from(WORDS), min_size=1, max_size=6),
+    ),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    turns=turns,
+    erase=st.sets(st.integers(1, 40), max_size=10),
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+    both=st.booleans(),
+)
+def test_window_scores_are_the_bm25_of_the_windows_words(
+    turns: list[tuple[str, str | None, list[str]]], erase: set[int], query: list[str], both: bool
+) -> None:
+    rows: list[Row] = [
+        (n, memory, " ".join(words), None if who is None else f"{who}\x1fagent\x1fs1")
+        for n, (memory, who, words) in enumerate(turns, 1)
+    ]
+    index = KeywordIndex()
+    index.sync(lambda high: [r for r in rows if r[0] > high])
+    index.drop(sorted(erase))
+    memories = MEMORIES if both else MEMORIES[:1]
+    text = " ".join(query)
+    ids, scores = index.scores(memories, text, windows=True)
+    got = dict(zip(ids.tolist(), scores.tolist(), strict=True))
+    assert got == _reference(rows, erase, memories, text)
