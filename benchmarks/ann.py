@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from benchmarks.locomo import load_conversations, turn_text, write_json
-from memstrata.store.sqlite import _best_passing
+from memstrata.store.sqlite.ranking import best_passing
 from memstrata.store.sqlite.vectors import Hits, VectorCache
 
 MEMORY = "bench"
@@ -87,7 +87,7 @@ def timed_searches(
     cache: VectorCache, queries: NDArray[np.float32], limit: int
 ) -> tuple[list[list[int]], list[float]]:
     def everything_passes(ids: NDArray[np.int64], sims: NDArray[np.float32]) -> Hits:
-        return _best_passing(ids, sims, limit, lambda c: set(c.tolist()))
+        return best_passing(ids, sims, limit, set)
 
     for q in queries[:5]:  # warm up caches and BLAS threads
         cache.search([MEMORY], q, limit, everything_passes)

@@ -7,7 +7,7 @@ Data are seeded, clustered unit vectors, like sentence embeddings of related tex
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +17,9 @@ from numpy.typing import NDArray
 
 from memstrata.settings import Settings
 from memstrata.store import open_store
-from memstrata.store.sqlite import SQLiteStore, _best_passing, vectors
+from memstrata.store.sqlite import SQLiteStore, vectors
 from memstrata.store.sqlite.ann import AnnIndex
+from memstrata.store.sqlite.ranking import best_passing
 from memstrata.store.sqlite.vectors import ANN_THRESHOLD, Hits, VectorCache
 from memstrata.testing.conformance import StoreConformance
 
@@ -44,16 +45,16 @@ def rows_of(vectors: NDArray[np.float32], first_id: int = 1, memory: str = M) ->
 
 
 class Ranker:
-    """``_best_passing`` over a set filter; records how many candidates each call was given."""
+    """``best_passing`` over a set filter; records how many candidates each call was given."""
 
     def __init__(self, limit: int, allowed: set[int] | None = None) -> None:
         self.limit, self.allowed, self.seen = limit, allowed, [0]
 
     def __call__(self, ids: NDArray[np.int64], sims: NDArray[np.float32]) -> Hits:
         self.seen.append(len(ids))
-        return _best_passing(ids, sims, self.limit, self.passing)
+        return best_passing(ids, sims, self.limit, self.passing)
 
-    def passing(self, candidates: NDArray[np.int64]) -> set[int]:
+    def passing(self, candidates: Iterable[int]) -> set[int]:
         ids = {int(i) for i in candidates}
         return ids if self.allowed is None else ids & self.allowed
 

@@ -21,10 +21,9 @@ from there; erasing an entry drops its memory's snapshots in the same transactio
 from __future__ import annotations
 
 import contextlib
-import math
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -41,6 +40,7 @@ from memstrata.store.queries import Passing
 from memstrata.store.sql import Conn, Row
 from memstrata.store.sqlite.indexes import BY_ID, Indexes, prune_changes
 from memstrata.store.sqlite.migrations import MIGRATIONS
+from memstrata.store.sqlite.ranking import best_passing
 from memstrata.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
 
 BUSY_TIMEOUT_MS = 30_000
@@ -231,7 +231,7 @@ class SQLiteStore(Store):
         ids, scores = self._indexes.keywords.scores(sorted(scope.memory_ids), text)
         if not len(ids):
             return []
-        return _best_passing(ids, scores, limit, lambda c: passing(c.tolist()))
+        return best_passing(ids, scores, limit, passing)
 
     def window_search(
         self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
@@ -244,7 +244,7 @@ class SQLiteStore(Store):
         ids, scores = self._indexes.keywords.scores(memories, text, windows=True)
         if not len(ids):
             return []
-        best = _best_passing(ids, scores, limit, lambda c: passing(c.tolist()))
+        best = best_passing(ids, scores, limit, passing)
         windows = self._indexes.keywords.windows(memories, [i for i, _ in best])
         lenders = {m for held in windows.values() for m in held}
         shown = passing(sorted(lenders)) if lenders else set()
@@ -277,7 +277,7 @@ class SQLiteStore(Store):
         self._catch_up(conn)
 
         def rank(ids: NDArray[np.int64], sims: NDArray[np.float32]) -> list[tuple[int, float]]:
-            return _best_passing(ids, sims, limit, lambda c: passing(c.tolist()))
+            return best_passing(ids, sims, limit, passing)
 
         return self._indexes.vectors.search(sorted(scope.memory_ids), vector, limit, rank)
 
@@ -336,43 +336,6 @@ class SQLiteStore(Store):
         """Truncate the WAL, which may still hold pages of erased rows."""
         with self._write_lock:
             self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-
-def _best_passing(
-    ids: NDArray[np.int64],
-    scores: NDArray[np.floating[Any]],
-    limit: int,
-    passing: Callable[[NDArray[np.int64]], set[int]],
-) -> list[tuple[int, float]]:
-    """The ``limit`` best (id, score) whose ids pass the filter, equal scores newer first (as
-    fusion orders them). The best few are checked first, with every id tied with the last of
-    them; while too few pass, the window grows as far as the pass rate so far says it must
-    (at least double, at most eightfold), and only ids not yet checked are checked."""
-    kept: list[tuple[int, float]] = []
-    checked: set[int] = set()
-    allowed: set[int] = set()
-    take = min(len(ids), max(4 * limit, 64))
-    while take:
-        if take < len(ids):
-            edge = scores[np.argpartition(-scores, take - 1)[:take]].min()
-            top = np.flatnonzero(scores >= edge)
-        else:
-            top = np.arange(len(ids))
-        top = top[np.lexsort((-ids[top], -scores[top]))]
-        top_ids = ids[top].tolist()
-        fresh = [i for i in top_ids if i not in checked]
-        allowed |= passing(np.asarray(fresh, dtype=np.int64))
-        checked.update(fresh)
-        kept = [
-            (i, float(s))
-            for i, s in zip(top_ids, scores[top].tolist(), strict=True)
-            if i in allowed
-        ]
-        if len(kept) >= limit or take == len(ids):
-            break
-        needed = math.ceil(1.5 * limit * take / max(len(kept), 1))
-        take = min(len(ids), max(2 * take, min(8 * take, needed)))
-    return kept[:limit]
 
 
 def _statements(script: str) -> list[str]:

@@ -26,7 +26,6 @@ from numpy.typing import NDArray
 from memstrata.clock import to_epoch
 from memstrata.models import Trust
 from memstrata.store.filters import EntryFilter
-from memstrata.store.queries import Passing
 from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
 from memstrata.store.sqlite.snapshots import Arrays, strings, texts
@@ -74,6 +73,23 @@ class _Block:
     def positions(self, ids: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(positions, ids) of those of the sorted ``ids`` held here, alive or not."""
         return located(self.ids[: self.size], ids)
+
+
+@dataclass(frozen=True)
+class HeldCheck:
+    """A search's filter check from the columns: as a :data:`~memstrata.store.queries.Passing`
+    (the set of ids that pass) or, for ranking code that holds ids in arrays, as a mask."""
+
+    columns: FilterColumns
+    memories: list[str]
+    f: EntryFilter
+
+    def __call__(self, ids: Iterable[int]) -> set[int]:
+        wanted = np.fromiter(ids, np.int64)
+        return set(wanted[self.mask(wanted)].tolist())
+
+    def mask(self, ids: NDArray[np.int64]) -> NDArray[np.bool_]:
+        return self.columns.mask(self.memories, ids, self.f)
 
 
 class FilterColumns:
@@ -154,24 +170,27 @@ class FilterColumns:
             for block in self._blocks.values():
                 block.alive[block.positions(wanted)[0]] = False
 
-    def passing(self, memory_ids: Iterable[str], f: EntryFilter) -> Passing | None:
+    def passing(self, memory_ids: Iterable[str], f: EntryFilter) -> HeldCheck | None:
         """The check of ``f`` over the memories' candidates; None where ``f`` asks for a
         column not held here."""
         if f.session_contains or f.source_ids is not None or f.extracted_types is not None:
             return None
-        memories = sorted(set(memory_ids))
+        return HeldCheck(self, sorted(set(memory_ids)), f)
 
-        def check(ids: Iterable[int]) -> set[int]:
-            wanted = np.unique(np.fromiter(ids, np.int64))
-            allowed: set[int] = set()
-            with self._lock:
-                for block in (self._blocks.get(m) for m in memories):
-                    if block is not None and block.size:
-                        at, found = block.positions(wanted)
-                        allowed.update(found[self._mask(block, at, found, f)].tolist())
-            return allowed
-
-        return check
+    def mask(
+        self, memory_ids: Sequence[str], ids: NDArray[np.int64], f: EntryFilter
+    ) -> NDArray[np.bool_]:
+        """Which of ``ids`` (any order) are rows of the memories that pass ``f``."""
+        out = np.zeros(len(ids), np.bool_)
+        with self._lock:
+            for block in (self._blocks.get(m) for m in memory_ids):
+                if block is None or not block.size or not len(ids):
+                    continue
+                held = block.ids[: block.size]
+                at = np.minimum(np.searchsorted(held, ids), block.size - 1)
+                hit = np.flatnonzero(held[at] == ids)
+                out[hit] = self._mask(block, at[hit], ids[hit], f)
+        return out
 
     def _mask(
         self, b: _Block, at: NDArray[np.int64], ids: NDArray[np.int64], f: EntryFilter
