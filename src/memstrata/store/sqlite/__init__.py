@@ -96,7 +96,7 @@ class SQLiteStore(Store):
         self._writer = self._connect()
         self._all: list[sqlite3.Connection] = [self._writer]
         self._all_lock = threading.Lock()
-        self._indexes = Indexes(VectorCache(ann_threshold))
+        self._indexes = Indexes(VectorCache(ann_threshold, apart=True))
         self._snapshot_rows = snapshot_rows
         self._erased_in_transaction = False
         self._writes = 0

@@ -14,7 +14,8 @@ inserts and removals take alone. usearch 2.26 holds the GIL while it searches, s
 gains nothing from another thread (a 100k-row search of 8 ms beside 2.5 ms of Python on the
 main thread took 10.7 ms). Inserts give the GIL up but take it back so often that a build
 beside a thread busy in Python runs far slower (10,000 inserts on one thread: 1.6 s alone,
-57 s beside; on two: 1.0 and 28 s).
+57 s beside; on two: 1.0 and 28 s), which is why a memory's first index is built in a child
+process (:mod:`.annbuild`); the later, small extensions run here.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ class AnnIndex:
         """Index ``rows[positions]`` on ``threads`` threads (0: every core; 1 builds the same
         graph every time), a slice at a time so no second copy of the whole matrix is made.
         Nothing else sees the index before it is returned: no lock."""
-        index = _new_index(rows.shape[1])
+        index = new_index(rows.shape[1])
         for start in range(0, len(positions), BUILD_SLICE):
             part = positions[start : start + BUILD_SLICE]
             index.add(part.astype(np.uint64), rows[part], threads=threads)
@@ -116,7 +117,7 @@ class AnnIndex:
     ) -> AnnIndex:
         """An index from the bytes of :meth:`saved`, searched in place (a third less memory
         than a loaded copy, and no time to load) until a row is added or removed."""
-        index = _new_index(dim)
+        index = new_index(dim)
         index.view(memoryview(graph.data))
         out = cls(index, covered, threads)
         out._viewed = graph
@@ -130,7 +131,7 @@ class AnnIndex:
     def _mutable(self) -> None:
         """Before a change (under the write lock): a loaded copy of a viewed index."""
         if self._viewed is not None:
-            index = _new_index(self._index.ndim)
+            index = new_index(self._index.ndim)
             index.load(memoryview(self._viewed.data))
             self._index, self._viewed = index, None
 
@@ -176,11 +177,13 @@ class AnnIndex:
         return int(self._index.memory_usage)
 
 
-def _new_index(dim: int) -> Index:
-    # onnxruntime first: loading its native library while usearch inserts on another thread
-    # kills the process (SIGSEGV, usearch 2.26 with onnxruntime 1.32), and the local embedder
-    # loads it lazily, so a first query could arrive in the middle of a build.
-    import onnxruntime  # noqa: F401
+def new_index(dim: int, *, with_runtime: bool = True) -> Index:
+    """An empty index of this module's settings. ``with_runtime``: load onnxruntime first;
+    loading its native library while usearch inserts on another thread kills the process
+    (SIGSEGV, usearch 2.26 with onnxruntime 1.32), and the local embedder loads it lazily, so
+    a first query could arrive in the middle of a build (a build process needs none)."""
+    if with_runtime:
+        import onnxruntime  # noqa: F401
     from usearch.index import Index  # imported on first use: most memories never need it
 
     return Index(

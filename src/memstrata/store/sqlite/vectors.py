@@ -16,6 +16,7 @@ candidates; scores always come from the float32 rows, so both paths return the s
 
 from __future__ import annotations
 
+import logging
 import mmap
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -25,7 +26,9 @@ from functools import partial
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata.errors import StoreError
 from memstrata.store.sqlite.ann import EXPANSION_SEARCH, AnnIndex
+from memstrata.store.sqlite.annbuild import build_apart
 from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
 from memstrata.store.sqlite.snapshots import Arrays
@@ -44,6 +47,7 @@ ANN_THRESHOLD = 20_000
 #: Rows past a restored (viewed) index from which it is loaded into a copy that can grow;
 #: until then they are searched exactly, as a memory under the threshold is.
 VIEWED_TAIL = ANN_THRESHOLD
+log = logging.getLogger(__name__)
 #: Bytes from which a block's first matrix gets its own mapping (see ``_matrix``).
 BIG_MATRIX = 64 << 20
 #: Rows added to a published index per exclusive hold, so a search waits at most that long.
@@ -117,10 +121,16 @@ def in_thread(job: Callable[[], None]) -> None:
 class VectorCache:
     """``ann_threshold``: live vectors from which a memory gets an approximate index (0 or
     less: never). ``run`` starts index jobs (tests pass one that runs them at once);
-    ``threads`` builds them (0: every core; 1: the same graph every time, for tests)."""
+    ``threads`` builds them (0: every core; 1: the same graph every time, for tests);
+    ``apart``: a memory's first index is built in a child process (:mod:`.annbuild`), in
+    this one only should that fail."""
 
     def __init__(
-        self, ann_threshold: int = ANN_THRESHOLD, run: Runner = in_thread, threads: int = 0
+        self,
+        ann_threshold: int = ANN_THRESHOLD,
+        run: Runner = in_thread,
+        threads: int = 0,
+        apart: bool = False,
     ) -> None:
         self._lock = threading.Lock()
         self._blocks: dict[str, _Block] = {}
@@ -128,12 +138,13 @@ class VectorCache:
         self._threshold = ann_threshold
         self._run = run
         self._threads = threads
+        self._apart = apart
         self._room: dict[str, int] = {}
         self._graphs: dict[str, tuple[AnnIndex, NDArray[np.int64]]] = {}
 
     def emptied(self) -> VectorCache:
         """A new, empty cache with this one's settings."""
-        return VectorCache(self._threshold, self._run, self._threads)
+        return VectorCache(self._threshold, self._run, self._threads, self._apart)
 
     def expect(self, rows: dict[str, int]) -> None:
         """Rows each memory is expected to hold: its first load allocates that much at once."""
@@ -222,7 +233,7 @@ class VectorCache:
             _, rows, alive = block.view()
         if ann is None:
             positions = np.flatnonzero(alive).astype(np.int64)
-            built = AnnIndex.build(rows, positions, size, self._threads)
+            built = self._build(rows, positions, size)
             with self._lock:  # rows erased during the build are dead by now: forget them
                 _, _, alive = block.view()
                 built.remove(np.flatnonzero(~alive[:size]).astype(np.int64))
@@ -230,6 +241,17 @@ class VectorCache:
         else:
             ann.extend(partial(self._pending, block))
         return True
+
+    def _build(
+        self, rows: NDArray[np.float32], positions: NDArray[np.int64], size: int
+    ) -> AnnIndex:
+        if self._apart:
+            try:
+                graph = build_apart(rows, positions, self._threads)
+                return AnnIndex.restored(graph, rows.shape[1], size, self._threads)
+            except StoreError as exc:
+                log.warning("building the index here instead: %s", exc)
+        return AnnIndex.build(rows, positions, size, self._threads)
 
     def _pending(
         self, block: _Block, covered: int
