@@ -10,13 +10,13 @@ from collections.abc import Iterable
 import numpy as np
 import pytest
 from numpy.typing import NDArray
+from tests.test_sqlite_vectors import M, clustered, inline, rows_of
 
 from memstrata.errors import StoreError
 from memstrata.store.sqlite import annbuild, vectors
 from memstrata.store.sqlite.ann import AnnIndex
 from memstrata.store.sqlite.ranking import best_passing
 from memstrata.store.sqlite.vectors import Hits, VectorCache
-from tests.test_sqlite_vectors import M, clustered, inline, rows_of
 
 
 def everyone(ids: Iterable[int]) -> set[int]:
