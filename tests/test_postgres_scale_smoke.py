@@ -25,6 +25,6 @@ def test_tenants_and_load_on_a_tiny_slice(
     results = json.loads(out.read_text())
     tenants = results["tenants"]["1200"]
     for store in ("postgres", "sqlite"):
-        assert tenants[store]["identical_results"] == {"keyword": 1.0, "vector": 1.0}
+        assert tenants[store]["identical_results"] == {"keyword": 1.0, "vector": 1.0, "search": 1.0}
     assert tenants["postgres"]["clustered"]["keyword"]["ratio_p50"] > 0
     assert results["load"]["1200"]["writer_no_hnsw_entries_per_s"] > 0

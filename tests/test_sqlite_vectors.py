@@ -298,3 +298,16 @@ def test_rows_of_other_dimensions_are_left_out_even_when_their_bytes_add_up() ->
     hits = cache.search([M], v, 10, Ranker(10))
     assert {i for i, _ in hits} == {1, 4}
     assert [s for _, s in hits] == pytest.approx([1.0, 1.0], abs=1e-5)
+
+
+def test_vectors_asked_within_memories_come_from_those_only() -> None:
+    """A search reads its candidates' vectors from its own memories' blocks: other tenants'
+    blocks are not looked through (they were, one binary search each, for every search)."""
+    cache = VectorCache(ann_threshold=0)
+    a, b = clustered(5, seed=9), clustered(5, seed=10)
+    cache.sync(lambda high: [] if high else [*rows_of(a)(0), *rows_of(b, 6, "memory-b")(0)])
+    everything = cache.vectors(list(range(1, 11)))
+    assert sorted(everything) == list(range(1, 11))
+    assert sorted(cache.vectors(list(range(1, 11)), [M])) == [1, 2, 3, 4, 5]
+    assert sorted(cache.vectors(list(range(1, 11)), ["memory-b", "none"])) == [6, 7, 8, 9, 10]
+    assert np.array_equal(cache.vectors([7], ["memory-b"])[7], b[1])

@@ -46,7 +46,7 @@ def candidate_pools(
     matches = keyword() if keyword is not None else r.keyword_candidates(scope, text, f, pool)
     held = r.window_candidates(scope, text, f, windows) if windows else []
     cosine = dict(leg)
-    add_cosines(r, cosine, [i for i, _ in matches] + [i for i, _ in held], vector)
+    add_cosines(r, scope, cosine, [i for i, _ in matches] + [i for i, _ in held], vector)
     return Pools(matches, cosine, leg, held)
 
 
@@ -60,11 +60,16 @@ def hybrid_candidates(
 
 
 def add_cosines(
-    r: Reader, cosine: dict[int, float], ids: Iterable[int], vector: NDArray[np.float32]
+    r: Reader,
+    scope: Scope,
+    cosine: dict[int, float],
+    ids: Iterable[int],
+    vector: NDArray[np.float32],
 ) -> None:
-    """Fill in the cosine similarity of ``ids`` not yet in ``cosine`` (another dimension: 0)."""
+    """Fill in the cosine similarity of ``ids`` (entries of ``scope``) not yet in ``cosine``
+    (another dimension: 0)."""
     missing = [i for i in ids if i not in cosine]
-    for i, stored in r.vectors(missing).items():
+    for i, stored in r.vectors(missing, scope).items():
         cosine[i] = float(stored @ vector) if stored.shape == vector.shape else 0.0
 
 
@@ -82,5 +87,5 @@ def with_neighbours(
     was a keyword candidate)."""
     neighbours = r.neighbours(scope, candidates, f, span, theirs=True)
     everyone = {n for rings in neighbours.values() for ring in rings for n in ring}
-    add_cosines(r, cosine, everyone | neighbours.keys(), vector)
+    add_cosines(r, scope, cosine, everyone | neighbours.keys(), vector)
     return neighbours

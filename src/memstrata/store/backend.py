@@ -10,7 +10,7 @@ primitives and not on the store that creates them.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
@@ -128,8 +128,11 @@ class Backend(ABC):
         Default: :func:`.neighbours.conversation_near`, portable SQL over covering indexes."""
         return neighbours.conversation_near(conn, scope, ids, reach)
 
-    def vectors_of(self, conn: Conn, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
-        """Stored vectors by message id (see :meth:`.Reader.vectors`). Default: read the rows."""
+    def vectors_of(
+        self, conn: Conn, ids: Sequence[int], memory_ids: Collection[str] | None = None
+    ) -> dict[int, NDArray[np.float32]]:
+        """Stored vectors by message id (see :meth:`.Reader.vectors`; ``memory_ids``: the
+        memories the ids belong to, where the caller knows). Default: read the rows."""
         rows = conn.execute(
             f"SELECT message_id, embedding FROM entries WHERE message_id IN ({marks(len(ids))})",
             list(ids),

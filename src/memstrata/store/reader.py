@@ -237,11 +237,15 @@ class Reader:
 
         return check
 
-    def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
-        """The stored vectors of those of ``ids`` that exist and have one."""
+    def vectors(
+        self, ids: Sequence[int], scope: Scope | None = None
+    ) -> dict[int, NDArray[np.float32]]:
+        """The stored vectors of those of ``ids`` that exist and have one (entries of
+        ``scope``'s memories, where the caller knows that they are)."""
         if not ids:
             return {}
-        return self.store.vectors_of(self.conn, ids)
+        memories = None if scope is None else scope.memory_ids
+        return self.store.vectors_of(self.conn, ids, memories)
 
     def keyword_candidates(
         self, scope: Scope, text: str, f: EntryFilter, limit: int

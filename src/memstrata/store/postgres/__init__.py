@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -58,7 +58,7 @@ WITH c AS (
     FROM entries e
     WHERE e.message_id = ANY(?::bigint[]) AND e.memory_id = ANY(?::text[])
       AND e.message_type = 'raw'
-), near AS (
+), near AS MATERIALIZED (
     SELECT c.message_id AS centre, 0 AS side, b.message_id, b.k
     FROM c CROSS JOIN LATERAL (
         SELECT n.message_id,
@@ -267,11 +267,13 @@ class PostgresStore(Store):
                 found[int(side)].append(int(neighbour))
         return {mid: (tuple(before), tuple(after)) for mid, (before, after) in sides.items()}
 
-    def vectors_of(self, conn: Conn, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
+    def vectors_of(
+        self, conn: Conn, ids: Sequence[int], memory_ids: Collection[str] | None = None
+    ) -> dict[int, NDArray[np.float32]]:
         """Stored vectors by message id, read in binary (pgvector's text form is parsed in
         Python, about 0.1 ms a vector)."""
         if not isinstance(conn, PgConn):
-            return super().vectors_of(conn, ids)
+            return super().vectors_of(conn, ids, memory_ids)
         rows = conn.execute_binary(
             "SELECT message_id, embedding FROM entries WHERE message_id = ANY(?::bigint[]) "
             "AND embedding IS NOT NULL",

@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -309,13 +309,15 @@ class SQLiteStore(Store):
         self._catch_up(conn)
         return self._indexes.columns.passing(scope.memory_ids, f)
 
-    def vectors_of(self, conn: Conn, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
+    def vectors_of(
+        self, conn: Conn, ids: Sequence[int], memory_ids: Collection[str] | None = None
+    ) -> dict[int, NDArray[np.float32]]:
         """From the in-process vector cache; rows it does not hold (a vector of another
         dimension than its memory's) are read from the file."""
         self._catch_up(conn)
-        found = self._indexes.vectors.vectors(ids)
+        found = self._indexes.vectors.vectors(ids, memory_ids)
         missing = [i for i in ids if i not in found]
-        return found | (super().vectors_of(conn, missing) if missing else {})
+        return found | (super().vectors_of(conn, missing, memory_ids) if missing else {})
 
     def vectors_indexed(self, memory_id: str) -> int | None:
         """Rows of the memory's vectors that its approximate index covers (it is built in

@@ -273,11 +273,19 @@ class VectorCache:
             if ann is not None and len(positions):
                 ann.remove(positions)
 
-    def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
-        """Copies of the live vectors of those of ``ids`` held here."""
+    def vectors(
+        self, ids: Sequence[int], memory_ids: Iterable[str] | None = None
+    ) -> dict[int, NDArray[np.float32]]:
+        """Copies of the live vectors of those of ``ids`` held here (in ``memory_ids`` only,
+        where given: a search looks in its own memories, not in every tenant's)."""
         wanted = np.unique(np.asarray(ids, dtype=np.int64))
         with self._lock:
-            views = [block.view() for block in self._blocks.values()]
+            held = (
+                self._blocks.values()
+                if memory_ids is None
+                else (b for b in (self._blocks.get(m) for m in memory_ids) if b is not None)
+            )
+            views = [block.view() for block in held]
         out: dict[int, NDArray[np.float32]] = {}
         for known, rows, alive in views:
             at, found = located(known, wanted)
