@@ -9,8 +9,9 @@ Erasure drops rows at once; a row another process erased is never returned becau
 filter runs on every candidate.
 
 A memory with at least ``ann_threshold`` live vectors also gets an HNSW index
-(:mod:`memstrata.store.sqlite.ann`), built and extended by a background job so no search waits
-for it: until it covers a row, that row is searched exactly. The index only proposes
+(:mod:`memstrata.store.sqlite.ann`), built (in a child process, :mod:`.annbuild`) and
+extended by a background job so no search waits for it: until it covers a row, that row is
+searched exactly. The index only proposes
 candidates; scores always come from the float32 rows, so both paths return the same numbers.
 """
 
@@ -33,6 +34,8 @@ from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
 from memstrata.store.sqlite.snapshots import Arrays
 
+log = logging.getLogger(__name__)
+
 Loader = Load[tuple[int, str, bytes]]
 """(message_id, memory_id, float32 blob) of rows above the mark (see :mod:`.catchup`)."""
 Rank = Callable[[NDArray[np.int64], NDArray[np.float32]], list[tuple[int, float]]]
@@ -47,7 +50,6 @@ ANN_THRESHOLD = 20_000
 #: Rows past a restored (viewed) index from which it is loaded into a copy that can grow;
 #: until then they are searched exactly, as a memory under the threshold is.
 VIEWED_TAIL = ANN_THRESHOLD
-log = logging.getLogger(__name__)
 #: Bytes from which a block's first matrix gets its own mapping (see ``_matrix``).
 BIG_MATRIX = 64 << 20
 #: Rows added to a published index per exclusive hold, so a search waits at most that long.
