@@ -68,9 +68,7 @@ def add_cosines(
 ) -> None:
     """Fill in the cosine similarity of ``ids`` (entries of ``scope``) not yet in ``cosine``
     (another dimension: 0)."""
-    missing = [i for i in ids if i not in cosine]
-    for i, stored in r.vectors(missing, scope).items():
-        cosine[i] = float(stored @ vector) if stored.shape == vector.shape else 0.0
+    cosine.update(r.cosines([i for i in ids if i not in cosine], vector, scope))
 
 
 def with_neighbours(

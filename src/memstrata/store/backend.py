@@ -139,6 +139,22 @@ class Backend(ABC):
         )
         return {int(r[0]): self.decode_vector(r[1]) for r in rows if r[1] is not None}
 
+    def cosines_of(
+        self,
+        conn: Conn,
+        ids: Sequence[int],
+        vector: NDArray[np.float32],
+        memory_ids: Collection[str] | None = None,
+    ) -> dict[int, float]:
+        """The cosine similarity of ``vector`` with the stored vectors of those of ``ids``
+        that have one (0 for a vector of another dimension). Default: from
+        :meth:`vectors_of`, one dot product each (the vectors are unit length)."""
+        found = self.vectors_of(conn, ids, memory_ids)
+        return {
+            i: float(stored @ vector) if stored.shape == vector.shape else 0.0
+            for i, stored in found.items()
+        }
+
     def insert_entry_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> list[int]:
         """Insert entry rows (values in :data:`ENTRY_INSERT_COLUMNS` order); the new message
         ids in row order. Default: one ``INSERT ... RETURNING`` per row."""

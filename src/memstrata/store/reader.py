@@ -26,8 +26,8 @@ from memstrata.models import (
     Memory,
     Scope,
     Tombstone,
-    User,
 )
+from memstrata.store.accounts import AccountReads
 from memstrata.store.filters import EntryFilter, where_clause
 from memstrata.store.neighbours import reach, visible_neighbours
 from memstrata.store.queries import AuditQuery, MemoryQuery, Passing
@@ -37,15 +37,13 @@ from memstrata.store.rows import (
     JOB_COLUMNS,
     MEMORY_COLUMNS,
     TOMBSTONE_COLUMNS,
-    USER_COLUMNS,
     audit_from_row,
     entry_from_row,
     job_from_row,
     memory_from_row,
     tombstone_from_row,
-    user_from_row,
 )
-from memstrata.store.sql import Conn, Row, chunks, marks
+from memstrata.store.sql import Conn, chunks, marks
 
 if TYPE_CHECKING:
     from memstrata.store.backend import Backend
@@ -54,7 +52,7 @@ if TYPE_CHECKING:
 _ENTRY_SELECT = ", ".join(f"e.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
 
 
-class Reader:
+class Reader(AccountReads):
     """Read queries over one connection. Every entry query takes a :class:`Scope`."""
 
     def __init__(self, store: Backend, conn: Conn) -> None:
@@ -237,15 +235,21 @@ class Reader:
 
         return check
 
-    def vectors(
-        self, ids: Sequence[int], scope: Scope | None = None
-    ) -> dict[int, NDArray[np.float32]]:
-        """The stored vectors of those of ``ids`` that exist and have one (entries of
-        ``scope``'s memories, where the caller knows that they are)."""
+    def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
+        """The stored vectors of those of ``ids`` that exist and have one."""
+        if not ids:
+            return {}
+        return self.store.vectors_of(self.conn, ids)
+
+    def cosines(
+        self, ids: Sequence[int], vector: NDArray[np.float32], scope: Scope | None = None
+    ) -> dict[int, float]:
+        """The cosine similarity of ``vector`` with the stored vectors of those of ``ids``
+        that have one (0 for a vector of another dimension)."""
         if not ids:
             return {}
         memories = None if scope is None else scope.memory_ids
-        return self.store.vectors_of(self.conn, ids, memories)
+        return self.store.cosines_of(self.conn, ids, vector, memories)
 
     def keyword_candidates(
         self, scope: Scope, text: str, f: EntryFilter, limit: int
@@ -352,53 +356,3 @@ class Reader:
             f"SELECT {JOB_COLUMNS} FROM jobs WHERE {where} ORDER BY id", params
         )
         return [job_from_row(r) for r in rows]
-
-    # --- users and keys -------------------------------------------------------------------
-
-    def user(self, user_id: str) -> User | None:
-        rows = self.conn.execute(f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", [user_id])
-        return user_from_row(rows[0]) if rows else None
-
-    def user_named(self, name: str) -> User | None:
-        rows = self.conn.execute(f"SELECT {USER_COLUMNS} FROM users WHERE name = ?", [name])
-        return user_from_row(rows[0]) if rows else None
-
-    def users(self) -> list[User]:
-        rows = self.conn.execute(f"SELECT {USER_COLUMNS} FROM users ORDER BY name")
-        return [user_from_row(r) for r in rows]
-
-    def user_count(self) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM users")[0][0])
-
-    def teams_of(self, user_id: str) -> frozenset[str]:
-        rows = self.conn.execute("SELECT tenant_id FROM memberships WHERE user_id = ?", [user_id])
-        return frozenset(r[0] for r in rows) | {user_id}
-
-    def members_of(self, tenant_id: str) -> list[str]:
-        rows = self.conn.execute(
-            "SELECT user_id FROM memberships WHERE tenant_id = ? ORDER BY user_id", [tenant_id]
-        )
-        return [r[0] for r in rows]
-
-    def api_key(self, key_hash: str) -> tuple[str, str, str | None, str | None] | None:
-        """(key id, user id, scope json, capabilities json) of a live key with this hash."""
-        rows = self.conn.execute(
-            "SELECT id, user_id, scope, capabilities FROM api_keys "
-            "WHERE key_hash = ? AND revoked_at IS NULL",
-            [key_hash],
-        )
-        return (rows[0][0], rows[0][1], rows[0][2], rows[0][3]) if rows else None
-
-    def key_revoked(self, key_hash: str) -> bool:
-        """Whether a key with this hash exists and was revoked."""
-        rows = self.conn.execute(
-            "SELECT 1 FROM api_keys WHERE key_hash = ? AND revoked_at IS NOT NULL", [key_hash]
-        )
-        return bool(rows)
-
-    def api_keys(self, user_id: str) -> list[Row]:
-        return self.conn.execute(
-            "SELECT id, name, scope, created_at, revoked_at FROM api_keys WHERE user_id = ? "
-            "ORDER BY created_at",
-            [user_id],
-        )

@@ -12,6 +12,7 @@ Needs the ``postgres`` extra (psycopg 3, psycopg-pool, pgvector) and a database 
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections.abc import Collection, Iterator, Sequence
@@ -280,6 +281,26 @@ class PostgresStore(Store):
             [list(ids)],
         )
         return {int(r[0]): self.decode_vector(r[1]) for r in rows}
+
+    def cosines_of(
+        self,
+        conn: Conn,
+        ids: Sequence[int],
+        vector: NDArray[np.float32],
+        memory_ids: Collection[str] | None = None,
+    ) -> dict[int, float]:
+        """Computed by the server, as the vector leg's are: a float per row crosses the wire,
+        not a vector (150 candidates: 225 kB and their decoding)."""
+        if not isinstance(conn, PgConn):
+            return super().cosines_of(conn, ids, vector, memory_ids)
+        rows = conn.execute(
+            "SELECT message_id, CASE WHEN vector_dims(embedding) = ? "
+            "THEN embedding <=> ? END FROM entries "
+            "WHERE message_id = ANY(?::bigint[]) AND embedding IS NOT NULL",
+            [int(vector.shape[0]), np.ascontiguousarray(vector, np.float32), list(ids)],
+        )
+        # another dimension (NULL) or a zero vector (NaN) is 0, as a dot product gives it
+        return {int(i): 0.0 if d is None or math.isnan(d) else 1.0 - float(d) for i, d in rows}
 
     def keyword_search(
         self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing

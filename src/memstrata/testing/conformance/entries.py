@@ -244,3 +244,21 @@ class EntryConformance(Conformance):
                 second = r.neighbours(scope, joined - first.keys(), f, span)
                 assert r.neighbours(scope, asked, f, span, theirs=True) == first | second
                 assert len(second) > 1
+
+    def test_cosines_are_those_of_the_stored_vectors(self, store: Store) -> None:
+        """What search gives a candidate that only a keyword leg found: its stored vector's
+        cosine with the query (the server computes it on PostgreSQL), 0 for a vector of
+        another dimension, nothing for an id without a vector."""
+        memory = make_memory()
+        with store.write() as w:
+            w.insert_memory(memory)
+            entries = [new_entry(memory, f"turn {n}") for n in range(12)]
+            vectors = np.stack([unit(1, 0.3 * n, n % 3) for n in range(12)])
+            ids = w.insert_entries(entries, vectors, T0)
+            (odd,) = w.insert_entries([new_entry(memory, "short")], np.ones((1, 3), np.float32), T0)
+        query = unit(2, 1, 1)
+        with store.read() as r:
+            got = r.cosines([*ids, odd, max(ids) + 1000], query, Scope.of(memory.id))
+        assert sorted(got) == sorted([*ids, odd])
+        np.testing.assert_allclose([got[i] for i in ids], vectors @ query, atol=1e-6)
+        assert got[odd] == 0.0, got[odd]
