@@ -11,8 +11,8 @@ filter runs on every candidate.
 A memory with at least ``ann_threshold`` live vectors also gets an HNSW index
 (:mod:`memstrata.store.sqlite.ann`), built (in a child process, :mod:`.annbuild`) and
 extended by a background job so no search waits for it: until it covers a row, that row is
-searched exactly. The index only proposes
-candidates; scores always come from the float32 rows, so both paths return the same numbers.
+searched exactly. The index only proposes candidates; scores always come from the float32
+rows, so both paths return the same numbers.
 """
 
 from __future__ import annotations
@@ -238,7 +238,9 @@ class VectorCache:
         if ann is None:
             positions = np.flatnonzero(alive).astype(np.int64)
             built = self._build(rows, positions, size)
-            with self._lock:  # rows erased during the build are dead by now: forget them
+            # rows erased during the build are dead by now: forget them (an index built
+            # apart is viewed and keeps them; every candidate's row is checked for life)
+            with self._lock:
                 _, _, alive = block.view()
                 built.remove(np.flatnonzero(~alive[:size]).astype(np.int64))
                 block.ann = built
