@@ -537,7 +537,7 @@ def load_run(size: int, admin: str, writer_only: bool = False) -> dict[str, Any]
     rows: list[Row] = [(m, t, v) for t, v in zip(corpus.texts, corpus.vectors, strict=True)]
     result: dict[str, Any] = {"entries": size, "shared_buffers": shared_buffers(admin)}
     with postgres_database(admin, f"load_{size}", hnsw=False) as dsn:
-        store = PostgresStore(dsn, pool_size=1)
+        store = PostgresStore(dsn, pool_size=2)
         result["writer_no_hnsw_entries_per_s"] = write_rows(store, [m], rows)
         store.close()
         if not writer_only:
@@ -552,7 +552,7 @@ def load_run(size: int, admin: str, writer_only: bool = False) -> dict[str, Any]
 def hnsw_and_import(admin: str, rows: list[Row], texts: list[str], m: Memory) -> dict[str, Any]:
     """Entries/s through the writer with the HNSW index live, and the engine's import."""
     with postgres_database(admin, f"load_hnsw_{len(rows)}", hnsw=True) as dsn:
-        store = PostgresStore(dsn, pool_size=1)
+        store = PostgresStore(dsn, pool_size=2)
         live = write_rows(store, [m], rows[:20_000])
         store.close()
     known = KnownVectors(texts[:20_000], np.stack([r[2] for r in rows[:20_000]]))

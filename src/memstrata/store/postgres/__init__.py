@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -33,7 +33,7 @@ from memstrata.store.backend import ENTRY_INSERT_COLUMNS
 from memstrata.store.base import Store
 from memstrata.store.filters import EntryFilter
 from memstrata.store.neighbours import Near
-from memstrata.store.postgres import search
+from memstrata.store.postgres import bulk, search
 from memstrata.store.postgres.conn import PgConn
 from memstrata.store.postgres.migrations import MIGRATIONS
 from memstrata.store.queries import Passing
@@ -87,6 +87,8 @@ SELECT c.message_id, near.side, near.message_id
 FROM c LEFT JOIN near ON near.centre = c.message_id
 ORDER BY c.message_id, near.side, near.k
 """
+#: Where an entry row's text is (:data:`ENTRY_INSERT_COLUMNS`).
+_CONTENT = ENTRY_INSERT_COLUMNS.index("content")
 #: Column types of a binary COPY into entries.
 _ENTRY_TYPES = {
     "message_id": "int8",
@@ -99,6 +101,8 @@ _ENTRY_TYPES = {
     "status": "int4",
     "use_count": "int4",
     "size_bytes": "int4",
+    "fts": "tsvector",
+    "fts_len": "int4",
 } | {c: "text" for c in ("memory_id", "tenant_id", "message_type", "content", "user_id",
                         "agent_id", "session_id", "trust", "origin")}  # fmt: skip
 
@@ -242,16 +246,22 @@ class PostgresStore(Store):
 
     def insert_entry_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> list[int]:
         """Ids from the sequence first, then one binary ``COPY``: the term statistics trigger
-        runs once for the batch, and a 10,000-row import is one statement, not 10,000."""
+        runs once for the batch, and a 10,000-row import is one statement, not 10,000. The
+        rows' keyword documents come from a second connection when one is free
+        (:mod:`~memstrata.store.postgres.bulk`)."""
         if not isinstance(conn, PgConn):
             return super().insert_entry_rows(conn, rows)
-        drawn = conn.execute(
-            "SELECT nextval('entries_message_id_seq') FROM generate_series(1, ?)", [len(rows)]
-        )
-        ids = sorted(int(r[0]) for r in drawn)
-        columns = ("message_id", *ENTRY_INSERT_COLUMNS)
-        types = [_ENTRY_TYPES[c] for c in columns]
-        conn.copy_rows("entries", columns, types, ([i, *r] for i, r in zip(ids, rows, strict=True)))
+        with bulk.side_documents(self._pool, [str(r[_CONTENT]) for r in rows]) as documents:
+            drawn = conn.execute(
+                "SELECT nextval('entries_message_id_seq') FROM generate_series(1, ?)", [len(rows)]
+            )
+            ids = sorted(int(r[0]) for r in drawn)
+            columns: tuple[str, ...] = ("message_id", *ENTRY_INSERT_COLUMNS)
+            numbered: Iterable[Sequence[object]] = ([i, *r] for i, r in zip(ids, rows, strict=True))
+            if documents is not None:
+                columns += ("fts", "fts_len")
+                numbered = ([*r, *d] for r, d in zip(numbered, documents, strict=True))
+            conn.copy_rows("entries", columns, [_ENTRY_TYPES[c] for c in columns], numbered)
         return ids
 
     def conversation_near(
@@ -336,8 +346,10 @@ class PostgresStore(Store):
 
 
 def _configure(raw: psycopg.Connection[Row]) -> None:
-    """Each new pooled connection: pgvector's numpy adapter and iterative HNSW scans."""
+    """Each new pooled connection: pgvector's numpy adapter, the dumper of bulk writes'
+    documents (:mod:`~memstrata.store.postgres.bulk`) and iterative HNSW scans."""
     register_vector(raw)
+    bulk.register_documents(raw)
     raw.execute("SET hnsw.iterative_scan = relaxed_order")
     raw.commit()
 

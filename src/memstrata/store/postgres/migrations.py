@@ -303,6 +303,21 @@ CREATE TRIGGER entries_fts_fill BEFORE INSERT OR UPDATE OF content, fts, fts_len
 ALTER TABLE fts_terms SET (fillfactor = 70);
 """
 
+# A bulk write brings its rows' keyword documents, computed by the server's own functions on a
+# second connection (store/postgres/bulk.py): an insert that brings both keeps them. Every other
+# insert, and every change of content, is tokenised here as before.
+_DOCUMENTS_BROUGHT = """
+CREATE OR REPLACE FUNCTION memstrata_fts_fill() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' AND NEW.fts IS NOT NULL AND NEW.fts_len IS NOT NULL THEN
+        RETURN NEW;
+    END IF;
+    NEW.fts := memstrata_fts_doc(NEW.content);
+    NEW.fts_len := memstrata_fts_len(NEW.fts);
+    RETURN NEW;
+END $$;
+"""
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (1, "extensions and text search", EXTENSIONS_AND_TEXT_SEARCH),
     (2, "initial schema", TABLES),
@@ -340,4 +355,5 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         "(memory_id, session_id, user_id, agent_id, valid_at, message_id) INCLUDE (message_type);",
     ),
     (13, "keyword work once per written row", _WRITE_ONCE),
+    (14, "an insert may bring its keyword documents", _DOCUMENTS_BROUGHT),
 )

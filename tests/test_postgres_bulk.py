@@ -1,0 +1,152 @@
+"""Bulk writes on PostgreSQL: keyword documents tokenised on a second connection are the ones
+the server computes for a row itself, a write without a free connection tokenises in the
+server, and a failing side connection fails the write and leaves nothing behind."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from memstrata.errors import StoreError
+from memstrata.models import Scope
+from memstrata.store.filters import EntryFilter
+from memstrata.store.postgres import PostgresStore, bulk
+from memstrata.testing.bm25 import corpus
+from memstrata.testing.conformance import StoreConformance, make_memory, unit
+
+pytestmark = pytest.mark.postgres
+
+#: Texts the tokeniser treats differently: accents, full-width forms, e-mails, hyphens, digits,
+#: a word over and over, nothing at all.
+ODD_TEXTS = [
+    "Café déjà vu — naïve résumé",
+    "ＦＵＬＬ width ｔｅｘｔ",
+    "mail me: someone@example.org, or http://example.org/a-b?c=d",
+    "state-of-the-art v1.2.3 3.14 1e10 42nd",
+    "tea " * 300,
+    "",
+    "   ",
+    "日本語のテキスト and Ελληνικά",
+]
+QUERIES = ("tea", "cafe resume", "example org", "art", "hiking mountains river", "日本語のテキスト")
+
+
+@pytest.fixture
+def sides(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The number of texts each bulk write had tokenised on a second connection."""
+    seen: list[int] = []
+    real = bulk.SideDocuments.__init__
+
+    def counted(self: bulk.SideDocuments, raw: psycopg.Connection, texts: list[str]) -> None:
+        seen.append(len(texts))
+        real(self, raw, texts)
+
+    monkeypatch.setattr(bulk.SideDocuments, "__init__", counted)
+    yield seen
+
+
+def _texts(n: int) -> list[str]:
+    return [*ODD_TEXTS, *corpus(n - len(ODD_TEXTS), seed=5)]
+
+
+def _documents_are_the_servers(dsn: str, memory_id: str) -> tuple[int, int]:
+    """(rows, rows whose document and length are what the server computes from the text)."""
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute(
+            "SELECT count(*), count(*) FILTER (WHERE fts = memstrata_fts_doc(content) "
+            "AND fts_len = memstrata_fts_len(fts)) FROM entries WHERE memory_id = %s",
+            [memory_id],
+        ).fetchone()
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+def _ranked(store: PostgresStore, memory_id: str, ids: list[int]) -> dict[str, list[tuple[int, float]]]:
+    """Each query's keyword hits as (place in the seed, score)."""
+    place = {i: n for n, i in enumerate(ids)}
+    with store.read() as r:
+        return {
+            q: [
+                (place[i], round(s, 9))
+                for i, s in r.keyword_candidates(Scope.of(memory_id), q, EntryFilter(), 50)
+            ]
+            for q in QUERIES
+        }
+
+
+def test_a_bulk_write_brings_the_documents_the_server_computes(
+    postgres_store: PostgresStore, postgres_dsn: str, sides: list[int]
+) -> None:
+    texts = _texts(2 * bulk.CHUNK + 37)
+    bulk_memory, small_memory = make_memory(), make_memory()
+    seeded = StoreConformance().seed(postgres_store, bulk_memory, [(t, unit(1), {}) for t in texts])
+    assert sides == [len(texts)]
+    written: list[int] = []
+    for start in range(0, len(texts), bulk.CHUNK):  # a chunk a write: tokenised in the server
+        chunk = texts[start : start + bulk.CHUNK]
+        written += StoreConformance().seed(
+            postgres_store, small_memory, [(t, unit(1), {}) for t in chunk]
+        )
+    assert sides == [len(texts)]
+    assert _documents_are_the_servers(postgres_dsn, bulk_memory.id) == (len(texts), len(texts))
+    assert _ranked(postgres_store, bulk_memory.id, seeded) == _ranked(
+        postgres_store, small_memory.id, written
+    )
+    assert all(_ranked(postgres_store, bulk_memory.id, seeded).values())
+
+
+def test_a_changed_text_is_tokenised_again(
+    postgres_store: PostgresStore, postgres_dsn: str, sides: list[int]
+) -> None:
+    memory = make_memory()
+    ids = StoreConformance().seed(
+        postgres_store, memory, [(t, unit(1), {}) for t in _texts(bulk.CHUNK + 1)]
+    )
+    assert sides
+    with postgres_store.write() as w:
+        w.update_entries(ids[:1], {"content": "an otter by the riverbank"})
+    assert _documents_are_the_servers(postgres_dsn, memory.id) == (len(ids), len(ids))
+    with postgres_store.read() as r:
+        hits = r.keyword_candidates(Scope.of(memory.id), "otter", EntryFilter(), 5)
+    assert [i for i, _ in hits] == ids[:1]
+
+
+def test_without_a_free_connection_the_server_tokenises(
+    postgres_dsn: str, sides: list[int]
+) -> None:
+    from memstrata.testing.postgres import truncate_all
+
+    truncate_all(postgres_dsn)
+    store = PostgresStore(postgres_dsn, pool_size=1)
+    try:
+        memory = make_memory()
+        texts = _texts(bulk.CHUNK + 10)
+        StoreConformance().seed(store, memory, [(t, unit(1), {}) for t in texts])
+        assert sides == []
+        assert _documents_are_the_servers(postgres_dsn, memory.id) == (len(texts), len(texts))
+    finally:
+        store.close()
+
+
+def test_a_failing_side_connection_fails_the_write_and_leaves_nothing(
+    postgres_store: PostgresStore, postgres_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = make_memory()
+    kept = StoreConformance().seed(postgres_store, memory, [("tea with milk", unit(1), {})])
+    monkeypatch.setattr(bulk, "_TOKENISE", "SELECT no_such_function(%s::text[])")
+    with pytest.raises(StoreError, match="tokenising a bulk write"):
+        StoreConformance().seed(
+            postgres_store, memory, [(t, unit(1), {}) for t in _texts(bulk.CHUNK * 3)]
+        )
+    monkeypatch.undo()
+    assert _documents_are_the_servers(postgres_dsn, memory.id) == (1, 1)
+    with postgres_store.read() as r:
+        assert r.memory(memory.id).entry_count == 1  # type: ignore[union-attr]
+    more = StoreConformance().seed(  # both connections came back to the pool, and work
+        postgres_store, memory, [(t, unit(1), {}) for t in _texts(bulk.CHUNK + 1)]
+    )
+    assert len(more) == bulk.CHUNK + 1
+    assert _documents_are_the_servers(postgres_dsn, memory.id) == (len(more) + 1, len(more) + 1)
+    assert kept[0] not in more
