@@ -1,11 +1,12 @@
-"""Bulk writes on PostgreSQL: keyword documents tokenised on a second connection are the ones
-the server computes for a row itself, a write without a free connection tokenises in the
-server, and a failing side connection fails the write and leaves nothing behind."""
+"""Bulk writes on PostgreSQL: keyword documents and term counts computed on a second connection
+are the ones the server computes for rows itself, a write without a free connection leaves
+that to the server, and a failing side connection fails the write and leaves nothing behind."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
 import psycopg
 import pytest
 
@@ -14,7 +15,7 @@ from memstrata.models import Scope
 from memstrata.store.filters import EntryFilter
 from memstrata.store.postgres import PostgresStore, bulk
 from memstrata.testing.bm25 import corpus
-from memstrata.testing.conformance import StoreConformance, make_memory, unit
+from memstrata.testing.conformance import T0, StoreConformance, make_memory, new_entry, unit
 
 pytestmark = pytest.mark.postgres
 
@@ -37,13 +38,13 @@ QUERIES = ("tea", "cafe resume", "example org", "art", "hiking mountains river",
 def sides(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """The number of texts each bulk write had tokenised on a second connection."""
     seen: list[int] = []
-    real = bulk.SideDocuments.__init__
+    real = bulk.SideWork.__init__
 
-    def counted(self: bulk.SideDocuments, raw: psycopg.Connection, texts: list[str]) -> None:
-        seen.append(len(texts))
-        real(self, raw, texts)
+    def counted(self: bulk.SideWork, raw: psycopg.Connection, rows: list[bulk.Text]) -> None:
+        seen.append(len(rows))
+        real(self, raw, rows)
 
-    monkeypatch.setattr(bulk.SideDocuments, "__init__", counted)
+    monkeypatch.setattr(bulk.SideWork, "__init__", counted)
     yield seen
 
 
@@ -63,7 +64,23 @@ def _documents_are_the_servers(dsn: str, memory_id: str) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-def _ranked(store: PostgresStore, memory_id: str, ids: list[int]) -> dict[str, list[tuple[int, float]]]:
+def _statistics(dsn: str, memory_id: str) -> tuple[list[tuple[object, ...]], ...]:
+    """A memory's BM25 statistics: its document count and tokens, and every term's row."""
+    with psycopg.connect(dsn) as conn:
+        docs = conn.execute(
+            "SELECT docs, tokens FROM fts_docs WHERE memory_id = %s", [memory_id]
+        ).fetchall()
+        terms = conn.execute(
+            "SELECT term, df, max_tf, min_len, max_len FROM fts_terms WHERE memory_id = %s "
+            "ORDER BY term",
+            [memory_id],
+        ).fetchall()
+    return docs, terms
+
+
+def _ranked(
+    store: PostgresStore, memory_id: str, ids: list[int]
+) -> dict[str, list[tuple[int, float]]]:
     """Each query's keyword hits as (place in the seed, score)."""
     place = {i: n for n, i in enumerate(ids)}
     with store.read() as r:
@@ -91,10 +108,34 @@ def test_a_bulk_write_brings_the_documents_the_server_computes(
         )
     assert sides == [len(texts)]
     assert _documents_are_the_servers(postgres_dsn, bulk_memory.id) == (len(texts), len(texts))
+    docs, terms = _statistics(postgres_dsn, bulk_memory.id)
+    assert (docs, terms) == _statistics(postgres_dsn, small_memory.id)
+    assert docs[0][0] == len(texts) and len(terms) > 50
     assert _ranked(postgres_store, bulk_memory.id, seeded) == _ranked(
         postgres_store, small_memory.id, written
     )
     assert all(_ranked(postgres_store, bulk_memory.id, seeded).values())
+
+
+def test_a_bulk_write_over_several_memories_counts_each_memorys_terms(
+    postgres_store: PostgresStore, postgres_dsn: str, sides: list[int]
+) -> None:
+    memories = [make_memory() for _ in range(3)]
+    alone = [make_memory() for _ in memories]
+    texts = _texts(3 * bulk.CHUNK)
+    with postgres_store.write() as w:
+        for m in (*memories, *alone):
+            w.insert_memory(m)
+        entries = [new_entry(memories[n % 3], t) for n, t in enumerate(texts)]
+        w.insert_entries(entries, np.stack([unit(1)] * len(texts)), T0)
+    assert sides == [len(texts)]
+    for n, m in enumerate(alone):  # each memory's share, written in the server's way
+        StoreConformance().seed(postgres_store, m, [(t, unit(1), {}) for t in texts[n::3]][:999])
+        StoreConformance().seed(postgres_store, m, [(t, unit(1), {}) for t in texts[n::3]][999:])
+    assert sides == [len(texts)]
+    for m, a in zip(memories, alone, strict=True):
+        assert _statistics(postgres_dsn, m.id) == _statistics(postgres_dsn, a.id)
+        assert _documents_are_the_servers(postgres_dsn, m.id) == (bulk.CHUNK, bulk.CHUNK)
 
 
 def test_a_changed_text_is_tokenised_again(
@@ -150,3 +191,6 @@ def test_a_failing_side_connection_fails_the_write_and_leaves_nothing(
     assert len(more) == bulk.CHUNK + 1
     assert _documents_are_the_servers(postgres_dsn, memory.id) == (len(more) + 1, len(more) + 1)
     assert kept[0] not in more
+    with psycopg.connect(postgres_dsn) as conn:  # the failed write's counts went with it
+        docs = conn.execute("SELECT docs FROM fts_docs WHERE memory_id = %s", [memory.id])
+        assert docs.fetchall() == [(len(more) + 1,)]

@@ -87,8 +87,10 @@ SELECT c.message_id, near.side, near.message_id
 FROM c LEFT JOIN near ON near.centre = c.message_id
 ORDER BY c.message_id, near.side, near.k
 """
-#: Where an entry row's text is (:data:`ENTRY_INSERT_COLUMNS`).
-_CONTENT = ENTRY_INSERT_COLUMNS.index("content")
+#: Where an entry row's tenant, memory and text are (:data:`ENTRY_INSERT_COLUMNS`).
+_TENANT, _MEMORY, _CONTENT = (
+    ENTRY_INSERT_COLUMNS.index(c) for c in ("tenant_id", "memory_id", "content")
+)
 #: Column types of a binary COPY into entries.
 _ENTRY_TYPES = {
     "message_id": "int8",
@@ -247,21 +249,25 @@ class PostgresStore(Store):
     def insert_entry_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> list[int]:
         """Ids from the sequence first, then one binary ``COPY``: the term statistics trigger
         runs once for the batch, and a 10,000-row import is one statement, not 10,000. The
-        rows' keyword documents come from a second connection when one is free
-        (:mod:`~memstrata.store.postgres.bulk`)."""
+        rows' keyword documents and term counts come from a second connection when one is
+        free (:mod:`~memstrata.store.postgres.bulk`)."""
         if not isinstance(conn, PgConn):
             return super().insert_entry_rows(conn, rows)
-        with bulk.side_documents(self._pool, [str(r[_CONTENT]) for r in rows]) as documents:
+        texts = [(str(r[_TENANT]), str(r[_MEMORY]), str(r[_CONTENT])) for r in rows]
+        with bulk.side_work(self._pool, texts) as work:
             drawn = conn.execute(
                 "SELECT nextval('entries_message_id_seq') FROM generate_series(1, ?)", [len(rows)]
             )
             ids = sorted(int(r[0]) for r in drawn)
             columns: tuple[str, ...] = ("message_id", *ENTRY_INSERT_COLUMNS)
             numbered: Iterable[Sequence[object]] = ([i, *r] for i, r in zip(ids, rows, strict=True))
-            if documents is not None:
+            if work is not None:
                 columns += ("fts", "fts_len")
-                numbered = ([*r, *d] for r, d in zip(numbered, documents, strict=True))
-            conn.copy_rows("entries", columns, [_ENTRY_TYPES[c] for c in columns], numbered)
+                numbered = ([*r, *d] for r, d in zip(numbered, work, strict=True))
+            types = [_ENTRY_TYPES[c] for c in columns]
+            bulk.copy_bringing(
+                conn, work, lambda: conn.copy_rows("entries", columns, types, numbered)
+            )
         return ids
 
     def conversation_near(

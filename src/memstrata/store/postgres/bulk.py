@@ -1,20 +1,22 @@
-"""A bulk write's keyword documents, tokenised on a second connection a chunk ahead of the COPY.
+"""A bulk write's keyword work done on a second connection, a chunk ahead of the COPY.
 
-A bulk load runs in one server backend, on one core: its rows' index upkeep, and the
-tokenising of their text (``memstrata_fts_doc`` and ``memstrata_fts_len``, about a quarter of
-the backend's time a row). So while the writing connection copies one chunk of rows, a pooled
-connection computes the next chunk's documents with the same functions, on the other core,
-and the COPY brings them along; the row trigger keeps a document an insert brings
-(migration 14) and tokenises every other. The values are the server's own, not a copy of its
-tokeniser, so they are the ones the trigger would compute. Only a connection free at once is
-taken: without one the server tokenises as before.
+A bulk load runs in one server backend, on one core: its rows' index upkeep, the tokenising
+of their text (``memstrata_fts_doc`` and ``memstrata_fts_len``) and, once the statement ends,
+the counting of their terms for ``fts_terms``; the last two took about two fifths of the
+backend's time a row. So while the writing connection copies one chunk of rows, a pooled
+connection tokenises the next chunk and counts its terms with the server's own functions, on
+the other core. The COPY brings the documents along, which the row trigger keeps (migration
+14), and the writer adds the chunks' term counts in one statement, its transaction having
+told the statement trigger that it brings them. The values are the server's own, not a copy
+of its tokeniser, so they are the ones the triggers would compute. Only a connection free
+now is taken: without one the server does all of it as before.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 
 import psycopg
@@ -24,19 +26,58 @@ from psycopg.pq import Format
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memstrata.errors import StoreError
-from memstrata.store.sql import Row
+from memstrata.store.sql import Conn, Row
 
 #: Rows a tokenising query takes: the COPY waits for the first chunk only.
 CHUNK = 1_000
 #: How long a bulk write (a tenth of a second or more) waits for the second connection, which
-#: a pool may have to open, before tokenising in the server.
+#: a pool may have to open, before leaving the work to the server.
 SIDE_WAIT_S = 0.05
 #: A document and its length (``fts``, ``fts_len``); the document in binary.
 Document = tuple[bytes, int]
-_TOKENISE = (
-    "SELECT d, memstrata_fts_len(d) FROM (SELECT memstrata_fts_doc(t) AS d, n "
-    "FROM unnest(%s::text[]) WITH ORDINALITY AS u (t, n)) x ORDER BY n"
+#: A row to write: its tenant, memory and text.
+Text = tuple[str, str, str]
+#: The side transaction's own table of each chunk's term counts (dropped at its end).
+_COUNTED = (
+    "CREATE TEMP TABLE memstrata_counted (m int4, term text, df int8, max_tf int4, "
+    "min_len int4, max_len int4) ON COMMIT DROP"
 )
+#: A chunk's documents and lengths in order; its counts of each (memory, term) kept aside:
+#: documents, greatest frequency, shortest and longest document, as the statement trigger
+#: counts an insert's.
+_TOKENISE = """
+WITH d AS MATERIALIZED (
+    SELECT u.n, u.m, memstrata_fts_doc(u.t) AS doc
+    FROM unnest(%s::text[], %s::int4[]) WITH ORDINALITY AS u (t, m, n)
+), l AS MATERIALIZED (SELECT n, m, doc, memstrata_fts_len(doc) AS len FROM d),
+counted AS (
+    INSERT INTO pg_temp.memstrata_counted
+    SELECT l.m, x.lexeme, count(*), max(cardinality(x.positions)), min(l.len), max(l.len)
+    FROM l CROSS JOIN LATERAL unnest(l.doc) x GROUP BY l.m, x.lexeme
+)
+SELECT doc, len FROM l ORDER BY n
+"""
+#: Every chunk's counts added up, as the columns of :data:`_ADD_TERMS`.
+_TOTALS = """
+SELECT array_agg(k.tenant), array_agg(k.memory), array_agg(s.term), array_agg(s.df),
+       array_agg(s.max_tf), array_agg(s.min_len), array_agg(s.max_len)
+FROM (SELECT m, term, sum(df)::int8 AS df, max(max_tf) AS max_tf, min(min_len) AS min_len,
+             max(max_len) AS max_len
+      FROM pg_temp.memstrata_counted GROUP BY m, term) s
+JOIN unnest(%s::text[], %s::text[]) WITH ORDINALITY AS k (tenant, memory, n) ON k.n = s.m + 1
+"""
+_TERMS_BROUGHT = "SELECT set_config('memstrata.terms_brought', ?, true)"
+#: The statement trigger's own upsert of ``fts_terms``, over the brought counts, in its order.
+_ADD_TERMS = """
+INSERT INTO fts_terms AS t (tenant_id, memory_id, term, df, max_tf, min_len, max_len)
+    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::int8[], ?::int4[], ?::int4[],
+                         ?::int4[])
+    ORDER BY 1, 2, 3
+ON CONFLICT (tenant_id, memory_id, term) DO UPDATE
+    SET df = t.df + excluded.df, max_tf = greatest(t.max_tf, excluded.max_tf),
+        min_len = least(t.min_len, excluded.min_len),
+        max_len = greatest(t.max_len, excluded.max_len)
+"""
 _PUT_WAIT_S = 0.05
 
 
@@ -55,55 +96,85 @@ def register_documents(raw: psycopg.Connection[Row]) -> None:
     raw.adapters.register_dumper(None, TsvectorBinaryDumper)
 
 
-class SideDocuments:
-    """The documents of ``texts`` in order, computed on ``raw`` by a thread, at most two
-    chunks ahead of the reader. Its failure reaches the reader as a :class:`StoreError`."""
+class SideWork:
+    """The documents of ``rows`` in order, then their term counts, computed on ``raw`` by a
+    thread at most two chunks ahead of the reader; its failure reaches the reader as a
+    :class:`StoreError`."""
 
-    def __init__(self, raw: psycopg.Connection[Row], texts: Sequence[str]) -> None:
+    def __init__(self, raw: psycopg.Connection[Row], rows: Sequence[Text]) -> None:
         self._raw = raw
-        self._texts = texts
-        self._chunks: queue.Queue[list[Document] | BaseException] = queue.Queue(maxsize=2)
+        self._rows = rows
+        self._results: queue.Queue[list[Row] | BaseException] = queue.Queue(maxsize=2)
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="memstrata-documents", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="memstrata-bulk", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
+        memories = sorted({(tenant, memory) for tenant, memory, _ in self._rows})
+        place = {m: i for i, m in enumerate(memories)}
         try:
+            self._raw.read_only = False  # a pooled connection may come from a read's work
             with self._raw.transaction(), self._raw.cursor(binary=True) as cur:
-                for start in range(0, len(self._texts), CHUNK):
-                    cur.execute(_TOKENISE, [list(self._texts[start : start + CHUNK])])
-                    if not self._put([(bytes(d), int(n)) for d, n in cur.fetchall()]):
+                cur.execute(_COUNTED)
+                for start in range(0, len(self._rows), CHUNK):
+                    chunk = self._rows[start : start + CHUNK]
+                    texts = [text for _, _, text in chunk]
+                    cur.execute(_TOKENISE, [texts, [place[t, m] for t, m, _ in chunk]])
+                    if not self._put(cur.fetchall()):
                         return
+                cur.execute(_TOTALS, [[t for t, _ in memories], [m for _, m in memories]])
+                self._put(cur.fetchall())
         except Exception as exc:  # handed to the reader, which raises it
             self._put(exc)
 
-    def _put(self, item: list[Document] | BaseException) -> bool:
+    def _put(self, item: list[Row] | BaseException) -> bool:
         """Queue ``item``; False once the reader has gone."""
         while not self._stop.is_set():
             with suppress(queue.Full):
-                self._chunks.put(item, timeout=_PUT_WAIT_S)
+                self._results.put(item, timeout=_PUT_WAIT_S)
                 return True
         return False
 
+    def _next(self) -> list[Row]:
+        item = self._results.get()
+        if isinstance(item, BaseException):
+            raise StoreError(f"postgres: tokenising a bulk write: {item}") from item
+        return item
+
     def __iter__(self) -> Iterator[Document]:
-        for _ in range(0, len(self._texts), CHUNK):
-            item = self._chunks.get()
-            if isinstance(item, BaseException):
-                raise StoreError(f"postgres: tokenising a bulk write: {item}") from item
-            yield from item
+        for _ in range(0, len(self._rows), CHUNK):
+            for doc, length in self._next():
+                yield bytes(doc), int(length)
+
+    def add_terms(self, conn: Conn) -> None:
+        """Add the rows' term counts to ``fts_terms``, as the statement trigger would have
+        (once every document has been read)."""
+        conn.execute(_ADD_TERMS, list(self._next()[0]))
 
     def close(self) -> None:
         self._stop.set()
         self._thread.join()
 
 
+def copy_bringing(conn: Conn, work: SideWork | None, copy: Callable[[], None]) -> None:
+    """Run ``copy``, the rows' COPY: with ``work``, telling the statement trigger that this
+    insert brings its term counts, then adding them."""
+    if work is None:
+        copy()
+        return
+    conn.execute(_TERMS_BROUGHT, ["on"])
+    copy()
+    conn.execute(_TERMS_BROUGHT, ["off"])
+    work.add_terms(conn)
+
+
 @contextmanager
-def side_documents(
-    pool: ConnectionPool[psycopg.Connection[Row]], texts: Sequence[str]
-) -> Iterator[SideDocuments | None]:
-    """The documents of ``texts`` from a second pooled connection; None when the write is
+def side_work(
+    pool: ConnectionPool[psycopg.Connection[Row]], rows: Sequence[Text]
+) -> Iterator[SideWork | None]:
+    """The keyword work of ``rows`` on a second pooled connection; None when the write is
     one chunk or less (nothing to overlap) or no connection is free now."""
-    if len(texts) <= CHUNK:
+    if len(rows) <= CHUNK:
         yield None
         return
     try:
@@ -111,12 +182,12 @@ def side_documents(
     except PoolTimeout:
         yield None
         return
-    documents = SideDocuments(raw, texts)
+    work = SideWork(raw, rows)
     try:
-        yield documents
+        yield work
     finally:
-        documents.close()
+        work.close()
         pool.putconn(raw)
 
 
-__all__ = ["CHUNK", "SideDocuments", "register_documents", "side_documents"]
+__all__ = ["CHUNK", "SideWork", "copy_bringing", "register_documents", "side_work"]
