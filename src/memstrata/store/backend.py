@@ -23,6 +23,7 @@ from memstrata.store import neighbours
 from memstrata.store.filters import EntryFilter
 from memstrata.store.neighbours import Near
 from memstrata.store.queries import Passing
+from memstrata.store.rows import AUDIT_INSERT
 from memstrata.store.sql import Conn, marks
 
 #: The columns :meth:`Backend.insert_entry_rows` is given values for, in order.
@@ -163,6 +164,11 @@ class Backend(ABC):
             f"VALUES ({marks(len(ENTRY_INSERT_COLUMNS))}) RETURNING message_id"
         )
         return [int(conn.execute(sql, list(row))[0][0]) for row in rows]
+
+    def insert_audit_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> None:
+        """Insert audit events (values in :data:`~.rows.AUDIT_WRITTEN` order) as one batch.
+        Default: one prepared ``INSERT`` sent for every row."""
+        conn.executemany(AUDIT_INSERT, rows)
 
     def entries_inserted(
         self, conn: Conn, ids: Sequence[int], vectors: NDArray[np.float32]

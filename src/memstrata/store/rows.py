@@ -185,10 +185,9 @@ def db_value(value: object) -> object:
 
 
 # An audit event and a queued job as column values: one statement writes one row or a batch.
-AUDIT_INSERT = (
-    "INSERT INTO audit (at, actor, action, memory_id, message_id, reason, before, after) "
-    "VALUES (?,?,?,?,?,?,?,?)"
-)
+#: An audit event's written columns, in :func:`audit_row`'s order.
+AUDIT_WRITTEN = ("at", "actor", "action", "memory_id", "message_id", "reason", "before", "after")
+AUDIT_INSERT = f"INSERT INTO audit ({', '.join(AUDIT_WRITTEN)}) VALUES (?,?,?,?,?,?,?,?)"
 JOB_INSERT = (
     "INSERT INTO jobs (kind, tenant_id, memory_id, message_id, state, attempts, progress, "
     "progress_msg, created_at, updated_at, run_after) VALUES (?,?,?,?,?,0,0,?,?,?,?)"

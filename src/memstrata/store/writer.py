@@ -269,8 +269,8 @@ class Writer(Reader):
     ) -> None:
         """One ``action`` event per entry of ``message_ids``, written as one batch (a
         20,000-turn import wrote 20,000 statements one round trip each)."""
-        self.conn.executemany(
-            AUDIT_INSERT,
+        self.store.insert_audit_rows(
+            self.conn,
             [audit_row(at, actor, action, memory_id, m, "", None, None) for m in message_ids],
         )
 

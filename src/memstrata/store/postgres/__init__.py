@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -29,7 +29,6 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memstrata.errors import StoreError
 from memstrata.models import Scope
-from memstrata.store.backend import ENTRY_INSERT_COLUMNS
 from memstrata.store.base import Store
 from memstrata.store.filters import EntryFilter
 from memstrata.store.neighbours import Near
@@ -87,26 +86,6 @@ SELECT c.message_id, near.side, near.message_id
 FROM c LEFT JOIN near ON near.centre = c.message_id
 ORDER BY c.message_id, near.side, near.k
 """
-#: Where an entry row's tenant, memory and text are (:data:`ENTRY_INSERT_COLUMNS`).
-_TENANT, _MEMORY, _CONTENT = (
-    ENTRY_INSERT_COLUMNS.index(c) for c in ("tenant_id", "memory_id", "content")
-)
-#: Column types of a binary COPY into entries.
-_ENTRY_TYPES = {
-    "message_id": "int8",
-    "embedding": "vector",
-    "valid_at": "float8",
-    "recorded_at": "float8",
-    "source_id": "int8",
-    "invalid_at": "float8",
-    "supersedes": "int8",
-    "status": "int4",
-    "use_count": "int4",
-    "size_bytes": "int4",
-    "fts": "tsvector",
-    "fts_len": "int4",
-} | {c: "text" for c in ("memory_id", "tenant_id", "message_type", "content", "user_id",
-                        "agent_id", "session_id", "trust", "origin")}  # fmt: skip
 
 
 class PostgresStore(Store):
@@ -247,28 +226,19 @@ class PostgresStore(Store):
         return np.array(value, dtype=np.float32)
 
     def insert_entry_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> list[int]:
-        """Ids from the sequence first, then one binary ``COPY``: the term statistics trigger
-        runs once for the batch, and a 10,000-row import is one statement, not 10,000. The
-        rows' keyword documents and term counts come from a second connection when one is
-        free (:mod:`~memstrata.store.postgres.bulk`)."""
+        """One binary ``COPY`` (:func:`~memstrata.store.postgres.bulk.copy_entries`)."""
         if not isinstance(conn, PgConn):
             return super().insert_entry_rows(conn, rows)
-        texts = [(str(r[_TENANT]), str(r[_MEMORY]), str(r[_CONTENT])) for r in rows]
-        with bulk.side_work(self._pool, texts) as work:
-            drawn = conn.execute(
-                "SELECT nextval('entries_message_id_seq') FROM generate_series(1, ?)", [len(rows)]
-            )
-            ids = sorted(int(r[0]) for r in drawn)
-            columns: tuple[str, ...] = ("message_id", *ENTRY_INSERT_COLUMNS)
-            numbered: Iterable[Sequence[object]] = ([i, *r] for i, r in zip(ids, rows, strict=True))
-            if work is not None:
-                columns += ("fts", "fts_len")
-                numbered = ([*r, *d] for r, d in zip(numbered, work, strict=True))
-            types = [_ENTRY_TYPES[c] for c in columns]
-            bulk.copy_bringing(
-                conn, work, lambda: conn.copy_rows("entries", columns, types, numbered)
-            )
-        return ids
+        return bulk.copy_entries(conn, self._pool, rows)
+
+    def insert_audit_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> None:
+        """One ``COPY`` for a batch of :data:`~memstrata.store.postgres.bulk.COPY_FROM`
+        events or more (:func:`~memstrata.store.postgres.bulk.copy_audit`), the portable
+        prepared ``INSERT`` for fewer."""
+        if not isinstance(conn, PgConn) or len(rows) < bulk.COPY_FROM:
+            super().insert_audit_rows(conn, rows)
+            return
+        bulk.copy_audit(conn, rows)
 
     def conversation_near(
         self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int

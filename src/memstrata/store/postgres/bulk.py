@@ -1,4 +1,5 @@
-"""A bulk write's keyword work done on a second connection, a chunk ahead of the COPY.
+"""Bulk writes on PostgreSQL: entries and audit events in one ``COPY`` each, the entries'
+keyword work done on a second connection, a chunk ahead of the COPY.
 
 A bulk load runs in one server backend, on one core: its rows' index upkeep, the tokenising
 of their text (``memstrata_fts_doc`` and ``memstrata_fts_len``) and, once the statement ends,
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 
 import psycopg
@@ -26,7 +27,34 @@ from psycopg.pq import Format
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memstrata.errors import StoreError
+from memstrata.store.backend import ENTRY_INSERT_COLUMNS
+from memstrata.store.postgres.conn import PgConn
+from memstrata.store.rows import AUDIT_WRITTEN
 from memstrata.store.sql import Conn, Row
+
+#: Audit events from which a batch is copied rather than inserted.
+COPY_FROM = 50
+#: Where an entry row's tenant, memory and text are (its values follow ``ENTRY_INSERT_COLUMNS``).
+_TENANT, _MEMORY, _CONTENT = (
+    ENTRY_INSERT_COLUMNS.index(c) for c in ("tenant_id", "memory_id", "content")
+)
+#: Column types of a binary COPY into entries.
+_ENTRY_TYPES = {
+    "message_id": "int8",
+    "embedding": "vector",
+    "valid_at": "float8",
+    "recorded_at": "float8",
+    "source_id": "int8",
+    "invalid_at": "float8",
+    "supersedes": "int8",
+    "status": "int4",
+    "use_count": "int4",
+    "size_bytes": "int4",
+    "fts": "tsvector",
+    "fts_len": "int4",
+} | {c: "text" for c in ("memory_id", "tenant_id", "message_type", "content", "user_id",
+                        "agent_id", "session_id", "trust", "origin")}  # fmt: skip
+
 
 #: Rows a tokenising query takes: the COPY waits for the first chunk only.
 CHUNK = 1_000
@@ -156,6 +184,40 @@ class SideWork:
         self._thread.join()
 
 
+def copy_entries(
+    conn: PgConn, pool: ConnectionPool[psycopg.Connection[Row]], rows: Sequence[Sequence[object]]
+) -> list[int]:
+    """Ids from the sequence first, then one binary ``COPY``: the term statistics trigger
+    runs once for the batch, and a 10,000-row import is one statement, not 10,000. The rows'
+    keyword documents and term counts come from a second connection when one is free."""
+    texts = [(str(r[_TENANT]), str(r[_MEMORY]), str(r[_CONTENT])) for r in rows]
+    with side_work(pool, texts) as work:
+        drawn = conn.execute(
+            "SELECT nextval('entries_message_id_seq') FROM generate_series(1, ?)", [len(rows)]
+        )
+        ids = sorted(int(r[0]) for r in drawn)
+        columns: tuple[str, ...] = ("message_id", *ENTRY_INSERT_COLUMNS)
+        numbered: Iterable[Sequence[object]] = ([i, *r] for i, r in zip(ids, rows, strict=True))
+        if work is not None:
+            columns += ("fts", "fts_len")
+            numbered = ([*r, *d] for r, d in zip(numbered, work, strict=True))
+        types = [_ENTRY_TYPES[c] for c in columns]
+        copy_bringing(conn, work, lambda: conn.copy_rows("entries", columns, types, numbered))
+    return ids
+
+
+def copy_audit(conn: PgConn, rows: Sequence[Sequence[object]]) -> None:
+    """Audit events (:data:`~memstrata.store.rows.AUDIT_WRITTEN` order) in one text ``COPY``,
+    each with its memory's tenant (``''`` for none), as the row trigger would fill it."""
+    memory = AUDIT_WRITTEN.index("memory_id")
+    named = sorted({str(r[memory]) for r in rows if r[memory] is not None})
+    found = conn.execute("SELECT id, tenant_id FROM memories WHERE id = ANY(?)", [named])
+    tenants: dict[object, str] = {str(m): str(t) for m, t in found}
+    conn.copy_text_rows(
+        "audit", ("tenant_id", *AUDIT_WRITTEN), ([tenants.get(r[memory], ""), *r] for r in rows)
+    )
+
+
 def copy_bringing(conn: Conn, work: SideWork | None, copy: Callable[[], None]) -> None:
     """Run ``copy``, the rows' COPY: with ``work``, telling the statement trigger that this
     insert brings its term counts, then adding them."""
@@ -190,4 +252,13 @@ def side_work(
         pool.putconn(raw)
 
 
-__all__ = ["CHUNK", "SideWork", "copy_bringing", "register_documents", "side_work"]
+__all__ = [
+    "CHUNK",
+    "COPY_FROM",
+    "SideWork",
+    "copy_audit",
+    "copy_bringing",
+    "copy_entries",
+    "register_documents",
+    "side_work",
+]

@@ -118,6 +118,20 @@ class PgConn:
         except psycopg.Error as exc:
             raise StoreError(f"postgres: {exc}") from exc
 
+    def copy_text_rows(
+        self, table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]
+    ) -> None:
+        """``COPY table (columns) FROM STDIN`` in text: the column types are the table's."""
+        try:
+            with (
+                self.raw.cursor() as cur,
+                cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy,
+            ):
+                for row in rows:
+                    copy.write_row(row)
+        except psycopg.Error as exc:
+            raise StoreError(f"postgres: {exc}") from exc
+
     def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         try:
             with self.raw.cursor() as cur:

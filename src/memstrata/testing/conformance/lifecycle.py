@@ -101,6 +101,15 @@ class LifecycleConformance(Conformance):
         assert all(e.before == {} and e.after == {} for e in events)
         # In the batch's order: each id above the one written before it.
         assert [e.message_id for e in sorted(events, key=lambda e: e.id)] == [7, 3, 9]
+        many = [(n * 37) % 500 + 1 for n in range(240)]  # a batch a backend may copy in
+        with store.write() as w:
+            w.audit_entries(at=T0, actor="carol", action=add, memory_id=m2.id, message_ids=many)
+        with store.read() as r:
+            events, total = r.audit_events(AuditQuery(actor="carol", limit=500))
+            (other,), _ = r.audit_events(AuditQuery(actor="alice"))
+        assert total == len(many) and {(e.action, e.memory_id) for e in events} == {(add, m2.id)}
+        assert [e.message_id for e in sorted(events, key=lambda e: e.id)] == many
+        assert other.message_id == 1
 
     def test_evidence_and_tombstones(self, store: Store) -> None:
         memory = make_memory()
