@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from memstrata.settings import Settings
 from memstrata.store import open_store
-from memstrata.store.sqlite import SQLiteStore, vectors
+from memstrata.store.sqlite import SQLiteStore, ann, vectors
 from memstrata.store.sqlite.ann import AnnIndex
 from memstrata.store.sqlite.ranking import best_passing
 from memstrata.store.sqlite.vectors import ANN_THRESHOLD, Hits, VectorCache
@@ -116,7 +116,8 @@ def test_a_filter_that_rejects_the_best_candidates_widens_the_index_search(
     monkeypatch: pytest.MonkeyPatch, indexed: VectorCache, data: NDArray[np.float32]
 ) -> None:
     monkeypatch.setattr(vectors, "ANN_SHARE", 0.5)  # room to widen in a small index
-    monkeypatch.setattr(vectors, "EXPANSION_SEARCH", 0)  # first look: 4 x limit, not ef
+    monkeypatch.setattr(ann, "EXPANSION_SEARCH", 0)  # first look: 4 x limit, not ef
+    monkeypatch.setattr(ann, "EXPANSION_LEAST", 0)
     q = clustered(1, seed=8)[0]
     allowed = set(exact_top(data, q, len(data))[100:])  # the best 100 rows fail the filter
     rank = Ranker(10, allowed)
@@ -311,3 +312,16 @@ def test_vectors_asked_within_memories_come_from_those_only() -> None:
     assert sorted(cache.vectors(list(range(1, 11)), [M])) == [1, 2, 3, 4, 5]
     assert sorted(cache.vectors(list(range(1, 11)), ["memory-b", "none"])) == [6, 7, 8, 9, 10]
     assert np.array_equal(cache.vectors([7], ["memory-b"])[7], b[1])
+
+
+def test_the_candidates_a_search_visits_follow_the_index_size(data: NDArray[np.float32]) -> None:
+    sizes = [1, 1_000, 20_000, 100_000, 300_000, 1_000_000, 3_000_000]
+    visited = [ann.expansion(n) for n in sizes]
+    assert visited == sorted(visited)
+    assert visited[0] == visited[2] == ann.EXPANSION_LEAST
+    assert visited[3] < 800 < visited[4] < ann.EXPANSION_SEARCH
+    assert visited[-2] == visited[-1] == ann.EXPANSION_SEARCH
+    index = AnnIndex.build(data, np.arange(len(data)), len(data), threads=1)
+    assert index.expansion == ann.EXPANSION_LEAST
+    index.extend(lambda covered: (np.arange(covered, covered), data[:0], 2_000_000))
+    assert index.expansion == ann.EXPANSION_SEARCH  # follows the rows it covers

@@ -40,10 +40,26 @@ BUILD_SLICE = 65_536
 CONNECTIVITY = 16
 #: Candidate list while inserting ("efConstruction"); it costs build time, not query time.
 EXPANSION_ADD = 128
-#: Candidate list while searching ("ef", at least the k asked for). Dense clusters of
-#: near-duplicates need it wide: at 1M MiniLM-like rows ef 200 found 90% of the exact top 10,
-#: ef 1024 98% (2.3 ms), ef 1536 99% (3.4 ms), ef 2048 no more (benchmarks/ann.py).
+#: Candidate list while searching a million rows or more ("ef", at least the k asked for).
+#: Dense clusters of near-duplicates need it wide: at 1M MiniLM-like rows ef 200 found 90% of
+#: the exact top 10, ef 1024 98% (2.3 ms), ef 1536 99% (3.4 ms), ef 2048 no more
+#: (benchmarks/ann.py).
 EXPANSION_SEARCH = 1536
+#: The narrowest candidate list (see :func:`expansion`).
+EXPANSION_LEAST = 768
+
+
+def expansion(rows: int) -> int:
+    """The candidate list for an index of ``rows``: :data:`EXPANSION_SEARCH` at a million
+    rows, narrower below in proportion to ``(rows / 1M) ** 0.3``, never under
+    :data:`EXPANSION_LEAST`. A smaller graph needs fewer candidates for the same recall:
+    on benchmarks/ann.py's rows, recall of the exact top 10 / 50 at ef 768 was 1.000 / 1.000
+    at 20k and 0.995–1.000 at 100k (0.998–1.000 at ef 1536, which took 2–3x the time), and at
+    1M 0.971 / 0.975 (1536: 0.983 / 0.988). The speed benchmark's whole search at 100k kept
+    298 of 300 top-10 lists identical to an exact vector leg at ef 768 and 299 at ef 1536, in
+    6.2–6.7 against 7.5–8.7 ms."""
+    scaled = EXPANSION_SEARCH * (max(rows, 1) / 1_000_000) ** 0.3
+    return int(min(EXPANSION_SEARCH, max(EXPANSION_LEAST, round(scaled))))
 
 
 class SharedLock:
@@ -91,6 +107,7 @@ class AnnIndex:
         self._threads = threads
         self._lock = SharedLock()
         self.covered = covered
+        _set_expansion(self._index, self.expansion)
         #: The saved bytes a restored index searches in place, until it must change.
         self._viewed: NDArray[np.uint8] | None = None
 
@@ -133,6 +150,7 @@ class AnnIndex:
         if self._viewed is not None:
             index = new_index(self._index.ndim)
             index.load(memoryview(self._viewed.data))
+            _set_expansion(index, self.expansion)
             self._index, self._viewed = index, None
 
     def saved(self) -> tuple[bytes, int]:
@@ -159,6 +177,12 @@ class AnnIndex:
                 self._mutable()
                 self._index.add(positions.astype(np.uint64), vectors, threads=self._threads)
             self.covered = end
+            _set_expansion(self._index, self.expansion)
+
+    @property
+    def expansion(self) -> int:
+        """The candidates a search visits (:func:`expansion` of the rows covered)."""
+        return expansion(self.covered)
 
     def remove(self, positions: NDArray[np.int64]) -> None:
         """Forget erased rows; positions not (yet) indexed are ignored. A viewed index keeps
@@ -175,6 +199,11 @@ class AnnIndex:
     @property
     def memory_bytes(self) -> int:
         return int(self._index.memory_usage)
+
+
+def _set_expansion(index: Index, candidates: int) -> None:
+    """usearch's ``Index.expansion_search`` has a setter, which its typing hides."""
+    index.expansion_search = candidates  # type: ignore[misc]
 
 
 def new_index(dim: int, *, with_runtime: bool = True) -> Index:

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.errors import StoreError
-from memstrata.store.sqlite.ann import EXPANSION_SEARCH, AnnIndex
+from memstrata.store.sqlite.ann import AnnIndex
 from memstrata.store.sqlite.annbuild import build_apart
 from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
@@ -343,9 +343,9 @@ class VectorCache:
         """Index candidates scored exactly and ranked, widening eightfold until ``limit`` pass.
         Returns the hits and the rows covered, or None once the next widening would ask for
         :data:`ANN_SHARE` of the rows: a selective filter is cheaper and complete exactly."""
-        # The index visits EXPANSION_SEARCH nodes whatever k is, so asking for that many
-        # costs no more and leaves the filter enough candidates without a second search.
-        k = max(4 * limit, 64, EXPANSION_SEARCH)
+        # The index visits its expansion's worth of nodes whatever k is, so asking for that
+        # many costs no more and leaves the filter enough candidates without a second search.
+        k = max(4 * limit, 64, ann.expansion)
         while True:
             positions, covered = ann.search(query, k)
             with self._lock:
