@@ -4,6 +4,7 @@ that to the server, and a failing side connection fails the write and leaves not
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import numpy as np
@@ -194,3 +195,51 @@ def test_a_failing_side_connection_fails_the_write_and_leaves_nothing(
     with psycopg.connect(postgres_dsn) as conn:  # the failed write's counts went with it
         docs = conn.execute("SELECT docs FROM fts_docs WHERE memory_id = %s", [memory.id])
         assert docs.fetchall() == [(len(more) + 1,)]
+
+
+def _recounted(dsn: str, memory_id: str) -> tuple[list[tuple[object, ...]], ...]:
+    """The memory's BM25 statistics counted afresh from its entries' documents."""
+    with psycopg.connect(dsn) as conn:
+        docs = conn.execute(
+            "SELECT count(*), sum(fts_len) FROM entries WHERE memory_id = %s", [memory_id]
+        ).fetchall()
+        terms = conn.execute(
+            "SELECT u.lexeme, count(*), max(cardinality(u.positions)), min(e.fts_len), "
+            "max(e.fts_len) FROM entries e CROSS JOIN LATERAL unnest(e.fts) u "
+            "WHERE e.memory_id = %s GROUP BY 1 ORDER BY 1",
+            [memory_id],
+        ).fetchall()
+    return docs, terms
+
+
+def test_bulk_and_single_writes_beside_each_other_keep_the_counts_exact(
+    postgres_store: PostgresStore, postgres_dsn: str, sides: list[int]
+) -> None:
+    memory = make_memory()
+    StoreConformance().seed(postgres_store, memory, [("tea with milk", unit(1), {})])
+    failures: list[BaseException] = []
+
+    def bulk_writes() -> None:
+        try:
+            for n in range(3):
+                texts = corpus(bulk.CHUNK * 2, seed=20 + n)
+                StoreConformance().seed(postgres_store, memory, [(t, unit(1), {}) for t in texts])
+        except Exception as exc:  # reported by the assertion below
+            failures.append(exc)
+
+    def single_writes() -> None:
+        try:
+            for text in corpus(150, seed=40):
+                StoreConformance().seed(postgres_store, memory, [(text, unit(1), {})])
+        except Exception as exc:  # reported by the assertion below
+            failures.append(exc)
+
+    writers = [threading.Thread(target=bulk_writes), threading.Thread(target=single_writes)]
+    for w in writers:
+        w.start()
+    for w in writers:
+        w.join()
+    assert failures == [] and len(sides) == 3
+    docs, terms = _statistics(postgres_dsn, memory.id)
+    assert (docs, terms) == _recounted(postgres_dsn, memory.id)
+    assert docs[0][0] == 1 + 3 * 2 * bulk.CHUNK + 150

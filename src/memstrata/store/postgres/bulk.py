@@ -7,8 +7,8 @@ the counting of their terms for ``fts_terms``; the last two took about two fifth
 backend's time a row. So while the writing connection copies one chunk of rows, a pooled
 connection tokenises the next chunk and counts its terms with the server's own functions, on
 the other core. The COPY brings the documents along, which the row trigger keeps (migration
-14), and the writer adds the chunks' term counts in one statement, its transaction having
-told the statement trigger that it brings them. The values are the server's own, not a copy
+14), and the writer adds the chunks' term and document counts, its transaction having told
+the statement trigger that it brings them. The values are the server's own, not a copy
 of its tokeniser, so they are the ones the triggers would compute. Only a connection free
 now is taken: without one the server does all of it as before.
 """
@@ -94,7 +94,7 @@ FROM (SELECT m, term, sum(df)::int8 AS df, max(max_tf) AS max_tf, min(min_len) A
       FROM pg_temp.memstrata_counted GROUP BY m, term) s
 JOIN unnest(%s::text[], %s::text[]) WITH ORDINALITY AS k (tenant, memory, n) ON k.n = s.m + 1
 """
-_TERMS_BROUGHT = "SELECT set_config('memstrata.terms_brought', ?, true)"
+_COUNTS_BROUGHT = "SELECT set_config('memstrata.counts_brought', ?, true)"
 #: The statement trigger's own upsert of ``fts_terms``, over the brought counts, in its order.
 _ADD_TERMS = """
 INSERT INTO fts_terms AS t (tenant_id, memory_id, term, df, max_tf, min_len, max_len)
@@ -105,6 +105,14 @@ ON CONFLICT (tenant_id, memory_id, term) DO UPDATE
     SET df = t.df + excluded.df, max_tf = greatest(t.max_tf, excluded.max_tf),
         min_len = least(t.min_len, excluded.min_len),
         max_len = greatest(t.max_len, excluded.max_len)
+"""
+#: And its upsert of ``fts_docs``, after the terms' as in the trigger (writers lock both in
+#: one order).
+_ADD_DOCS = """
+INSERT INTO fts_docs AS d (tenant_id, memory_id, docs, tokens)
+    SELECT * FROM unnest(?::text[], ?::text[], ?::int8[], ?::int8[]) ORDER BY 1, 2
+ON CONFLICT (tenant_id, memory_id) DO UPDATE
+    SET docs = d.docs + excluded.docs, tokens = d.tokens + excluded.tokens
 """
 _PUT_WAIT_S = 0.05
 
@@ -132,6 +140,7 @@ class SideWork:
     def __init__(self, raw: psycopg.Connection[Row], rows: Sequence[Text]) -> None:
         self._raw = raw
         self._rows = rows
+        self._docs: dict[tuple[str, str], list[int]] = {}
         self._results: queue.Queue[list[Row] | BaseException] = queue.Queue(maxsize=2)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="memstrata-bulk", daemon=True)
@@ -170,14 +179,26 @@ class SideWork:
         return item
 
     def __iter__(self) -> Iterator[Document]:
+        rows, docs = iter(self._rows), self._docs
         for _ in range(0, len(self._rows), CHUNK):
             for doc, length in self._next():
+                tenant, memory, _ = next(rows)
+                held = docs.setdefault((tenant, memory), [0, 0])
+                held[0] += 1
+                held[1] += length
                 yield bytes(doc), int(length)
 
-    def add_terms(self, conn: Conn) -> None:
-        """Add the rows' term counts to ``fts_terms``, as the statement trigger would have
-        (once every document has been read)."""
+    def add_counts(self, conn: Conn) -> None:
+        """Add the rows' counts to ``fts_terms`` and ``fts_docs``, as the statement trigger
+        would have (once every document has been read)."""
         conn.execute(_ADD_TERMS, list(self._next()[0]))
+        keys = sorted(self._docs)
+        counts = [self._docs[k] for k in keys]
+        conn.execute(
+            _ADD_DOCS,
+            [[t for t, _ in keys], [m for _, m in keys], [d for d, _ in counts],
+             [n for _, n in counts]],
+        )  # fmt: skip
 
     def close(self) -> None:
         self._stop.set()
@@ -220,14 +241,14 @@ def copy_audit(conn: PgConn, rows: Sequence[Sequence[object]]) -> None:
 
 def copy_bringing(conn: Conn, work: SideWork | None, copy: Callable[[], None]) -> None:
     """Run ``copy``, the rows' COPY: with ``work``, telling the statement trigger that this
-    insert brings its term counts, then adding them."""
+    insert brings its counts, then adding them."""
     if work is None:
         copy()
         return
-    conn.execute(_TERMS_BROUGHT, ["on"])
+    conn.execute(_COUNTS_BROUGHT, ["on"])
     copy()
-    conn.execute(_TERMS_BROUGHT, ["off"])
-    work.add_terms(conn)
+    conn.execute(_COUNTS_BROUGHT, ["off"])
+    work.add_counts(conn)
 
 
 @contextmanager

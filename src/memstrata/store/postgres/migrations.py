@@ -303,12 +303,12 @@ CREATE TRIGGER entries_fts_fill BEFORE INSERT OR UPDATE OF content, fts, fts_len
 ALTER TABLE fts_terms SET (fillfactor = 70);
 """
 
-# A bulk write brings its rows' keyword documents and their term statistics, computed by the
+# A bulk write brings its rows' keyword documents and their BM25 counts, computed by the
 # server's own functions on a second connection (store/postgres/bulk.py): an insert that brings
 # a document and its length keeps them, and a statement run while the transaction's setting
-# memstrata.terms_brought is 'on' leaves fts_terms to the writer, which adds the brought
-# counts itself. Every other insert, and every change of content, is tokenised and counted
-# here as before.
+# memstrata.counts_brought is 'on' leaves fts_terms and fts_docs to the writer, which adds the
+# brought counts itself, in the same order. Every other insert, and every change of content,
+# is tokenised and counted here as before.
 _DOCUMENTS_BROUGHT = """
 CREATE OR REPLACE FUNCTION memstrata_fts_fill() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -321,17 +321,18 @@ BEGIN
 END $$;
 CREATE OR REPLACE FUNCTION memstrata_fts_added() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF current_setting('memstrata.terms_brought', true) IS DISTINCT FROM 'on' THEN
-        INSERT INTO fts_terms AS t (tenant_id, memory_id, term, df, max_tf, min_len, max_len)
-            SELECT n.tenant_id, n.memory_id, u.lexeme, count(*), max(cardinality(u.positions)),
-                   min(n.fts_len), max(n.fts_len)
-            FROM added n CROSS JOIN LATERAL unnest(n.fts) u
-            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-        ON CONFLICT (tenant_id, memory_id, term) DO UPDATE
-            SET df = t.df + excluded.df, max_tf = greatest(t.max_tf, excluded.max_tf),
-                min_len = least(t.min_len, excluded.min_len),
-                max_len = greatest(t.max_len, excluded.max_len);
+    IF current_setting('memstrata.counts_brought', true) = 'on' THEN
+        RETURN NULL;
     END IF;
+    INSERT INTO fts_terms AS t (tenant_id, memory_id, term, df, max_tf, min_len, max_len)
+        SELECT n.tenant_id, n.memory_id, u.lexeme, count(*), max(cardinality(u.positions)),
+               min(n.fts_len), max(n.fts_len)
+        FROM added n CROSS JOIN LATERAL unnest(n.fts) u
+        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (tenant_id, memory_id, term) DO UPDATE
+        SET df = t.df + excluded.df, max_tf = greatest(t.max_tf, excluded.max_tf),
+            min_len = least(t.min_len, excluded.min_len),
+            max_len = greatest(t.max_len, excluded.max_len);
     INSERT INTO fts_docs AS d (tenant_id, memory_id, docs, tokens)
         SELECT n.tenant_id, n.memory_id, count(*), sum(n.fts_len)
         FROM added n GROUP BY 1, 2 ORDER BY 1, 2
