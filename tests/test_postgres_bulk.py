@@ -243,3 +243,14 @@ def test_bulk_and_single_writes_beside_each_other_keep_the_counts_exact(
     docs, terms = _statistics(postgres_dsn, memory.id)
     assert (docs, terms) == _recounted(postgres_dsn, memory.id)
     assert docs[0][0] == 1 + 3 * 2 * bulk.CHUNK + 150
+
+
+def test_a_bulk_write_of_texts_without_words_counts_documents_only(
+    postgres_store: PostgresStore, postgres_dsn: str, sides: list[int]
+) -> None:
+    memory = make_memory()
+    texts = ["", "   ", "—!?", "..."] * (bulk.CHUNK // 4 + 1)
+    StoreConformance().seed(postgres_store, memory, [(t, unit(1), {}) for t in texts])
+    assert sides == [len(texts)]
+    assert _statistics(postgres_dsn, memory.id) == ([(len(texts), 0)], [])
+    assert _recounted(postgres_dsn, memory.id) == ([(len(texts), 0)], [])
