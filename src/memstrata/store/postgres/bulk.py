@@ -6,11 +6,12 @@ of their text (``memstrata_fts_doc`` and ``memstrata_fts_len``) and, once the st
 the counting of their terms for ``fts_terms``; the last two took about two fifths of the
 backend's time a row. So while the writing connection copies one chunk of rows, a pooled
 connection tokenises the next chunk and counts its terms with the server's own functions, on
-the other core (and the client counts the documents and their lengths). The COPY brings the documents along, which the row trigger keeps (migration
-14), and the writer adds the chunks' term and document counts, its transaction having told
-the statement trigger that it brings them. The values are the server's own, not a copy
-of its tokeniser, so they are the ones the triggers would compute. Only a connection free
-now is taken: without one the server does all of it as before.
+the other core, and the client counts the documents and their lengths. The COPY brings the
+documents along, which the row trigger keeps (migration 14), and the writer adds the term and
+document counts, its transaction having told the statement trigger that it brings them. The
+values are the server's own, not a copy of its tokeniser, so they are the ones the triggers
+would compute. Only a connection free now is taken: without one the server does all of it as
+before.
 """
 
 from __future__ import annotations
