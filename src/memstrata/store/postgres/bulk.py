@@ -224,7 +224,7 @@ def copy_entries(
             columns += ("fts", "fts_len")
             numbered = ([*r, *d] for r, d in zip(numbered, work, strict=True))
         types = [_ENTRY_TYPES[c] for c in columns]
-        copy_bringing(conn, work, lambda: conn.copy_rows("entries", columns, types, numbered))
+        copy_bringing(conn, work, lambda: conn.copy_rows("entries", columns, numbered, types))
     return ids
 
 
@@ -235,7 +235,7 @@ def copy_audit(conn: PgConn, rows: Sequence[Sequence[object]]) -> None:
     named = sorted({str(r[memory]) for r in rows if r[memory] is not None})
     found = conn.execute("SELECT id, tenant_id FROM memories WHERE id = ANY(?)", [named])
     tenants: dict[object, str] = {str(m): str(t) for m, t in found}
-    conn.copy_text_rows(
+    conn.copy_rows(
         "audit", ("tenant_id", *AUDIT_WRITTEN), ([tenants.get(r[memory], ""), *r] for r in rows)
     )
 

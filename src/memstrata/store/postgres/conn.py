@@ -102,31 +102,20 @@ class PgConn:
         self,
         table: str,
         columns: Sequence[str],
-        types: Sequence[str],
         rows: Iterable[Sequence[object]],
+        types: Sequence[str] | None = None,
     ) -> None:
-        """``COPY table (columns) FROM STDIN`` in binary: one statement (its statement-level
-        triggers fire once) and no text formatting of vectors."""
+        """``COPY table (columns) FROM STDIN``: one statement (its statement-level triggers
+        fire once). With ``types``, in binary (no text formatting of vectors); without, in
+        text, the column types being the table's."""
+        binary = " (FORMAT BINARY)" if types is not None else ""
         try:
             with (
                 self.raw.cursor() as cur,
-                cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)") as copy,
+                cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN{binary}") as copy,
             ):
-                copy.set_types(list(types))
-                for row in rows:
-                    copy.write_row(row)
-        except psycopg.Error as exc:
-            raise StoreError(f"postgres: {exc}") from exc
-
-    def copy_text_rows(
-        self, table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]
-    ) -> None:
-        """``COPY table (columns) FROM STDIN`` in text: the column types are the table's."""
-        try:
-            with (
-                self.raw.cursor() as cur,
-                cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy,
-            ):
+                if types is not None:
+                    copy.set_types(list(types))
                 for row in rows:
                     copy.write_row(row)
         except psycopg.Error as exc:
