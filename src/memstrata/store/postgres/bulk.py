@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 
 import psycopg
@@ -219,12 +219,16 @@ def copy_entries(
         )
         ids = sorted(int(r[0]) for r in drawn)
         columns: tuple[str, ...] = ("message_id", *ENTRY_INSERT_COLUMNS)
-        numbered: Iterable[Sequence[object]] = ([i, *r] for i, r in zip(ids, rows, strict=True))
-        if work is not None:
-            columns += ("fts", "fts_len")
-            numbered = ([*r, *d] for r, d in zip(numbered, work, strict=True))
-        types = [_ENTRY_TYPES[c] for c in columns]
-        copy_bringing(conn, work, lambda: conn.copy_rows("entries", columns, numbered, types))
+        numbered = ([i, *r] for i, r in zip(ids, rows, strict=True))
+        if work is None:
+            conn.copy_rows("entries", columns, numbered, [_ENTRY_TYPES[c] for c in columns])
+            return ids
+        columns += ("fts", "fts_len")
+        brought = ([*r, *d] for r, d in zip(numbered, work, strict=True))
+        conn.execute(_COUNTS_BROUGHT, ["on"])  # the statement trigger leaves the counts to us
+        conn.copy_rows("entries", columns, brought, [_ENTRY_TYPES[c] for c in columns])
+        conn.execute(_COUNTS_BROUGHT, ["off"])
+        work.add_counts(conn)
     return ids
 
 
@@ -238,18 +242,6 @@ def copy_audit(conn: PgConn, rows: Sequence[Sequence[object]]) -> None:
     conn.copy_rows(
         "audit", ("tenant_id", *AUDIT_WRITTEN), ([tenants.get(r[memory], ""), *r] for r in rows)
     )
-
-
-def copy_bringing(conn: Conn, work: SideWork | None, copy: Callable[[], None]) -> None:
-    """Run ``copy``, the rows' COPY: with ``work``, telling the statement trigger that this
-    insert brings its counts, then adding them."""
-    if work is None:
-        copy()
-        return
-    conn.execute(_COUNTS_BROUGHT, ["on"])
-    copy()
-    conn.execute(_COUNTS_BROUGHT, ["off"])
-    work.add_counts(conn)
 
 
 @contextmanager
@@ -279,7 +271,6 @@ __all__ = [
     "COPY_FROM",
     "SideWork",
     "copy_audit",
-    "copy_bringing",
     "copy_entries",
     "register_documents",
     "side_work",
