@@ -22,14 +22,15 @@ def _stem(word: str) -> str:
     return stem
 
 
-def _reference(rows: list[Row], erased: set[int], memories: tuple[str, ...], query: str
-               ) -> dict[int, float]:  # fmt: skip
+def _reference(rows: list[Row], erased: set[int], memories: tuple[str, ...], query: str,
+               windows: bool = True) -> dict[int, float]:  # fmt: skip
+    """Window BM25 of every live entry of ``memories``; not ``windows``: each entry's own."""
     live = [r for r in rows if r[1] in memories and r[0] not in erased]
     words = {r[0]: [_stem(w) for w in r[2].split()] for r in live}
     window: dict[int, list[int]] = {}
     earlier: dict[tuple[str, str], list[int]] = {}
     for message_id, memory, _, conversation in live:
-        if conversation is None:
+        if conversation is None or not windows:
             window[message_id] = [message_id]
             continue
         turns = earlier.setdefault((memory, conversation), [])
@@ -43,7 +44,7 @@ def _reference(rows: list[Row], erased: set[int], memories: tuple[str, ...], que
     average = max(sum(length.values()) / documents, 1.0)
     weights: dict[str, float] = {}
     for stem in query_terms(query):
-        if 2 * sum(stem in words[i] for i in words) >= documents:
+        if windows and 2 * sum(stem in words[i] for i in words) >= documents:
             continue
         holding = sum(1 for i in tf if tf[i][stem])
         if holding:
@@ -76,12 +77,17 @@ turns = st.lists(
 @given(
     turns=turns,
     erase=st.sets(st.integers(1, 40), max_size=10),
-    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+    queries=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4), max_size=3),
     both=st.booleans(),
 )
 def test_window_scores_are_the_bm25_of_the_windows_words(
-    turns: list[tuple[str, str | None, list[str]]], erase: set[int], query: list[str], both: bool
+    turns: list[tuple[str, str | None, list[str]]],
+    erase: set[int],
+    queries: list[list[str]],
+    both: bool,
 ) -> None:
+    """Window and plain scores of several queries in turn on one index: each query's are
+    its own, whatever the index scored before (its work arrays are zeroed between uses)."""
     rows: list[Row] = [
         (n, memory, " ".join(words), None if who is None else f"{who}\x1fagent\x1fs1")
         for n, (memory, who, words) in enumerate(turns, 1)
@@ -90,7 +96,9 @@ def test_window_scores_are_the_bm25_of_the_windows_words(
     index.sync(lambda high: [r for r in rows if r[0] > high])
     index.drop(sorted(erase))
     memories = MEMORIES if both else MEMORIES[:1]
-    text = " ".join(query)
-    ids, scores = index.scores(memories, text, windows=True)
-    got = dict(zip(ids.tolist(), scores.tolist(), strict=True))
-    assert got == _reference(rows, erase, memories, text)
+    for query in [["tea", "rain"], *queries]:
+        text = " ".join(query)
+        for windows in (True, False):
+            ids, scores = index.scores(memories, text, windows=windows)
+            got = dict(zip(ids.tolist(), scores.tolist(), strict=True))
+            assert got == _reference(rows, erase, memories, text, windows)

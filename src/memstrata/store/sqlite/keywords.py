@@ -45,7 +45,7 @@ from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
 from memstrata.store.sqlite.postings import Postings
 from memstrata.store.sqlite.snapshots import Arrays
-from memstrata.store.sqlite.windows import Links
+from memstrata.store.sqlite.windows import Links, Scratch
 from memstrata.store.text import MAX_TERMS, STOP_WORDS
 
 K1 = 1.2
@@ -111,6 +111,7 @@ class _Block:
     """Word count of each document's window."""
     postings: Postings = field(default_factory=Postings)
     links: Links = field(default_factory=Links)
+    scratch: Scratch = field(default_factory=Scratch)
 
     def append(self, rows: Sequence[Row]) -> None:
         """Index ``rows``, ids above any already here: the (stem,
@@ -249,7 +250,9 @@ class _Query:
                     continue  # in half the windows or more: idf at its floor, worth nothing
                 for n, b in enumerate(blocks):
                     if (n, stem) not in query.spread:
-                        query.spread[n, stem] = b.links.spread(*b.postings_of(stem), b.size)
+                        query.spread[n, stem] = b.links.spread(
+                            *b.postings_of(stem), *b.scratch.arrays(b.size)
+                        )
                 holding = sum(len(query.spread[n, stem][0]) for n in range(len(blocks)))
             else:
                 holding = sum(b.frequency(stem) for b in blocks)
@@ -258,25 +261,32 @@ class _Query:
         return query
 
     def scores(self, n: int) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-        """BM25 of block ``n``'s documents (or their windows) that match a term."""
+        """BM25 of block ``n``'s documents (or their windows) that match a term, in the order
+        first met; summed in the block's work arrays, so a query costs what its postings
+        reach, not the block's size."""
         b = self.blocks[n]
-        docs, scores = [], []
-        for stem, weight in self.weights.items():
-            if self.windows:
-                at, tf = self.spread[n, stem]
-                length = b.window_lengths[at]
-            else:
-                at, tf = b.postings_of(stem)
-                length = b.lengths[at]
-            docs.append(at)
-            scores.append(_bm25(weight, tf, length, self.average))
-        if not docs:
-            return np.empty(0, np.int64), np.empty(0, np.float64)
-        total: NDArray[np.float64] = np.bincount(
-            np.concatenate(docs), weights=np.concatenate(scores)
-        ).astype(np.float64, copy=False)
-        matched = np.flatnonzero(total)
-        return b.ids[matched], total[matched]
+        total, seen = b.scratch.arrays(b.size)
+        touched: list[NDArray[np.int64]] = []
+        try:
+            for stem, weight in self.weights.items():
+                if self.windows:
+                    at, tf = self.spread[n, stem]
+                    length = b.window_lengths[at]
+                else:
+                    at, tf = b.postings_of(stem)
+                    length = b.lengths[at]
+                fresh = at[~seen[at]]
+                seen[fresh] = True
+                touched.append(fresh)
+                total[at] += _bm25(weight, tf, length, self.average)  # a term's positions differ
+            if not touched:
+                return np.empty(0, np.int64), np.empty(0, np.float64)
+            matched = np.concatenate(touched)
+            found = total[matched]
+        finally:
+            Scratch.clear(total, seen, touched)
+        keep = found != 0
+        return b.ids[matched[keep]], found[keep]
 
     def window_without(self, n: int, at: int, hidden: set[int]) -> float:
         """BM25 of the window of block ``n``'s document at position ``at`` with the

@@ -114,27 +114,59 @@ class Links:
         return total
 
     def spread(
-        self, docs: NDArray[np.int64], tfs: NDArray[np.float64], size: int
+        self,
+        docs: NDArray[np.int64],
+        tfs: NDArray[np.float64],
+        total: NDArray[np.float64],
+        seen: NDArray[np.bool_],
     ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-        """Postings of one term (positions below ``size`` and frequencies) as postings of
-        windows: each window that holds one of ``docs`` gets the sum of their frequencies.
-        A turn has one turn after it, so each step along the links meets every window at
-        most once: no sort is needed, two scratch arrays of the block's size do."""
-        total = np.zeros(size, dtype=np.float64)
-        seen = np.zeros(size, dtype=np.bool_)
+        """Postings of one term (positions and frequencies) as postings of windows: each
+        window that holds one of ``docs`` gets the sum of their frequencies. A turn has one
+        turn after it, so each step along the links meets every window at most once: no sort
+        is needed. ``total`` and ``seen`` are the block's zeroed work arrays
+        (:meth:`Scratch.arrays`), left zeroed again: a term costs what its postings reach,
+        not the block's size."""
         total[docs] = tfs
         seen[docs] = True
         found = [docs]
-        last, carried = docs, tfs
-        for _ in range(SPAN):
-            nxt = self.after[last].astype(np.int64)
-            keep = nxt >= 0
-            last, carried = nxt[keep], carried[keep]
-            if not len(last):
-                break
-            total[last] += carried
-            fresh = last[~seen[last]]
-            seen[fresh] = True
-            found.append(fresh)
-        windows = np.concatenate(found)
-        return windows, total[windows]
+        try:
+            last, carried = docs, tfs
+            for _ in range(SPAN):
+                nxt = self.after[last].astype(np.int64)
+                keep = nxt >= 0
+                last, carried = nxt[keep], carried[keep]
+                if not len(last):
+                    break
+                total[last] += carried
+                fresh = last[~seen[last]]
+                seen[fresh] = True
+                found.append(fresh)
+            windows = np.concatenate(found)
+            return windows, total[windows]
+        finally:
+            Scratch.clear(total, seen, found)
+
+
+@dataclass
+class Scratch:
+    """Work arrays of a block's size for its searches, zeroed between uses; a search touches
+    only the positions of the postings it reads (the index's lock keeps it to one search at
+    a time). Allocating and zeroing arrays of the block's size for every term was most of a
+    window search at 100k entries."""
+
+    total: NDArray[np.float64] = field(default_factory=lambda: np.empty(0, np.float64))
+    seen: NDArray[np.bool_] = field(default_factory=lambda: np.empty(0, np.bool_))
+
+    def arrays(self, size: int) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """The zeroed arrays, with room for ``size`` positions."""
+        self.total, self.seen = grown(self.total, size), grown(self.seen, size)
+        return self.total, self.seen
+
+    @staticmethod
+    def clear(
+        total: NDArray[np.float64], seen: NDArray[np.bool_], touched: Sequence[NDArray[np.int64]]
+    ) -> None:
+        """Zero again what a search set: the positions of ``touched``."""
+        for at in touched:
+            total[at] = 0.0
+            seen[at] = False
