@@ -325,3 +325,27 @@ def test_the_candidates_a_search_visits_follow_the_index_size(data: NDArray[np.f
     assert index.expansion == ann.EXPANSION_LEAST
     index.extend(lambda covered: (np.arange(covered, covered), data[:0], 2_000_000))
     assert index.expansion == ann.EXPANSION_SEARCH  # follows the rows it covers
+
+
+def test_candidate_cosines_are_the_rows_own_within_the_memories_asked() -> None:
+    """The cosines of a search's candidates, one matrix product per memory, are each live
+    row's own float32 dot product with the query (to float32 rounding: BLAS sums a few rows
+    at a time in another order than one row's dot product): erased rows and rows of memories
+    not asked are left out, and a memory of another dimension gives 0."""
+    cache = VectorCache(ann_threshold=0)
+    a, b = clustered(40, seed=11), clustered(10, seed=12)
+    other = np.ones((3, 16), np.float32) / 4.0  # a memory of another model's dimension
+    rows = [
+        *rows_of(a)(0),
+        *rows_of(b, 41, "memory-b")(0),
+        *[(51 + i, "memory-c", v.tobytes()) for i, v in enumerate(other)],
+    ]
+    cache.sync(lambda high: [r for r in rows if r[0] > high])
+    cache.drop([3, 7])
+    q = clustered(1, seed=13)[0]
+    asked = [40, 1, 3, 7, 12, 41, 45, 51, 99, 12]
+    got = cache.cosines(asked, q, [M, "memory-c"])
+    want = {i: float(a[i - 1] @ q) for i in (1, 12, 40)} | {51: 0.0}
+    assert got == pytest.approx(want, abs=1e-6) and got.keys() == want.keys()
+    theirs = {i: float(b[i - 41] @ q) for i in (41, 45)}
+    assert cache.cosines(asked, q, ["memory-b"]) == pytest.approx(theirs, abs=1e-6)

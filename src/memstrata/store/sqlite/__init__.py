@@ -319,6 +319,22 @@ class SQLiteStore(Store):
         missing = [i for i in ids if i not in found]
         return found | (super().vectors_of(conn, missing, memory_ids) if missing else {})
 
+    def cosines_of(
+        self,
+        conn: Conn,
+        ids: Sequence[int],
+        vector: NDArray[np.float32],
+        memory_ids: Collection[str] | None = None,
+    ) -> dict[int, float]:
+        """From the in-process vector cache, one matrix product per memory; rows it does not
+        hold are read from the file."""
+        if memory_ids is None:
+            return super().cosines_of(conn, ids, vector, memory_ids)
+        self._catch_up(conn)
+        found = self._indexes.vectors.cosines(ids, vector, memory_ids)
+        missing = [i for i in ids if i not in found]
+        return found | (super().cosines_of(conn, missing, vector, memory_ids) if missing else {})
+
     def vectors_indexed(self, memory_id: str) -> int | None:
         """Rows of the memory's vectors that its approximate index covers (it is built in
         the background once the memory reaches ``ann_threshold``); None while it has none."""

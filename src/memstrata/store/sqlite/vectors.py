@@ -300,6 +300,28 @@ class VectorCache:
                 out[message_id] = row
         return out
 
+    def cosines(
+        self, ids: Sequence[int], query: NDArray[np.float32], memory_ids: Iterable[str]
+    ) -> dict[int, float]:
+        """The cosine of ``query`` with the live vectors of those of ``ids`` held in the
+        memories (0 for a vector of another dimension), one matrix product per memory, as the
+        vector leg scores its own candidates."""
+        wanted = np.unique(np.asarray(ids, dtype=np.int64))
+        with self._lock:
+            held = [b for b in (self._blocks.get(m) for m in memory_ids) if b is not None]
+            views = [(block.dim, block.view()) for block in held]
+        out: dict[int, float] = {}
+        for dim, (known, rows, alive) in views:
+            at, found = located(known, wanted)
+            keep = alive[at]
+            at, found = at[keep], found[keep]
+            if dim != query.shape[0]:
+                out.update(dict.fromkeys(found.tolist(), 0.0))
+                continue
+            sims = (rows[at] @ query).astype(np.float32, copy=False)
+            out.update(zip(found.tolist(), sims.tolist(), strict=True))
+        return out
+
     def indexed(self, memory_id: str) -> int | None:
         """How many rows of the memory its approximate index covers; None without one."""
         with self._lock:
