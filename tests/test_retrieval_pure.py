@@ -113,6 +113,17 @@ def test_a_limit_returns_the_head_of_the_full_ranking() -> None:
         assert fuse(keyword, vector, limit=12, **args) == full[:12]
 
 
+def test_context_adds_the_best_own_score_of_each_distance() -> None:
+    """A turn's context is the best own score at distance 1 plus the best at distance 2 (an
+    empty distance and a neighbour that is no candidate add nothing), times the weight."""
+    vector = {1: 0.1, 2: 0.4, 3: 0.8, 4: 0.2, 5: 0.6}
+    rings = {1: ((2, 3), (4, 5, 99)), 2: ((), (5,)), 4: ((99,),)}
+    ranked = fuse([], vector, keyword_weight=0.0, neighbours=rings, neighbour_weight=0.5)
+    got = {s.message_id: s.score for s in ranked}
+    assert got == pytest.approx({1: 0.1 + 0.5 * (0.8 + 0.6), 2: 0.4 + 0.5 * 0.6, 3: 0.8,
+                                 4: 0.2, 5: 0.6})  # fmt: skip
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_context_is_only_skipped_where_it_cannot_reach_the_head(seed: int) -> None:
     """Ranking with a limit looks up conversation context only for candidates that can still

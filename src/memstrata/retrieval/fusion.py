@@ -253,8 +253,20 @@ def fuse(
 def _context(
     i: int, own: Mapping[int, float], neighbours: Mapping[int, Sequence[Sequence[int]]]
 ) -> float:
-    """The best own score at each distance of ``i``'s conversation neighbours, summed."""
-    return sum(max((own.get(n, 0.0) for n in ring), default=0.0) for ring in neighbours.get(i, ()))
+    """The best own score at each distance of ``i``'s conversation neighbours, summed (0 for
+    a distance with none). Plain loops: a search asks this of a few hundred candidates, and
+    generators inside ``sum`` and ``max`` cost more than the lookups."""
+    get = own.get
+    total = 0.0
+    for ring in neighbours.get(i, ()):
+        best = None
+        for n in ring:
+            score = get(n, 0.0)
+            if best is None or score > best:
+                best = score
+        if best is not None:
+            total += best
+    return total
 
 
 def _rrf(

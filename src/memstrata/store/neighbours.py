@@ -37,7 +37,7 @@ def nearest_visible(
         if hidden:
             shown = [[n for n in side if n in visible] for side in sides]
         before, after = shown
-        out[mid] = tuple(tuple(x[d] for x in (before, after) if d < len(x)) for d in range(span))
+        out[mid] = tuple([(*before[d : d + 1], *after[d : d + 1]) for d in range(span)])
     return out
 
 
