@@ -163,8 +163,14 @@ def _own_plans(conn: Conn) -> None:
     every memory and query, which reads a small memory's rows by a B-tree instead of its
     terms' postings: a 1,000-entry memory among 100,000 entries took 4.0 ms instead of 2.2,
     and 36 after a ``CLUSTER``. Other statements keep their generic plans (planning each
-    execution of all of them cost a million-entry search about 2 ms)."""
-    conn.execute("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
+    execution of all of them cost a million-entry search about 2 ms). And without parallel
+    workers: a round is small, and their start costs more than they share (see
+    :func:`_bitmap_memory`; with the key function priced at what it costs, migration 15,
+    some rounds at 1M chose them, 3.8 ms becoming 6.7)."""
+    conn.execute(
+        "SELECT set_config('plan_cache_mode', 'force_custom_plan', true), "
+        "set_config('max_parallel_workers_per_gather', '0', true)"
+    )
 
 
 def _bitmap_memory(conn: Conn, terms: list[Term], clauses: list[topk.Clause]) -> None:
