@@ -349,3 +349,4 @@ def test_candidate_cosines_are_the_rows_own_within_the_memories_asked() -> None:
     assert got == pytest.approx(want, abs=1e-6) and got.keys() == want.keys()
     theirs = {i: float(b[i - 41] @ q) for i in (41, 45)}
     assert cache.cosines(asked, q, ["memory-b"]) == pytest.approx(theirs, abs=1e-6)
+    assert cache.cosines(asked, q, None) == pytest.approx(want | theirs, abs=1e-6)  # every memory

@@ -328,8 +328,6 @@ class SQLiteStore(Store):
     ) -> dict[int, float]:
         """From the in-process vector cache, one matrix product per memory; rows it does not
         hold are read from the file."""
-        if memory_ids is None:
-            return super().cosines_of(conn, ids, vector, memory_ids)
         self._catch_up(conn)
         found = self._indexes.vectors.cosines(ids, vector, memory_ids)
         missing = [i for i in ids if i not in found]

@@ -284,6 +284,31 @@ class VectorCache:
     ) -> dict[int, NDArray[np.float32]]:
         """Copies of the live vectors of those of ``ids`` held here (in ``memory_ids`` only,
         where given: a search looks in its own memories, not in every tenant's)."""
+        out: dict[int, NDArray[np.float32]] = {}
+        for _, found, rows in self._live(ids, memory_ids):
+            out.update(zip(found.tolist(), rows, strict=True))
+        return out
+
+    def cosines(
+        self, ids: Sequence[int], query: NDArray[np.float32], memory_ids: Iterable[str] | None
+    ) -> dict[int, float]:
+        """The cosine of ``query`` with the live vectors of those of ``ids`` held here (in
+        ``memory_ids`` only, where given; 0 for a vector of another dimension), one matrix
+        product per memory, as the vector leg scores its own candidates."""
+        out: dict[int, float] = {}
+        for dim, found, rows in self._live(ids, memory_ids):
+            if dim != query.shape[0]:
+                out.update(dict.fromkeys(found.tolist(), 0.0))
+                continue
+            sims = (rows @ query).astype(np.float32, copy=False)
+            out.update(zip(found.tolist(), sims.tolist(), strict=True))
+        return out
+
+    def _live(
+        self, ids: Sequence[int], memory_ids: Iterable[str] | None
+    ) -> list[tuple[int, NDArray[np.int64], NDArray[np.float32]]]:
+        """Per block held (in ``memory_ids`` only, where given): its dimension, the live ids
+        among ``ids`` it holds, and copies of their rows."""
         wanted = np.unique(np.asarray(ids, dtype=np.int64))
         with self._lock:
             held = (
@@ -291,35 +316,12 @@ class VectorCache:
                 if memory_ids is None
                 else (b for b in (self._blocks.get(m) for m in memory_ids) if b is not None)
             )
-            views = [block.view() for block in held]
-        out: dict[int, NDArray[np.float32]] = {}
-        for known, rows, alive in views:
-            at, found = located(known, wanted)
-            keep = alive[at]
-            for message_id, row in zip(found[keep].tolist(), rows[at[keep]], strict=True):
-                out[message_id] = row
-        return out
-
-    def cosines(
-        self, ids: Sequence[int], query: NDArray[np.float32], memory_ids: Iterable[str]
-    ) -> dict[int, float]:
-        """The cosine of ``query`` with the live vectors of those of ``ids`` held in the
-        memories (0 for a vector of another dimension), one matrix product per memory, as the
-        vector leg scores its own candidates."""
-        wanted = np.unique(np.asarray(ids, dtype=np.int64))
-        with self._lock:
-            held = [b for b in (self._blocks.get(m) for m in memory_ids) if b is not None]
             views = [(block.dim, block.view()) for block in held]
-        out: dict[int, float] = {}
+        out = []
         for dim, (known, rows, alive) in views:
             at, found = located(known, wanted)
             keep = alive[at]
-            at, found = at[keep], found[keep]
-            if dim != query.shape[0]:
-                out.update(dict.fromkeys(found.tolist(), 0.0))
-                continue
-            sims = (rows[at] @ query).astype(np.float32, copy=False)
-            out.update(zip(found.tolist(), sims.tolist(), strict=True))
+            out.append((dim, found[keep], rows[at[keep]]))
         return out
 
     def indexed(self, memory_id: str) -> int | None:
