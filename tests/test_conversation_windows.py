@@ -52,14 +52,22 @@ def say(engine: Engine, alice: Principal, memory: Memory) -> Say:
 
 
 def windows(engine: Engine, memory: Memory, query: str, f: EntryFilter | None = None) -> list[int]:
+    """The best windows, asked alone and together with the keyword leg (as a search asks)."""
+    scope, f = Scope.of(memory.id), f or EntryFilter()
     with engine.store.read() as r:
-        found = r.window_candidates(Scope.of(memory.id), query, f or EntryFilter(), 20)
+        found = r.window_candidates(scope, query, f, 20)
+        assert r.keyword_and_windows(scope, query, f, 20, 20) == (
+            r.keyword_candidates(scope, query, f, 20),
+            found,
+        )
     return [i for i, _ in found]
 
 
 def keywords(engine: Engine, memory: Memory, query: str) -> list[int]:
+    scope = Scope.of(memory.id)
     with engine.store.read() as r:
-        found = r.keyword_candidates(Scope.of(memory.id), query, EntryFilter(), 20)
+        found = r.keyword_candidates(scope, query, EntryFilter(), 20)
+        assert r.keyword_and_windows(scope, query, EntryFilter(), 20, 0) == (found, [])
     return [i for i, _ in found]
 
 

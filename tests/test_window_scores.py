@@ -86,8 +86,9 @@ def test_window_scores_are_the_bm25_of_the_windows_words(
     queries: list[list[str]],
     both: bool,
 ) -> None:
-    """Window and plain scores of several queries in turn on one index: each query's are
-    its own, whatever the index scored before (its work arrays are zeroed between uses)."""
+    """Window and plain scores of several queries in turn on one index, asked apart and
+    together: each query's are its own, whatever the index scored before (its work arrays
+    are zeroed between uses)."""
     rows: list[Row] = [
         (n, memory, " ".join(words), None if who is None else f"{who}\x1fagent\x1fs1")
         for n, (memory, who, words) in enumerate(turns, 1)
@@ -98,7 +99,8 @@ def test_window_scores_are_the_bm25_of_the_windows_words(
     memories = MEMORIES if both else MEMORIES[:1]
     for query in [["tea", "rain"], *queries]:
         text = " ".join(query)
+        together = index.both(memories, text)  # one read of the postings for both
         for windows in (True, False):
-            ids, scores = index.scores(memories, text, windows=windows)
-            got = dict(zip(ids.tolist(), scores.tolist(), strict=True))
-            assert got == _reference(rows, erase, memories, text, windows)
+            expected = _reference(rows, erase, memories, text, windows)
+            for ids, scores in (index.scores(memories, text, windows=windows), together[windows]):
+                assert dict(zip(ids.tolist(), scores.tolist(), strict=True)) == expected

@@ -36,15 +36,17 @@ def candidate_pools(
     f: EntryFilter,
     pool: int,
     windows: int = 0,
-    keyword: Callable[[], Keyword] | None = None,
+    keyword: Callable[[], tuple[Keyword, Keyword]] | None = None,
 ) -> Pools:
     """The best ``pool`` keyword matches and vector neighbours and the best ``windows``
     conversation windows, with the cosine similarity of every candidate of any leg (a
-    vector of another dimension: 0). ``keyword``: the keyword leg's result where it was
-    started already (:meth:`Store.beside`)."""
+    vector of another dimension: 0). ``keyword``: the keyword and window legs' result where
+    they were started already (:meth:`Store.beside`)."""
     leg = r.vector_candidates(scope, vector, f, pool)
-    matches = keyword() if keyword is not None else r.keyword_candidates(scope, text, f, pool)
-    held = r.window_candidates(scope, text, f, windows) if windows else []
+    if keyword is None:
+        matches, held = r.keyword_and_windows(scope, text, f, pool, windows)
+    else:
+        matches, held = keyword()
     cosine = dict(leg)
     add_cosines(r, scope, cosine, [i for i, _ in matches] + [i for i, _ in held], vector)
     return Pools(matches, cosine, leg, held)

@@ -82,9 +82,9 @@ class SearchService:
             r.remember_checks()
             context = 0.0 if req.fusion is Fusion.RRF else req.context_weight or 0.0
             windows = max(req.top_n, MIN_WINDOWS) if context > 0 else 0
-            # The keyword leg needs no query vector: where the store can, it runs meanwhile.
+            # The keyword legs need no query vector: where the store can, they run meanwhile.
             with self.store.beside(
-                r, lambda s: s.keyword_candidates(scope, req.query, f, pool)
+                r, lambda s: s.keyword_and_windows(scope, req.query, f, pool, windows)
             ) as kw:
                 query_vector = self.models.embedder(embd_id).embed([req.query])[0]
                 found = candidate_pools(r, scope, req.query, query_vector, f, pool, windows, kw)

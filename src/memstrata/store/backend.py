@@ -121,6 +121,23 @@ class Backend(ABC):
         of an erased one, lift no window. Default: none (no window index)."""
         return []
 
+    def keyword_window_search(
+        self,
+        conn: Conn,
+        scope: Scope,
+        text: str,
+        f: EntryFilter,
+        limit: int,
+        windows: int,
+        passing: Passing,
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        """:meth:`keyword_search` (``limit``) and :meth:`window_search` (``windows``, none
+        where 0) of one query; a backend that scores both from one read of its postings
+        overrides it."""
+        matches = self.keyword_search(conn, scope, text, f, limit, passing)
+        held = self.window_search(conn, scope, text, f, windows, passing) if windows > 0 else []
+        return matches, held
+
     def conversation_near(
         self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int
     ) -> dict[int, Near]:

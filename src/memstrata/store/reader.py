@@ -270,6 +270,16 @@ class Reader(AccountReads):
         passing = self._passing(scope, f)
         return self.store.window_search(self.conn, scope, text, f, limit, passing)
 
+    def keyword_and_windows(
+        self, scope: Scope, text: str, f: EntryFilter, limit: int, windows: int
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        """:meth:`keyword_candidates` and :meth:`window_candidates` (``windows`` of them,
+        none where 0) of one query, scored together where the backend can."""
+        if not scope or limit <= 0:
+            return [], self.window_candidates(scope, text, f, windows)
+        passing = self._passing(scope, f)
+        return self.store.keyword_window_search(self.conn, scope, text, f, limit, windows, passing)
+
     def vector_candidates(
         self, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
     ) -> list[tuple[int, float]]:

@@ -239,21 +239,36 @@ class SQLiteStore(Store):
         """BM25 of conversation windows, from the in-process index: the best windows of
         rows that pass; a window turn that the filter hides is then left out of the windows
         of the rows returned."""
+        return self.keyword_window_search(conn, scope, text, f, 0, limit, passing)[1]
+
+    def keyword_window_search(
+        self,
+        conn: Conn,
+        scope: Scope,
+        text: str,
+        f: EntryFilter,
+        limit: int,
+        windows: int,
+        passing: Passing,
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        """Both from one read of the index's postings for the query's terms."""
         self._catch_up(conn)
         memories = sorted(scope.memory_ids)
-        ids, scores = self._indexes.keywords.scores(memories, text, windows=True)
-        if not len(ids):
-            return []
-        best = best_passing(ids, scores, limit, passing)
-        windows = self._indexes.keywords.windows(memories, [i for i, _ in best])
-        lenders = {m for held in windows.values() for m in held}
+        index = self._indexes.keywords
+        own, held = index.both(memories, text, own=limit > 0, windows=windows > 0)
+        matches = best_passing(*own, limit, passing) if len(own[0]) else []
+        if not len(held[0]):
+            return matches, []
+        best = best_passing(*held, windows, passing)
+        lent = index.windows(memories, [i for i, _ in best])
+        lenders = {m for turns in lent.values() for m in turns}
         shown = passing(sorted(lenders)) if lenders else set()
-        hidden = {i: set(held) - shown for i, held in windows.items() if set(held) - shown}
+        hidden = {i: set(turns) - shown for i, turns in lent.items() if set(turns) - shown}
         if not hidden:
-            return best
-        fixed = self._indexes.keywords.rescored(memories, text, hidden)
+            return matches, best
+        fixed = index.rescored(memories, text, hidden)
         rescored = [(i, fixed.get(i, s)) for i, s in best]
-        return sorted((x for x in rescored if x[1] > 0), key=lambda x: (-x[1], -x[0]))
+        return matches, sorted((x for x in rescored if x[1] > 0), key=lambda x: (-x[1], -x[0]))
 
     def conversation_near(
         self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int

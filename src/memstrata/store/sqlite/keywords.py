@@ -9,13 +9,10 @@ millisecond at 100k.
 
 BM25 is FTS5's: ``idf = ln((N - n + 0.5) / (n + 0.5))`` (at least 1e-6), k1 = 1.2, b = 0.75,
 with N, n and the average length of the memories searched, counting entries in any state
-(as the PostgreSQL store does). Words are split on anything but letters and digits, accents
-removed, lower-cased and Porter-stemmed, as FTS5's ``porter unicode61 remove_diacritics 2``
-does (words under 3 characters unstemmed). The stemmer is Snowball's Porter (PyStemmer), which
-stems a few words otherwise than FTS5's copy ("ecology": "ecologi", not "ecolog"), so scores
-equal FTS5's exactly only where no such word occurs. Stop words count in a document's length
-but are not indexed, so a query word whose stem is a stop word ("one": "on") does not match
-the stop word itself.
+(as the PostgreSQL store does); words as FTS5's ``porter unicode61 remove_diacritics 2``
+tokenizer counts them (:mod:`.stems`), so scores equal FTS5's exactly where its stemmer and
+Snowball's agree. A query word whose stem is a stop word ("one": "on") does not match the
+stop word itself.
 
 Raw turns can also be scored through their conversation windows (:mod:`.windows`): a turn
 together with the turns it answers, with the windows' own statistics.
@@ -30,69 +27,31 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 import threading
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import Stemmer
 from numpy.typing import NDArray
 
 from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
 from memstrata.store.sqlite.postings import Postings
 from memstrata.store.sqlite.snapshots import Arrays
+from memstrata.store.sqlite.stems import indexed, query_terms, stem_map
 from memstrata.store.sqlite.windows import Links, Scratch
-from memstrata.store.text import MAX_TERMS, STOP_WORDS
 
 K1 = 1.2
 B = 0.75
 #: FTS5's floor for the idf of a term in more than half of the documents.
 MIN_IDF = 1e-6
-#: Word lengths FTS5's porter tokenizer stems (others pass unchanged).
-STEM_MIN, STEM_MAX = 3, 64
 Row = tuple[int, str, str, str | None]
 """(message_id, memory_id, content, conversation) of an entry; the conversation (user, agent
 and session) only for a raw turn, None otherwise."""
 Loader = Load[Row]
-
-_TOKEN = re.compile(r"[^\W_]+")
-_stemmer_lock = threading.Lock()
-_stemmer: Any = Stemmer.Stemmer("porter")
-
-
-def _words(text: str) -> list[str]:
-    """Letters-and-digits runs of ``text``, lower-cased, accents removed."""
-    if not text.isascii():
-        decomposed = unicodedata.normalize("NFKD", text)
-        text = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return _TOKEN.findall(text.lower())
-
-
-def _stem_map(words: Iterable[str]) -> dict[str, str]:
-    """Each distinct word of ``words`` to its Porter stem. Like FTS5's porter tokenizer, words
-    of fewer than 3 or more than 64 characters stay as they are ("us" is not "u")."""
-    distinct = list(set(words))
-    stemmed = [w for w in distinct if STEM_MIN <= len(w) <= STEM_MAX]
-    with _stemmer_lock:  # a Stemmer object is not safe to share between threads
-        stems: list[str] = _stemmer.stemWords(stemmed)
-    return dict(zip(distinct, distinct, strict=True)) | dict(zip(stemmed, stems, strict=True))
-
-
-def _indexed(text: str) -> tuple[list[str], int]:
-    """The words of ``text`` worth indexing (no stop words), and its length (every word)."""
-    words = _words(text)
-    return [w for w in words if w not in STOP_WORDS], len(words)
-
-
-def query_terms(text: str) -> list[str]:
-    """The stems a query matches: its distinct non-stop words, at most :data:`MAX_TERMS`."""
-    distinct = list(dict.fromkeys(_indexed(text)[0]))[:MAX_TERMS]
-    stem = _stem_map(distinct)
-    return [stem[w] for w in distinct]
+Scores = tuple[NDArray[np.int64], NDArray[np.float64]]
+"""Block positions or message ids, and a score or frequency for each."""
 
 
 @dataclass
@@ -119,7 +78,7 @@ class _Block:
         start, need = self.size, self.size + len(rows)
         self.ids, self.lengths = grown(self.ids, need), grown(self.lengths, need)
         self.alive = grown(self.alive, need)
-        documents = [_indexed(row[2]) for row in rows]
+        documents = [indexed(row[2]) for row in rows]
         self.ids[start:need] = [row[0] for row in rows]
         self.lengths[start:need] = [length for _, length in documents]
         self.alive[start:need] = True
@@ -128,7 +87,7 @@ class _Block:
         self.links.append(start, [row[3] for row in rows])
         self.window_lengths = grown(self.window_lengths, need)
         self._count_windows(np.arange(start, need, dtype=np.int64))
-        stem = _stem_map(w for words, _ in documents for w in words)
+        stem = stem_map(w for words, _ in documents for w in words)
         names = list(set(stem.values()))
         number = {name: i for i, name in enumerate(names)}
         term = np.fromiter((number[stem[w]] for words, _ in documents for w in words), np.int64)
@@ -221,6 +180,12 @@ def _bm25(
     return idf_ * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
 
 
+def _joined(parts: Sequence[Scores]) -> Scores:
+    if not parts:
+        return np.empty(0, np.int64), np.empty(0, np.float64)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
 def idf(documents: int, containing: int) -> float:
     """FTS5's idf: ln((N - n + 0.5) / (n + 0.5)), at least :data:`MIN_IDF`."""
     return max(math.log((documents - containing + 0.5) / (containing + 0.5)), MIN_IDF)
@@ -237,13 +202,22 @@ class _Query:
     windows: bool
     spread: dict[tuple[int, str], tuple[NDArray[np.int64], NDArray[np.float64]]]
 
+    read: dict[tuple[int, str], Scores]
+    """Each block's postings of each stem, read once for the query's own and window scores."""
+
     @classmethod
-    def prepare(cls, blocks: list[_Block], stems: list[str], windows: bool) -> _Query | None:
+    def prepare(
+        cls,
+        blocks: list[_Block],
+        stems: list[str],
+        windows: bool,
+        read: dict[tuple[int, str], Scores],
+    ) -> _Query | None:
         documents = sum(b.live for b in blocks)
         if not stems or not documents:
             return None
         total = sum(b.live_windows if windows else b.live_length for b in blocks)
-        query = cls(blocks, {}, max(total / documents, 1.0), windows, {})
+        query = cls(blocks, {}, max(total / documents, 1.0), windows, {}, read)
         for stem in stems:  # a stem twice in the query counts twice, as in FTS5
             if windows:
                 if 2 * sum(b.frequency(stem) for b in blocks) >= documents:
@@ -251,7 +225,7 @@ class _Query:
                 for n, b in enumerate(blocks):
                     if (n, stem) not in query.spread:
                         query.spread[n, stem] = b.links.spread(
-                            *b.postings_of(stem), *b.scratch.arrays(b.size)
+                            *query.postings(n, stem), *b.scratch.arrays(b.size)
                         )
                 holding = sum(len(query.spread[n, stem][0]) for n in range(len(blocks)))
             else:
@@ -273,7 +247,7 @@ class _Query:
                     at, tf = self.spread[n, stem]
                     length = b.window_lengths[at]
                 else:
-                    at, tf = b.postings_of(stem)
+                    at, tf = self.postings(n, stem)
                     length = b.lengths[at]
                 fresh = at[~seen[at]]
                 seen[fresh] = True
@@ -287,6 +261,12 @@ class _Query:
             Scratch.clear(total, seen, touched)
         keep = found != 0
         return b.ids[matched[keep]], found[keep]
+
+    def postings(self, n: int, stem: str) -> Scores:
+        got = self.read.get((n, stem))
+        if got is None:
+            got = self.read[n, stem] = self.blocks[n].postings_of(stem)
+        return got
 
     def window_without(self, n: int, at: int, hidden: set[int]) -> float:
         """BM25 of the window of block ``n``'s document at position ``at`` with the
@@ -343,20 +323,25 @@ class KeywordIndex:
             for block in self._blocks.values():
                 block.drop(wanted)
 
-    def scores(
-        self, memory_ids: Iterable[str], text: str, windows: bool = False
-    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    def scores(self, memory_ids: Iterable[str], text: str, windows: bool = False) -> Scores:
         """BM25 of ``text`` against every live entry of the memories that matches a term,
         with the statistics of those memories together; with ``windows``, against each
         entry's conversation window instead (an entry that is not a raw turn: itself)."""
-        stems = query_terms(text)
+        own, held = self.both(memory_ids, text, own=not windows, windows=windows)
+        return held if windows else own
+
+    def both(
+        self, memory_ids: Iterable[str], text: str, *, own: bool = True, windows: bool = True
+    ) -> tuple[Scores, Scores]:
+        """:meth:`scores` of the entries and of their windows from one read of the postings
+        (each empty where not asked for)."""
+        stems, read = query_terms(text), dict[tuple[int, str], Scores]()
         with self._lock:
             blocks = [b for b in (self._blocks.get(m) for m in memory_ids) if b is not None]
-            query = _Query.prepare(blocks, stems, windows)
-            if query is None:
-                return np.empty(0, np.int64), np.empty(0, np.float64)
-            parts = [query.scores(n) for n in range(len(blocks))]
-        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+            asked = [_Query.prepare(blocks, stems, w, read) if a else None
+                     for a, w in ((own, False), (windows, True))]  # fmt: skip
+            parts = [[q.scores(n) for n in range(len(blocks))] if q else [] for q in asked]
+        return _joined(parts[0]), _joined(parts[1])
 
     def windows(self, memory_ids: Iterable[str], ids: Sequence[int]) -> dict[int, list[int]]:
         """For each of ``ids`` whose window holds earlier turns: their message ids."""
@@ -383,7 +368,7 @@ class KeywordIndex:
         out: dict[int, float] = {}
         with self._lock:
             blocks = [b for b in (self._blocks.get(m) for m in memory_ids) if b is not None]
-            query = _Query.prepare(blocks, stems, True)
+            query = _Query.prepare(blocks, stems, True, {})
             if query is None:
                 return {i: 0.0 for i in hidden}
             wanted = np.asarray(sorted(hidden), dtype=np.int64)
