@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,29 @@ def test_a_filter_that_rejects_the_best_candidates_widens_the_index_search(
     hits = indexed.search([M], q, 10, rank)
     assert rank.seen[1:] == [64, 512]  # a second, wider look at the index; no exact scan
     assert len({i for i, _ in hits} & set(exact_top(data, q, 10, allowed))) >= 9
+
+
+@pytest.mark.parametrize("share", [1.0, 0.5, 0.25, 0.05, 0.01])
+def test_a_filter_asked_of_every_candidate_first_ranks_as_the_check_after(
+    indexed: VectorCache, data: NDArray[np.float32], share: float
+) -> None:
+    """With the filter as a mask, the index's candidates are filtered before any is scored;
+    the hits are exactly those of the check that runs on the best scored ones (ties, the
+    widening and the fall-back to the exact path included)."""
+    rng = np.random.default_rng(int(share * 100))
+    tie = data.copy()
+    tie[7] = tie[6]  # two rows of equal score: the newer first either way
+    cache = VectorCache(ann_threshold=500, run=inline, threads=1)
+    cache.sync(rows_of(tie))
+    for q in [*clustered(12, seed=9), tie[6]]:
+        allowed = {i for i in range(1, len(tie) + 1) if rng.random() < share}
+        mask = partial(np.isin, test_elements=np.fromiter(allowed, np.int64))
+        checked = cache.search([M], q, 10, Ranker(10, allowed))
+        masked = cache.search([M], q, 10, Ranker(10, allowed), mask)
+        # a matrix product of other rows may round a score's last bit otherwise
+        assert [i for i, _ in masked] == [i for i, _ in checked]
+        assert [s for _, s in masked] == pytest.approx([s for _, s in checked], rel=1e-6)
+        assert {i for i, _ in masked} <= allowed
 
 
 def test_erased_rows_leave_the_index(indexed: VectorCache, data: NDArray[np.float32]) -> None:

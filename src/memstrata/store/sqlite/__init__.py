@@ -38,6 +38,7 @@ from memstrata.store.filters import EntryFilter
 from memstrata.store.neighbours import Near
 from memstrata.store.queries import Passing
 from memstrata.store.sql import Conn, Row
+from memstrata.store.sqlite.columns import HeldCheck
 from memstrata.store.sqlite.indexes import BY_ID, Indexes, prune_changes
 from memstrata.store.sqlite.migrations import MIGRATIONS
 from memstrata.store.sqlite.ranking import best_passing
@@ -294,7 +295,8 @@ class SQLiteStore(Store):
         def rank(ids: NDArray[np.int64], sims: NDArray[np.float32]) -> list[tuple[int, float]]:
             return best_passing(ids, sims, limit, passing)
 
-        return self._indexes.vectors.search(sorted(scope.memory_ids), vector, limit, rank)
+        allowed = passing.mask if isinstance(passing, HeldCheck) else None
+        return self._indexes.vectors.search(sorted(scope.memory_ids), vector, limit, rank, allowed)
 
     def warm(self) -> None:
         """Catch the in-process indexes up with the file (at a million entries about a

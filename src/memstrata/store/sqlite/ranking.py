@@ -33,7 +33,20 @@ def best_passing(
     fusion orders them). The best few are checked first, with every id tied with the last of
     them; while too few pass, the window grows as far as the pass rate so far says it must
     (at least double, at most eightfold)."""
-    allowed = as_mask(passing)
+    return _best(ids, scores, limit, as_mask(passing))
+
+
+def best(
+    ids: NDArray[np.int64], scores: NDArray[np.floating[Any]], limit: int
+) -> list[tuple[int, float]]:
+    """The ``limit`` best (id, score) of candidates that passed already, in the order
+    :func:`best_passing` gives."""
+    return _best(ids, scores, limit, lambda at: np.ones(len(at), np.bool_))
+
+
+def _best(
+    ids: NDArray[np.int64], scores: NDArray[np.floating[Any]], limit: int, allowed: Mask
+) -> list[tuple[int, float]]:
     kept = np.empty(0, np.int64)
     take = min(len(ids), max(4 * limit, 64))
     while take:

@@ -32,6 +32,7 @@ from memstrata.store.sqlite.ann import AnnIndex
 from memstrata.store.sqlite.annbuild import build_apart
 from memstrata.store.sqlite.arrays import grown, located
 from memstrata.store.sqlite.catchup import Load, catch_up
+from memstrata.store.sqlite.ranking import Mask, best
 from memstrata.store.sqlite.snapshots import Arrays
 
 log = logging.getLogger(__name__)
@@ -331,11 +332,17 @@ class VectorCache:
             return None if block is None or block.ann is None else block.ann.covered
 
     def search(
-        self, memory_ids: Iterable[str], query: NDArray[np.float32], limit: int, rank: Rank
+        self,
+        memory_ids: Iterable[str],
+        query: NDArray[np.float32],
+        limit: int,
+        rank: Rank,
+        allowed: Mask | None = None,
     ) -> Hits:
         """The ``limit`` best (message_id, cosine) over the memories that ``rank`` lets pass,
-        best first. Indexed memories are searched approximately, each on its own; the rest,
-        and rows an index does not cover yet, are ranked together exactly."""
+        best first. Indexed memories are searched approximately, each on its own (``allowed``,
+        the filter as a mask, first checks each candidate: only those that pass are scored);
+        the rest, and rows an index does not cover yet, are ranked together exactly."""
         with self._lock:
             blocks = [
                 (block, block.ann)
@@ -346,8 +353,7 @@ class VectorCache:
         exact: list[tuple[NDArray[np.int64], NDArray[np.float32]]] = []
         for block, ann in blocks:
             start = 0
-            found = None if ann is None else self._approximate(block, ann, query, limit, rank)
-            if found is not None:
+            if ann and (found := self._approximate(block, ann, query, limit, rank, allowed)):
                 part, start = found
                 hits += part
             exact.append(self._scores(block, query, start))
@@ -357,13 +363,9 @@ class VectorCache:
         return sorted(hits, key=lambda h: -h[1])[:limit]
 
     def _approximate(
-        self,
-        block: _Block,
-        ann: AnnIndex,
-        query: NDArray[np.float32],
-        limit: int,
-        rank: Rank,
-    ) -> tuple[Hits, int] | None:
+        self, block: _Block, ann: AnnIndex, query: NDArray[np.float32], limit: int, rank: Rank,
+        allowed: Mask | None,
+    ) -> tuple[Hits, int] | None:  # fmt: skip
         """Index candidates scored exactly and ranked, widening eightfold until ``limit`` pass.
         Returns the hits and the rows covered, or None once the next widening would ask for
         :data:`ANN_SHARE` of the rows: a selective filter is cheaper and complete exactly."""
@@ -375,8 +377,10 @@ class VectorCache:
             with self._lock:
                 ids, rows, alive = block.view()
             positions = positions[alive[positions]]
+            if allowed is not None:
+                positions = positions[allowed(ids[positions])]
             sims = (rows[positions] @ query).astype(np.float32, copy=False)
-            hits = rank(ids[positions], sims)
+            hits = (rank if allowed is None else partial(best, limit=limit))(ids[positions], sims)
             if len(hits) >= limit:
                 return hits, covered
             k *= 8
