@@ -121,6 +121,18 @@ class PgConn:
         except psycopg.Error as exc:
             raise StoreError(f"postgres: {exc}") from exc
 
+    def copy_binary(self, table: str, data: bytes) -> None:
+        """``COPY table FROM STDIN`` of ``data``, rows in PostgreSQL's binary COPY format (as
+        a ``COPY ... TO STDOUT (FORMAT BINARY)`` sent them)."""
+        try:
+            with (
+                self.raw.cursor() as cur,
+                cur.copy(f"COPY {table} FROM STDIN (FORMAT BINARY)") as c,
+            ):
+                c.write(data)
+        except psycopg.Error as exc:
+            raise StoreError(f"postgres: {exc}") from exc
+
     def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         try:
             with self.raw.cursor() as cur:
