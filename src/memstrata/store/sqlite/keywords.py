@@ -200,8 +200,7 @@ class _Query:
     weights: dict[str, float]
     average: float
     windows: bool
-    spread: dict[tuple[int, str], tuple[NDArray[np.int64], NDArray[np.float64]]]
-
+    spread: dict[tuple[int, str], Scores]
     read: dict[tuple[int, str], Scores]
     """Each block's postings of each stem, read once for the query's own and window scores."""
 
