@@ -228,11 +228,7 @@ class SQLiteStore(Store):
         """BM25 with the statistics of the memories searched (N, df, average length), best
         first, from the in-process index (:mod:`.keywords`); ``passing`` (the filter check)
         then runs on the best rows, widening until ``limit`` pass."""
-        self._catch_up(conn)
-        ids, scores = self._indexes.keywords.scores(sorted(scope.memory_ids), text)
-        if not len(ids):
-            return []
-        return best_passing(ids, scores, limit, passing)
+        return self.keyword_window_search(conn, scope, text, f, limit, 0, passing)[0]
 
     def window_search(
         self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
