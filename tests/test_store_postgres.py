@@ -315,6 +315,35 @@ def test_filtered_search_on_the_hnsw_index_fills_the_limit(
     assert sims[0] == pytest.approx(float(vectors[found[0]] @ query), abs=1e-5)
 
 
+def test_an_hnsw_index_added_while_the_store_runs_is_used_without_a_restart(
+    postgres_server: EmbeddedPostgres, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dsn = postgres_server.create_database(f"late_{uuid.uuid4().hex[:8]}")
+    PostgresStore(dsn).close()  # the schema, with its index
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("DROP INDEX entries_hnsw_384")  # as for a bulk load
+    store = PostgresStore(dsn, pool_size=2)
+    try:
+        memory, vectors = make_memory(), np.eye(5, 384, dtype=np.float32)
+        ids = StoreConformance().seed(store, memory, [("x", v, {}) for v in vectors])
+        scope, f = Scope(frozenset({memory.id})), EntryFilter()
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(
+                "CREATE INDEX entries_hnsw_384 ON entries USING hnsw "
+                "((embedding::vector(384)) vector_cosine_ops) WHERE vector_dims(embedding) = 384"
+            )
+        with store.read() as r:
+            before = r.vector_candidates(scope, vectors[2], f, 3)
+        assert 384 not in store.indexed_dims  # looked at when the store opened, moments ago
+        monkeypatch.setattr(pg_store, "INDEX_RECHECK_S", 0.0)
+        with store.read() as r:
+            after = r.vector_candidates(scope, vectors[2], f, 3)
+        assert 384 in store.indexed_dims
+        assert after == before and after[0][0] == ids[2]
+    finally:
+        store.close()
+
+
 # --- erasure -----------------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+import time
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -48,6 +49,9 @@ _SNAPSHOT_ID = re.compile(r"[0-9A-F]+-[0-9A-F]+-[0-9]+")
 #: Tables that hold entry text or terms derived from it: vacuumed after an erasure.
 SCRUBBED_TABLES = ("entries", "fts_terms", "fts_docs", "evidence")
 _HNSW_INDEX = "entries_hnsw_"
+#: How long a process trusts that a dimension has no HNSW index before it looks again: an
+#: index added while it runs (as after a bulk load without one) is used without a restart.
+INDEX_RECHECK_S = 30.0
 # Before (side 0) and after (side 1) each raw turn among the ids, nearest first: a range of
 # entries_conversation (memory, session, user, agent, valid_at, message_id, and the type it
 # includes, so no heap page is read) each. A turn without neighbours still comes back once
@@ -109,7 +113,9 @@ class PostgresStore(Store):
             self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
         except PoolTimeout as exc:
             raise StoreError(f"postgres: no connection to {_redacted(dsn)}: {exc}") from exc
-        self.indexed_dims = self._indexed_dimensions()
+        with self._read_conn() as conn:
+            self.indexed_dims = _indexed_dimensions(conn)
+        self._dims_read = time.monotonic()
 
     # --- connections ----------------------------------------------------------------------
 
@@ -199,16 +205,13 @@ class PostgresStore(Store):
         with self._read_conn() as conn:
             return int(conn.execute("SELECT max(version) FROM schema_migrations")[0][0] or 0)
 
-    def _indexed_dimensions(self) -> frozenset[int]:
-        """Dimensions with an ``entries_hnsw_<dim>`` index (the migrations' and any added)."""
-        with self._read_conn() as conn:
-            rows = conn.execute(
-                "SELECT indexname FROM pg_indexes WHERE tablename = 'entries' "
-                "AND schemaname = current_schema() AND indexname LIKE ?",
-                [_HNSW_INDEX + "%"],
-            )
-        suffixes = (str(r[0])[len(_HNSW_INDEX) :] for r in rows)
-        return frozenset(int(s) for s in suffixes if s.isdigit())
+    def _indexed(self, conn: Conn, dim: int) -> frozenset[int]:
+        """The dimensions with an HNSW index, read again where ``dim`` had none
+        :data:`INDEX_RECHECK_S` ago or more."""
+        now = time.monotonic()
+        if dim not in self.indexed_dims and now - self._dims_read >= INDEX_RECHECK_S:
+            self.indexed_dims, self._dims_read = _indexed_dimensions(conn), now
+        return self.indexed_dims
 
     # --- primitives -----------------------------------------------------------------------
 
@@ -304,7 +307,8 @@ class PostgresStore(Store):
         passing: Passing,
     ) -> list[tuple[int, float]]:
         """pgvector with ``f`` in the statement's WHERE clause, so ``passing`` is not needed."""
-        return search.vector_search(conn, scope, vector, f, limit, self.indexed_dims)
+        indexed = self._indexed(conn, int(vector.shape[0]))
+        return search.vector_search(conn, scope, vector, f, limit, indexed)
 
     def scrub(self) -> None:
         """VACUUM the tables that held the erased text, so its dead rows are pruned and the
@@ -319,6 +323,17 @@ class PostgresStore(Store):
                     raw.autocommit = False
         except psycopg.Error as exc:
             raise StoreError(f"postgres: {exc}") from exc
+
+
+def _indexed_dimensions(conn: Conn) -> frozenset[int]:
+    """Dimensions with an ``entries_hnsw_<dim>`` index (the migrations' and any added)."""
+    rows = conn.execute(
+        "SELECT indexname FROM pg_indexes WHERE tablename = 'entries' "
+        "AND schemaname = current_schema() AND indexname LIKE ?",
+        [_HNSW_INDEX + "%"],
+    )
+    suffixes = (str(r[0])[len(_HNSW_INDEX) :] for r in rows)
+    return frozenset(int(s) for s in suffixes if s.isdigit())
 
 
 def _configure(raw: psycopg.Connection[Row]) -> None:
