@@ -165,6 +165,23 @@ class Api:
         return [int(h["message_id"]) for h in found]
 
 
+@contextmanager
+def served(embedder: Embedder, settings: Settings | None = None) -> Iterator[Api]:
+    """A fresh engine on a temporary SQLite store with ``embedder`` as its built-in model,
+    served over REST; an administrator's calls to it."""
+    with tempfile.TemporaryDirectory(prefix="memstrata-rest-") as tmp:
+        store = SQLiteStore(Path(tmp) / "memstrata.db")
+        registry = ModelRegistry(builtin=lambda: embedder)
+        engine = Engine(store, models=registry, settings=settings or Settings())
+        try:
+            _, key = engine.ensure_admin()
+            assert key is not None
+            with serving(engine) as url:
+                yield Api(url, key)
+        finally:
+            engine.close()
+
+
 # --- writing the data -----------------------------------------------------------------------
 
 
@@ -350,34 +367,24 @@ def run(
     search: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write, search and score; returns recall per system and split, and the costs."""
-    with tempfile.TemporaryDirectory(prefix="memstrata-rest-") as tmp:
-        store = SQLiteStore(Path(tmp) / "memstrata.db")
-        registry = ModelRegistry(builtin=lambda: embedder)
-        engine = Engine(store, models=registry, settings=settings or Settings())
-        _, key = engine.ensure_admin()
-        assert key is not None
-        with serving(engine) as url:
-            api = Api(url, key)
-            pools = Pools()
-            named = {c.sample_id: locomo_turns(c) for c in conversations}
-            memories, docs, seconds = write_all(api, named, writers, within)
+    with served(embedder, settings) as api:
+        pools = Pools()
+        named = {c.sample_id: locomo_turns(c) for c in conversations}
+        memories, docs, seconds = write_all(api, named, writers, within)
+        pools.docs.update(docs)
+        pools.write_s += seconds
+        for c in conversations:
+            pools.queries += [
+                Query(memories[c.sample_id], q.question, q.evidence, str(c.number))
+                for q in c.questions
+            ]
+        if madial:
+            turns, triples = madial_data()
+            memories, docs, seconds = write_all(api, turns, writers, 1)
             pools.docs.update(docs)
             pools.write_s += seconds
-            for c in conversations:
-                pools.queries += [
-                    Query(memories[c.sample_id], q.question, q.evidence, str(c.number))
-                    for q in c.questions
-                ]
-            if madial:
-                turns, triples = madial_data()
-                memories, docs, seconds = write_all(api, turns, writers, 1)
-                pools.docs.update(docs)
-                pools.write_s += seconds
-                pools.queries += [
-                    Query(memories[u], text, gold, "madial") for u, text, gold in triples
-                ]
-            rows, latencies = evaluate(api, embedder, pools, search or {})
-        engine.close()
+            pools.queries += [Query(memories[u], text, gold, "madial") for u, text, gold in triples]
+        rows, latencies = evaluate(api, embedder, pools, search or {})
     turns_written = sum(len(d) for d in pools.docs.values())
     return {
         "recall": {
@@ -410,6 +417,22 @@ def _setting(pair: str) -> tuple[str, object]:
     return name, kind(value)
 
 
+def local_embedder(cached: bool = True) -> Embedder:
+    """The local MiniLM, behind the on-disk vector cache unless ``cached`` is False."""
+    from memstrata.providers.local import LocalEmbedder
+
+    embedder: Embedder = LocalEmbedder()
+    return CachingEmbedder(embedder) if cached else embedder
+
+
+def report(text: str, result: Mapping[str, Any], out: Path | None) -> None:
+    """Print a run's table and costs; write its JSON to ``out`` where given."""
+    print(text)
+    print(json.dumps(result["cost"]))
+    if out:
+        print(f"wrote {write_json(out, result)}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--convs", help='1-based LoCoMo conversations, e.g. "1-5" (default: all)')
@@ -423,11 +446,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-cache", action="store_true", help="embed live (timed end to end)")
     parser.add_argument("--out", type=Path, help="write the result JSON here")
     args = parser.parse_args(argv)
-    from memstrata.providers.local import LocalEmbedder
-
-    embedder: Embedder = LocalEmbedder()
-    if not args.no_cache:
-        embedder = CachingEmbedder(embedder)
+    embedder = local_embedder(cached=not args.no_cache)
     settings = Settings.from_env({}, **dict(_setting(p) for p in args.set))
     search = dict(p.partition("=")[::2] for p in args.param)
     conversations = select(load_conversations(), args.convs)
@@ -441,10 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         search=search,
     )
     result["setup"]["settings"] = args.set
-    print(table(result))
-    print(json.dumps(result["cost"]))
-    if args.out:
-        print(f"wrote {write_json(args.out, result)}", file=sys.stderr)
+    report(table(result), result, args.out)
     return 0
 
 

@@ -21,12 +21,9 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import math
 import re
 import resource
-import sys
-import tempfile
 import time
 import zipfile
 from collections.abc import Mapping, Sequence
@@ -36,14 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.locomo import write_json
-from benchmarks.memstrata_locomo import CachingEmbedder
-from benchmarks.rest_locomo import SDK_SEARCH, Api, Baselines, Doc, serving
-from memstrata import Engine
+from benchmarks.rest_locomo import SDK_SEARCH, Api, Baselines, Doc, local_embedder, report, served
 from memstrata.providers.base import Embedder
-from memstrata.providers.registry import ModelRegistry
-from memstrata.settings import Settings
-from memstrata.store.sqlite import SQLiteStore
 
 SCIFACT = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "scifact"
 #: Abstracts per memory: under RAGFlow's 10 MB cap with their vectors (about 3 KB each).
@@ -127,33 +118,23 @@ def run(
 ) -> dict[str, Any]:
     """Write the corpus (default: all of SciFact's), search every query, score each system."""
     corpus, queries = data or load()
-    with tempfile.TemporaryDirectory(prefix="memstrata-scifact-") as tmp:
-        engine = Engine(
-            SQLiteStore(Path(tmp) / "memstrata.db"),
-            models=ModelRegistry(builtin=lambda: embedder),
-            settings=Settings(),
-        )
-        _, key = engine.ensure_admin()
-        assert key is not None
-        with serving(engine) as url:
-            api = Api(url, key)
-            memories, docs, write_s = write(api, corpus, writers, per_memory)
-            vectors = embedder.embed([d.content for d in docs])
-            baselines = Baselines(docs, vectors)
-            labels = {d.message_id: d.label for d in docs}
-            rows: dict[str, list[dict[str, float]]] = {}
-            latencies: list[float] = []
-            for (claim, gold), vector in zip(
-                queries, embedder.embed([c for c, _ in queries]), strict=True
-            ):
-                t0 = time.perf_counter()
-                found = api.search(",".join(memories), claim, **(search or {}))
-                latencies.append(time.perf_counter() - t0)
-                ranked = {"memstrata": [labels[i] for i in found if i in labels]}
-                ranked |= baselines.rankings(claim, vector)
-                for system, order in ranked.items():
-                    rows.setdefault(system, []).append(scores(gold, order))
-        engine.close()
+    with served(embedder) as api:
+        memories, docs, write_s = write(api, corpus, writers, per_memory)
+        vectors = embedder.embed([d.content for d in docs])
+        baselines = Baselines(docs, vectors)
+        labels = {d.message_id: d.label for d in docs}
+        rows: dict[str, list[dict[str, float]]] = {}
+        latencies: list[float] = []
+        for (claim, gold), vector in zip(
+            queries, embedder.embed([c for c, _ in queries]), strict=True
+        ):
+            t0 = time.perf_counter()
+            found = api.search(",".join(memories), claim, **(search or {}))
+            latencies.append(time.perf_counter() - t0)
+            ranked = {"memstrata": [labels[i] for i in found if i in labels]}
+            ranked |= baselines.rankings(claim, vector)
+            for system, order in ranked.items():
+                rows.setdefault(system, []).append(scores(gold, order))
     return {
         "scores": {
             system: {m: round(100 * float(np.mean([r[m] for r in got])), 2) for m in got[0]}
@@ -189,17 +170,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-cache", action="store_true", help="embed live")
     parser.add_argument("--out", type=Path, help="write the result JSON here")
     args = parser.parse_args(argv)
-    from memstrata.providers.local import LocalEmbedder
-
-    embedder: Embedder = LocalEmbedder()
-    if not args.no_cache:
-        embedder = CachingEmbedder(embedder)
     search = dict(p.partition("=")[::2] for p in args.param)
-    result = run(embedder, writers=args.writers, search=search)
-    print(table(result))
-    print(json.dumps(result["cost"]))
-    if args.out:
-        print(f"wrote {write_json(args.out, result)}", file=sys.stderr)
+    result = run(local_embedder(not args.no_cache), writers=args.writers, search=search)
+    report(table(result), result, args.out)
     return 0
 
 
