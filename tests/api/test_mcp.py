@@ -147,7 +147,9 @@ def test_a_key_scoped_to_one_memory_gets_nothing_of_another(world: World, opener
             assert [m["id"] for m in listed["memories"]] == [world.notes.id]
             everything = await s.ok("recall", query="Berlin diary door code", threshold=0.0)
             assert {r["memory_id"] for r in everything["results"]} == {world.notes.id}
-            assert "4711" not in (await s.ok("get_context", query="door code 4711"))["text"]
+            # the diary's words, not its number alone: a fence's random tag may hold "4711"
+            context = (await s.ok("get_context", query="door code 4711"))["text"]
+            assert "door code" not in context and "Berlin diary" not in context
             for memory in (world.diary.id, "diary"):
                 named = await s.call("recall", query="Berlin", memory=memory)
                 assert named.error and "not found" in named.text
@@ -245,7 +247,8 @@ def test_server_resource_and_prompt_follow_the_key(world: World, opener: Opener)
             assert world.diary.id not in listed.contents[0].text  # type: ignore[union-attr]
             prompt = await s.client.get_prompt("recall_context", {"query": "Berlin"})
             text = prompt.messages[0].content.text  # type: ignore[union-attr]
-            assert "moved to Berlin" in text and "4711" not in text
+            assert "moved to Berlin" in text
+            assert "door code" not in text and "Berlin diary" not in text  # (see above)
 
     run(check)
 
