@@ -6,7 +6,8 @@ own), then writer threads post turns (``POST /messages``) and searcher threads s
 keyword weight 0.7) for the given time, LoCoMo questions as queries. Reported: requests per
 second in all and per route, p50/p95/p99 per route (answered requests with code 0), errors by
 route and status, the load generator's CPU time, and, when the script started the server
-itself, the server's RSS once up, after the prefill and at the end, and its CPU time during
+itself, the server's RSS once up, after the prefill, every few seconds of the load and at the
+end (with its growth after the first quarter of the load, the warm-up), and its CPU time during
 the load (on a machine shared with the load generator, read both against the cores there are).
 
 Usage::
@@ -56,6 +57,8 @@ SEARCH_DEFAULTS: dict[str, float | int] = {
 IMPORT_BATCH = 250
 OWN = "memstrata serve started by the script (SQLite, worker on, temporary data directory)"
 REQUEST_TIMEOUT_S = 30.0
+#: RSS readings over the load, and the share of it counted as warm-up.
+RSS_SAMPLES, WARM_UP = 30, 0.25
 
 
 @dataclass
@@ -212,17 +215,52 @@ def own_server() -> Iterator[LiveServer]:
 
 
 class Probe:
-    """The server's RSS and CPU time at each stage, when the script started it (else nothing)."""
+    """The server's RSS and CPU time at each stage, and its RSS every few seconds of the load,
+    when the script started it (else nothing)."""
 
     def __init__(self, server: LiveServer | None) -> None:
         self.server = server
         self.rss_mb: dict[str, float] = {}
         self.cpu_s: dict[str, float] = {}
+        self.series: list[tuple[float, float]] = []
+        """(seconds into the load, RSS MB)."""
 
     def mark(self, stage: str) -> None:
         if self.server is not None:
             self.rss_mb[stage] = self.server.rss_mb()
             self.cpu_s[stage] = self.server.cpu_s()
+
+    @contextmanager
+    def sampling(self, seconds: float) -> Iterator[None]:
+        """Read the RSS about :data:`RSS_SAMPLES` times over a load of ``seconds``."""
+        server = self.server
+        if server is None:
+            yield
+            return
+        done, start = threading.Event(), time.perf_counter()
+
+        def sample() -> None:
+            while True:
+                self.series.append((round(time.perf_counter() - start, 1), server.rss_mb()))
+                if done.wait(max(seconds / RSS_SAMPLES, 0.5)):
+                    return
+
+        thread = threading.Thread(target=sample, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
+
+    def growth(self, seconds: float) -> dict[str, float] | None:
+        """RSS once the first :data:`WARM_UP` of the load has passed, at its end, and the
+        ratio of the two (the goal: within 1.1)."""
+        warm = [mb for t, mb in self.series if t >= WARM_UP * seconds]
+        if "end" not in self.rss_mb or not warm:
+            return None
+        end = self.rss_mb["end"]
+        return {"after_warm_up_mb": warm[0], "end_mb": end, "ratio": round(end / warm[0], 3)}
 
     def cpu_between(self, first: str, last: str) -> float:
         return round(self.cpu_s[last] - self.cpu_s[first], 1)
@@ -260,7 +298,8 @@ def soak(
         result["prefill"] = prefill(http, load, prefill_turns)
         probe.mark("prefilled")
         client_cpu = time.process_time()
-        tally, elapsed = run_load(url, api_key, load, seconds, writers, searchers)
+        with probe.sampling(seconds):
+            tally, elapsed = run_load(url, api_key, load, seconds, writers, searchers)
         result["load"] = report(tally, elapsed)
         result["load"]["client_cpu_s"] = round(time.process_time() - client_cpu, 1)
         probe.mark("end")
@@ -271,6 +310,8 @@ def soak(
         data(http.delete(f"/memories/{memory_id}"))
     if server is not None:
         result["rss_mb"] = probe.rss_mb
+        result["rss_series_mb"] = probe.series
+        result["rss_growth"] = probe.growth(seconds)
         result["load"]["server_cpu_s"] = probe.cpu_between("prefilled", "end")
     result["loadavg_end"] = os.getloadavg()
     return result
@@ -298,6 +339,12 @@ def table(result: dict[str, Any]) -> str:
     if "rss_mb" in result:
         lines.append("")
         lines.append("server RSS MB: " + ", ".join(f"{k} {v}" for k, v in result["rss_mb"].items()))
+        if result.get("rss_growth"):
+            g = result["rss_growth"]
+            lines.append(
+                f"server RSS after warm-up {g['after_warm_up_mb']} MB, at the end {g['end_mb']} MB"
+                f" (x{g['ratio']})"
+            )
         lines.append(f"server CPU during the load: {load['server_cpu_s']} s")
     lines.append(f"load generator CPU: {load['client_cpu_s']} s")
     return "\n".join(lines)

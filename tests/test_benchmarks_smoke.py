@@ -12,6 +12,7 @@ import dataclasses
 import json
 import math
 import re
+import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -26,6 +27,7 @@ from benchmarks import (
     restart,
     run_peers_speed,
     search_cost,
+    search_revisions,
     speed,
 )
 from benchmarks.peers import speed_worker, worker
@@ -123,6 +125,25 @@ def test_search_cost_at_300_with_fake_embedder() -> None:
         for row in rows.values():
             assert len(row["p50_ms_rounds"]) == 2
             assert row["p50_ms"] > 0
+
+
+@pytest.mark.skipif(not (locomo.REPO / ".git").exists(), reason="not a git checkout")
+def test_search_revisions_times_both_trees_and_removes_the_worktree() -> None:
+    before = subprocess.run(
+        ["git", "-C", str(locomo.REPO), "worktree", "list"], capture_output=True, text=True
+    ).stdout
+    result = search_revisions.run("HEAD", 300, queries=6, rounds=2, repeats=1, fake=True)
+    assert result["against"] == "HEAD" and result["size"] == 300
+    expected = {f"{m} {w}" for m in search_revisions.MODES for w in search_revisions.WEIGHTS}
+    assert set(result["settings"]) == expected
+    for row in result["settings"].values():
+        assert len(row["this_p50_ms_rounds"]) == len(row["against_p50_ms_rounds"]) == 2
+        assert row["this_p50_ms"] > 0 and row["against_p50_ms"] > 0
+        assert row["ratio"] == round(row["this_p50_ms"] / row["against_p50_ms"], 3)
+    after = subprocess.run(
+        ["git", "-C", str(locomo.REPO), "worktree", "list"], capture_output=True, text=True
+    ).stdout
+    assert after == before
 
 
 def test_concurrent_writes_store_every_turn_acknowledged() -> None:

@@ -49,6 +49,12 @@ def test_soak_on_its_own_server(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert result["server"] == soak.OWN
     rss = result["rss_mb"]
     assert set(rss) == {"started", "prefilled", "end"} and all(v > 0 for v in rss.values())
+    series = result["rss_series_mb"]
+    assert len(series) >= 2 and all(mb > 0 for _, mb in series)
+    assert [t for t, _ in series] == sorted(t for t, _ in series) and series[-1][0] <= 3.0
+    growth = result["rss_growth"]
+    assert growth["end_mb"] == rss["end"] and growth["after_warm_up_mb"] in [mb for _, mb in series]
+    assert growth["ratio"] == round(rss["end"] / growth["after_warm_up_mb"], 3)
     assert result["load"]["server_cpu_s"] > 0 and result["load"]["client_cpu_s"] > 0
     assert f"| {soak.SEARCH} | {result['load']['routes'][soak.SEARCH]['requests']} |" in (
         capsys.readouterr().out

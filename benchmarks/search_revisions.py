@@ -1,0 +1,200 @@
+"""The search at 100k entries, this tree's code against another git revision's, in alternating
+processes: what a change costs the searches users send, with everything else it came with.
+
+:mod:`benchmarks.search_cost` prices one mechanism against the same code without it; this
+script compares whole codes. Each process builds the speed benchmark's store with its own
+tree's code (``benchmarks.speed.Bench``: LoCoMo turns cycled to ``--size`` entries, four
+conversation users in one memory, HNSW built), then searches every question (top 10,
+filtered by a user, threshold 0, the server's defaults otherwise) with the ``ragflow-sdk``'s
+keyword weight 0.7 and the speed benchmark's 0.4, store-only (query vectors precomputed) and
+live (the local model embeds each query): the p50 of each round after one not counted.
+Processes alternate between the trees (``--repeats`` pairs), so the machine's drift meets
+both alike; reported per setting: every round's p50, their median per tree, and the ratio of
+this tree's median to the revision's.
+
+The revision is checked out into a temporary ``git worktree`` (removed afterwards) beside a
+link to ``../shared``; its ``benchmarks.speed`` must have ``Bench``, ``corpus``,
+``corpus_vectors`` and ``USERS``, as every revision since the speed benchmark has. Both trees
+embed through the cache in this tree's ``benchmarks/.cache``. Usage::
+
+    python -m benchmarks.search_revisions --against abb034f --repeats 3 \\
+        --out benchmarks/results/search-revisions.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+WEIGHTS = (0.7, 0.4)
+MODES = ("store", "live")
+
+
+def _child(size: int, queries: int, rounds: int, fake: bool) -> dict[str, list[float]]:
+    """In a process whose path starts with the tree measured: build its store and time it
+    (``fake``: with the deterministic test embedder instead of the local model)."""
+    from benchmarks.speed import USERS, Bench, TimedEmbedder, corpus, corpus_vectors
+    from memstrata import SearchRequest
+    from memstrata.providers.base import Embedder
+
+    model: Embedder
+    if fake:
+        from memstrata.testing import DeterministicEmbedder
+
+        model = DeterministicEmbedder(dimension=384)
+    else:
+        from memstrata.providers.local import LocalEmbedder
+
+        model = LocalEmbedder()
+    embedder = TimedEmbedder(model)
+    texts, questions = corpus()
+    qs = questions[:queries]
+    vectors = corpus_vectors(model, texts, qs, not fake)
+    with tempfile.TemporaryDirectory(prefix="memstrata-revisions-") as tmp:
+        bench = Bench(Path(tmp), embedder)
+        bench.fill_to(size, texts, vectors)
+        bench.index_ready()
+        out: dict[str, list[float]] = {}
+        for mode in MODES:
+            embedder.lookup_only = mode == "store"
+            embedder.known.update({q: vectors[q] for q in qs})
+            for weight in WEIGHTS:
+                seen = []
+                for r in range(rounds + 1):  # the first round warms up and is not counted
+                    times = []
+                    for i, q in enumerate(qs):
+                        request = SearchRequest(
+                            q,
+                            (bench.memory.id,),
+                            top_n=10,
+                            similarity_threshold=0.0,
+                            keywords_similarity_weight=weight,
+                            user_id=f"user-{i % USERS}",
+                        )
+                        t0 = time.perf_counter()
+                        bench.engine.search(bench.actor, request)
+                        times.append(time.perf_counter() - t0)
+                    if r:
+                        seen.append(round(1000 * statistics.median(times), 3))
+                out[f"{mode} {weight}"] = seen
+        bench.close()
+    return out
+
+
+@contextmanager
+def worktree(revision: str) -> Iterator[Path]:
+    """``revision`` checked out in a temporary folder, with ``shared`` beside it."""
+    with tempfile.TemporaryDirectory(prefix="memstrata-rev-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(
+            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), revision],
+            check=True,
+            capture_output=True,
+        )
+        (Path(tmp) / "shared").symlink_to(REPO.parent / "shared")
+        try:
+            yield tree
+        finally:
+            subprocess.run(
+                ["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)],
+                check=False,
+                capture_output=True,
+            )
+
+
+def _measure(
+    tree: Path, size: int, queries: int, rounds: int, fake: bool
+) -> dict[str, list[float]]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), str(tree)])
+    env.setdefault("PEERS_CACHE_DIR", str(REPO / "benchmarks" / ".cache"))
+    args = [
+        os.path.abspath(sys.executable),
+        __file__,
+        "--child",
+        str(size),
+        str(queries),
+        str(rounds),
+        str(fake),
+    ]
+    done = subprocess.run(args, env=env, cwd=tree, check=True, capture_output=True, text=True)
+    result: dict[str, list[float]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def run(
+    against: str, size: int, queries: int, rounds: int, repeats: int, *, fake: bool = False
+) -> dict[str, Any]:
+    """The whole comparison; ``fake``: both trees embed with the deterministic test embedder
+    (tests), not the local model."""
+    head = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    report: dict[str, Any] = {"this": head, "against": against, "size": size, "queries": queries}
+    report["loadavg_start"] = [round(x, 2) for x in os.getloadavg()]
+    rounds_of: dict[str, dict[str, list[float]]] = {"this": {}, "against": {}}
+    with worktree(against) as old:
+        for _ in range(repeats):
+            for name, tree in (("against", old), ("this", REPO)):
+                for setting, seen in _measure(tree, size, queries, rounds, fake).items():
+                    rounds_of[name].setdefault(setting, []).extend(seen)
+    report["settings"] = {
+        setting: {
+            "this_p50_ms_rounds": rounds_of["this"][setting],
+            "against_p50_ms_rounds": rounds_of["against"][setting],
+            "this_p50_ms": statistics.median(rounds_of["this"][setting]),
+            "against_p50_ms": statistics.median(rounds_of["against"][setting]),
+            "ratio": round(
+                statistics.median(rounds_of["this"][setting])
+                / statistics.median(rounds_of["against"][setting]),
+                3,
+            ),
+        }
+        for setting in rounds_of["this"]
+    }
+    report["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--child"]:
+        size, queries, rounds = (int(a) for a in argv[1:4])
+        print(json.dumps(_child(size, queries, rounds, argv[4] == "True")))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--against", required=True, help="a git revision")
+    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=2, help="pairs of processes")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    report = run(args.against, args.size, args.queries, args.rounds, args.repeats)
+    print(f"{report['this']} against {report['against']}, p50 ms (median of the rounds):")
+    for setting, r in report["settings"].items():
+        print(
+            f"  {setting:<10} {r['this_p50_ms']:7.2f} vs {r['against_p50_ms']:7.2f}  x{r['ratio']}"
+        )
+    print(f"load average {report['loadavg_start']} -> {report['loadavg_end']}", file=sys.stderr)
+    if args.out:
+        from benchmarks.locomo import write_json
+
+        write_json(args.out, report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
