@@ -190,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     print(f"load average {report['loadavg_start']} -> {report['loadavg_end']}", file=sys.stderr)
     if args.out:
-        from benchmarks.locomo import write_json
+        from benchmarks.locomo import write_json  # here: a child imports the other tree's modules
 
         write_json(args.out, report)
     return 0
