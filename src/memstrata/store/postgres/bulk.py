@@ -73,18 +73,23 @@ _COUNTED = (
 )
 #: A chunk's documents and lengths in order; its counts of each (memory, term) kept aside:
 #: documents, greatest frequency, shortest and longest document, as the statement trigger
-#: counts an insert's.
+#: counts an insert's. Each document is unnested once, for its length (what
+#: ``memstrata_fts_len`` sums, whose subquery per row cost about a fifth of this statement)
+#: and its counts alike.
 _TOKENISE = """
 WITH d AS MATERIALIZED (
     SELECT u.n, u.m, memstrata_fts_doc(u.t) AS doc
     FROM unnest(%s::text[], %s::int4[]) WITH ORDINALITY AS u (t, m, n)
-), l AS MATERIALIZED (SELECT n, m, doc, memstrata_fts_len(doc) AS len FROM d),
+), x AS MATERIALIZED (
+    SELECT d.n, d.m, x.lexeme, cardinality(x.positions) AS tf
+    FROM d CROSS JOIN LATERAL unnest(d.doc) x
+), l AS MATERIALIZED (SELECT n, sum(tf)::int4 AS len FROM x GROUP BY n),
 counted AS (
     INSERT INTO pg_temp.memstrata_counted
-    SELECT l.m, x.lexeme, count(*), max(cardinality(x.positions)), min(l.len), max(l.len)
-    FROM l CROSS JOIN LATERAL unnest(l.doc) x GROUP BY l.m, x.lexeme
+    SELECT x.m, x.lexeme, count(*), max(x.tf), min(l.len), max(l.len)
+    FROM x JOIN l USING (n) GROUP BY x.m, x.lexeme
 )
-SELECT doc, len FROM l ORDER BY n
+SELECT d.doc, coalesce(l.len, 0) FROM d LEFT JOIN l USING (n) ORDER BY d.n
 """
 #: Every chunk's counts added up, as the rows of ``fts_terms`` they add to, in binary: the
 #: writer copies them into a table of its own as they came (as Python lists, parsed and sent
