@@ -8,7 +8,8 @@ to and searched the way an agent using RAGFlow's SDK does:
   conversation in its own memory, its turns in order, one ``session_id`` per chat session,
   several conversations written at once (``--writers``); no conversation time is sent, so a
   turn's valid time is when it arrived. ``--within N`` sends N turns of one conversation at
-  a time instead (arrival order then differs from conversation order).
+  a time instead (arrival order then differs from conversation order). ``--chat`` sends each
+  sentence of a turn as its own message, as people write in a messaging app.
 - **searches**: ``GET /api/v1/messages/search`` with the SDK's ``keywords_similarity_weight``
   0.7, ``similarity_threshold`` 0 (so recall is measured over a full ranking) and ``top_n``
   50; everything else at the server's defaults.
@@ -23,6 +24,7 @@ normalised over the pool, weight 0.5). Usage::
 
     python -m benchmarks.rest_locomo --out benchmarks/results/rest.json
     python -m benchmarks.rest_locomo --within 4          # one conversation's turns concurrently
+    python -m benchmarks.rest_locomo --chat --no-madial  # each sentence of a turn a message
     python -m benchmarks.rest_locomo --set neighbour_span=0   # a server setting changed
 """
 
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import resource
 import sys
 import tempfile
@@ -68,6 +71,7 @@ from memstrata.testing.ports import HOST, free_port
 
 MADIAL = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "madial-bench"
 KS = (5, 10)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 #: What the SDK sends (RAGFlow's defaults), with the threshold at 0 so a full ranking comes back.
 SDK_SEARCH = {"keywords_similarity_weight": 0.7, "similarity_threshold": 0.0, "top_n": 50}
 EMBD_ID = "BAAI/bge-small-en-v1.5@Builtin"
@@ -207,8 +211,19 @@ def write_conversation(api: Api, memory: str, turns: Sequence[Turn], within: int
         return list(pool.map(one, turns))
 
 
-def locomo_turns(conv: Conversation) -> list[Turn]:
-    return [Turn(turn_text(t), f"{conv.sample_id}/s{t.session}", t.dia_id) for t in conv.turns]
+def locomo_turns(conv: Conversation, chat: bool = False) -> list[Turn]:
+    """The conversation's turns; ``chat``: each sentence of a turn its own message, as people
+    send them in a messaging app (each labelled with its turn, so finding any piece finds it)."""
+    if not chat:
+        return [Turn(turn_text(t), f"{conv.sample_id}/s{t.session}", t.dia_id) for t in conv.turns]
+    out = []
+    for t in conv.turns:
+        pieces = [p for p in SENTENCE_END.split(t.text.strip()) if p.strip()] or [t.text]
+        texts = [f'{t.speaker} said, "{p}"' for p in pieces]
+        if t.blip_caption:
+            texts[-1] += f" and shared {t.blip_caption}"
+        out += [Turn(x, f"{conv.sample_id}/s{t.session}", t.dia_id) for x in texts]
+    return out
 
 
 def madial_data(
@@ -365,11 +380,12 @@ def run(
     within: int = 1,
     settings: Settings | None = None,
     search: Mapping[str, Any] | None = None,
+    chat: bool = False,
 ) -> dict[str, Any]:
     """Write, search and score; returns recall per system and split, and the costs."""
     with served(embedder, settings) as api:
         pools = Pools()
-        named = {c.sample_id: locomo_turns(c) for c in conversations}
+        named = {c.sample_id: locomo_turns(c, chat) for c in conversations}
         memories, docs, seconds = write_all(api, named, writers, within)
         pools.docs.update(docs)
         pools.write_s += seconds
@@ -443,6 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--param", action="append", default=[], help="a search parameter, name=value"
     )
+    parser.add_argument("--chat", action="store_true", help="each sentence of a turn a message")
     parser.add_argument("--no-cache", action="store_true", help="embed live (timed end to end)")
     parser.add_argument("--out", type=Path, help="write the result JSON here")
     args = parser.parse_args(argv)
@@ -458,6 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         within=args.within,
         settings=settings,
         search=search,
+        chat=args.chat,
     )
     result["setup"]["settings"] = args.set
     report(table(result), result, args.out)

@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -273,6 +274,28 @@ def test_rest_benchmark_writes_and_searches_through_http(
     assert result["recall"]["memstrata"]["LoCoMo 1-5"]["n"] == 10
     assert result["cost"]["turns_written"] == sum(len(s.turns) for s in short.sessions)
     assert "| memstrata |" in rest_locomo.table(result)
+
+
+def test_chat_mode_sends_each_sentence_of_a_turn_as_a_message() -> None:
+    from benchmarks import rest_locomo
+
+    day = datetime(2023, 5, 8, tzinfo=UTC)
+    reply = locomo.Turn("D1:3", "Mel", "Yes! Last July.  Why do you ask?", "a lake", 1, 3, day)
+    plain = locomo.Turn("D1:4", "Ann", "Just wondering", None, 1, 4, day)
+    conv = locomo.Conversation("c", 1, ("Mel", "Ann"), (locomo.Session(1, day, (reply, plain)),), ())
+    turns = rest_locomo.locomo_turns(conv, chat=True)
+    assert [t.text for t in turns] == [
+        'Mel said, "Yes!"',
+        'Mel said, "Last July."',
+        'Mel said, "Why do you ask?" and shared a lake',
+        'Ann said, "Just wondering"',
+    ]
+    assert [t.label for t in turns] == ["D1:3", "D1:3", "D1:3", "D1:4"]
+    assert {t.session for t in turns} == {"c/s1"}
+    assert [t.text for t in rest_locomo.locomo_turns(conv)] == [
+        'Mel said, "Yes! Last July.  Why do you ask?" and shared a lake',
+        'Ann said, "Just wondering"',
+    ]
 
 
 def test_madial_pools_and_queries() -> None:
