@@ -282,7 +282,9 @@ def test_chat_mode_sends_each_sentence_of_a_turn_as_a_message() -> None:
     day = datetime(2023, 5, 8, tzinfo=UTC)
     reply = locomo.Turn("D1:3", "Mel", "Yes! Last July.  Why do you ask?", "a lake", 1, 3, day)
     plain = locomo.Turn("D1:4", "Ann", "Just wondering", None, 1, 4, day)
-    conv = locomo.Conversation("c", 1, ("Mel", "Ann"), (locomo.Session(1, day, (reply, plain)),), ())
+    conv = locomo.Conversation(
+        "c", 1, ("Mel", "Ann"), (locomo.Session(1, day, (reply, plain)),), ()
+    )
     turns = rest_locomo.locomo_turns(conv, chat=True)
     assert [t.text for t in turns] == [
         'Mel said, "Yes!"',
