@@ -240,6 +240,30 @@ def test_the_keyword_key_function_is_priced_above_an_index_read(
     assert [float(c) for (c,) in rows] == [1000.0]
 
 
+def test_maintenance_builds_the_keyword_keys_with_only_pg_catalog_on_the_search_path(
+    postgres_store: PostgresStore, postgres_dsn: str
+) -> None:
+    """VACUUM, ANALYZE and index builds evaluate index expressions with a search path of
+    pg_catalog alone; the keys function must find everything it calls there (a PL/pgSQL body
+    that called memstrata_fts_tier failed every ANALYZE of entries)."""
+    memory = make_memory()
+    texts = ["tea at noon", "green tea and rice", "!!!", "Café-au-lait, NAÏVE ½"]
+    with postgres_store.write() as w:
+        w.insert_memory(memory)
+        w.insert_entries([new_entry(memory, t) for t in texts], np.stack([unit(1)] * 4), T0)
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute("ANALYZE entries")
+        conn.execute("REINDEX INDEX entries_fts_keys")
+        keys = conn.execute(
+            "SELECT count(*) FROM entries e WHERE memstrata_fts_keys(e.memory_id, e.fts, "
+            "e.fts_len) @@ %s::tsquery",
+            [f"tea/{topk.tier(3)}/{topk.memory_key(memory.id)}"],
+        ).fetchone()
+    assert keys == (2,)  # both teas are under 8 tokens: tier 0
+    with postgres_store.read() as r:
+        assert [i for i, _ in r.keyword_candidates(Scope.of(memory.id), "tea", EntryFilter(), 5)]
+
+
 def test_work_beside_a_read_runs_on_another_connection_with_its_snapshot(
     postgres_store: PostgresStore,
 ) -> None:
