@@ -90,9 +90,12 @@ def test_a_reply_is_found_through_the_turn_it_answers(
     needs_windows(engine)
     question, reply = say(QUESTION), say(REPLY)
     later = say("Anyway, how is work?")
+    say(" ".join(["Meetings, reports and more meetings all week long."] * 10))
     third = say("Busy, as always.")
     assert keywords(engine, memory, "zanzibar spice") == [question]
-    # the reply's window holds the question; two turns on, the question is out of reach
+    # the reply's window holds the question, and so does the next short turn's; a window
+    # reaches past two turns only while it holds few words, so past the long turn the
+    # question is out of reach
     assert set(windows(engine, memory, "zanzibar spice")) == {question, reply, later}
     assert third not in windows(engine, memory, "zanzibar spice")
     with_windows = ranking(engine, alice, memory, "zanzibar spice", fusion=Fusion.WEIGHTED)
@@ -102,6 +105,20 @@ def test_a_reply_is_found_through_the_turn_it_answers(
     assert with_windows.index(reply) < with_windows.index(third)
     assert without.index(reply) > min(without.index(f) for f in range(1, len(FILLER) + 1))
     assert with_windows[0] == question
+
+
+def test_a_window_of_short_turns_reaches_further_back(
+    engine: Engine, alice: Principal, memory: Memory, say: Say
+) -> None:
+    """Sent a sentence a message, the question is several turns back: the window counts
+    words, not turns, so it still reaches it (up to REACH turns back)."""
+    needs_windows(engine)
+    question = say(QUESTION)
+    replies = [say(t) for t in ("Yes!", "Last July.", "I loved it.", "So much colour.")]
+    beyond = [say(t) for t in ("Wow.", "Really?", "Tell me more.")]
+    found = set(windows(engine, memory, "zanzibar spice"))
+    assert found == {question, *replies, *beyond[:2]}
+    assert beyond[2] not in found  # seven turns on: past REACH
 
 
 def test_windows_stay_inside_one_conversation(engine: Engine, memory: Memory, say: Say) -> None:

@@ -85,8 +85,10 @@ class _Block:
         self.live_length += sum(length for _, length in documents)
         self.size, self.live = need, self.live + len(rows)
         self.links.append(start, [row[3] for row in rows])
+        added = np.arange(start, need, dtype=np.int64)
+        self.links.measure(added, self.lengths)
         self.window_lengths = grown(self.window_lengths, need)
-        self._count_windows(np.arange(start, need, dtype=np.int64))
+        self._count_windows(added)
         stem = stem_map(w for words, _ in documents for w in words)
         names = list(set(stem.values()))
         number = {name: i for i, name in enumerate(names)}
@@ -107,12 +109,13 @@ class _Block:
     def drop(self, ids: NDArray[np.int64]) -> None:
         at = self.positions(ids)
         at = at[self.alive[at]]
-        for p in at.tolist():  # the windows around it change: count them again
-            around = np.asarray([p, *self.links.following(p)], dtype=np.int64)
-            self.live_windows -= float(self.window_lengths[around].sum())
+        for p in at.tolist():  # the windows after it change: measure and count them again
+            later = np.asarray(self.links.later(p), dtype=np.int64)
+            self.live_windows -= float(self.window_lengths[p] + self.window_lengths[later].sum())
             self.links.unlink(p)
             self.window_lengths[p] = 0.0
-            self._count_windows(around[1:])
+            self.links.measure(later, self.lengths)
+            self._count_windows(later)
         self.alive[at] = False
         self.live -= len(at)
         self.live_length -= float(self.lengths[at].sum())
@@ -169,9 +172,15 @@ def _state(b: _Block) -> Arrays:
 
 
 def _restored(a: Arrays) -> _Block:
-    n, (length, windows) = len(a["ids"]), a["totals"].tolist()
-    return _Block(a["ids"], a["lengths"], np.ones(n, np.bool_), n, n, length, windows,
-                  a["window_lengths"], Postings.restored(a), Links.restored(a))  # fmt: skip
+    """A block from its snapshot; its windows' reach and lengths measured again from the
+    links and lengths (so a snapshot written with other window rules still reads right)."""
+    n, length = len(a["ids"]), float(a["totals"][0])
+    links = Links.restored(a)
+    every = np.arange(n, dtype=np.int64)
+    links.measure(every, a["lengths"])
+    windows = links.window_lengths(every, a["lengths"])
+    return _Block(a["ids"], a["lengths"], np.ones(n, np.bool_), n, n, length,
+                  float(windows.sum()), windows, Postings.restored(a), links)  # fmt: skip
 
 
 def _bm25(

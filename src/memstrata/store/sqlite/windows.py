@@ -2,10 +2,14 @@
 turns it answers.
 
 A reply like "yes, last July!" names nothing a question would ask for; the turn before it
-does. So each raw turn has a *window*: itself and the up to :data:`SPAN` raw turns written
-before it in its conversation (same memory, user, agent and session), in write order, which
-is message-id order. Keyword search scores the window as one document (its terms and length
-summed, with the windows' own statistics) beside the turn's own score.
+does. So each raw turn has a *window*: itself and the raw turns written before it in its
+conversation (same memory, user, agent and session), in write order, which is message-id
+order: at least :data:`SPAN` of them, and more, up to :data:`REACH`, while the window holds
+fewer than :data:`WINDOW_TOKENS` tokens. Counting words rather than turns keeps a window
+about as long whether people write paragraphs or send a sentence a message (LoCoMo split
+into one sentence a message: 70.3 -> 72.5 R@10 on the held-out half; whole turns within 0.1).
+Keyword search scores the window as one document (its terms and length summed, with the
+windows' own statistics) beside the turn's own score.
 
 Windows are links between block positions, not copies of text: each turn points at the turn
 written before it and the one written after it. A query's postings are spread along the
@@ -25,20 +29,29 @@ from numpy.typing import NDArray
 from memstrata.store.sqlite.arrays import grown
 from memstrata.store.sqlite.snapshots import Arrays, strings, texts
 
-#: Turns before a raw turn that its window holds.
+#: Turns before a raw turn that its window holds at least (where there are that many).
 SPAN = 2
+#: A window takes in earlier turns beyond :data:`SPAN` while it holds fewer tokens than this...
+WINDOW_TOKENS = 80
+#: ...up to this many turns before its own.
+REACH = 6
 
 
 @dataclass
 class Links:
     """Per block position: the raw turn written just before (``prev``) and just after
-    (``after``) it in its conversation, -1 where there is none (and for other entries)."""
+    (``after``) it in its conversation, -1 where there is none (and for other entries), and
+    how many turns before it its window holds (``reach``: set by :meth:`measure`, from the
+    links and the lengths, so a snapshot need not keep it)."""
 
     prev: NDArray[np.int32] = field(default_factory=lambda: np.empty(0, np.int32))
     after: NDArray[np.int32] = field(default_factory=lambda: np.empty(0, np.int32))
     conversation: NDArray[np.int32] = field(default_factory=lambda: np.empty(0, np.int32))
     codes: dict[str, int] = field(default_factory=dict)
     tails: list[int] = field(default_factory=list)
+    reach: NDArray[np.int8] = field(default_factory=lambda: np.empty(0, np.int8))
+    most: int = 0
+    """No window here reaches further back than this (the longest reach measured)."""
 
     def append(self, start: int, conversations: Sequence[str | None]) -> None:
         """Link positions ``start``, ``start + 1``, ... (one per conversation key, None for an
@@ -57,6 +70,23 @@ class Links:
             if last >= 0:
                 self.prev[at], self.after[last] = last, at
             self.conversation[at], self.tails[code] = code, at
+
+    def measure(self, at: NDArray[np.int64], lengths: NDArray[np.float64]) -> None:
+        """Set the reach of the windows of ``at`` from the turns before each and their
+        ``lengths`` (token counts by block position)."""
+        self.reach = grown(self.reach, len(self.prev))
+        words = lengths[at].astype(np.float64)
+        before = self.prev[at].astype(np.int64)
+        reach = np.zeros(len(at), np.int8)
+        for _ in range(REACH):
+            more = (before >= 0) & ((reach < SPAN) | (words < WINDOW_TOKENS))
+            if not more.any():
+                break
+            reach[more] += 1
+            words[more] += lengths[before[more]]
+            before = np.where(more, self.prev[np.maximum(before, 0)], -1)
+        self.reach[at] = reach
+        self.most = max(self.most, int(reach.max(initial=0)))
 
     def state(self, n: int, keep: NDArray[np.bool_] | None = None) -> Arrays:
         """The links of the first ``n`` positions, for a snapshot; with ``keep``, of those
@@ -88,18 +118,22 @@ class Links:
         self.prev[at] = self.after[at] = self.conversation[at] = -1
 
     def members(self, at: NDArray[np.int64]) -> list[NDArray[np.int64]]:
-        """For each of ``at``: itself, then its window's earlier turns (-1 where none)."""
+        """For each of ``at``: itself, then its window's earlier turns (-1 where none), one
+        array per distance up to the furthest any of them reaches."""
         out = [at]
-        for _ in range(SPAN):
-            last = out[-1]
-            out.append(np.where(last >= 0, self.prev[np.maximum(last, 0)], -1).astype(np.int64))
+        reach = np.where(at >= 0, self.reach[np.maximum(at, 0)], 0)
+        last = at
+        for k in range(1, int(reach.max(initial=0)) + 1):
+            last = np.where(last >= 0, self.prev[np.maximum(last, 0)], -1).astype(np.int64)
+            out.append(np.where(reach >= k, last, -1))
         return out
 
-    def following(self, at: int) -> list[int]:
-        """The turns whose windows hold position ``at`` (up to :data:`SPAN` after it)."""
+    def later(self, at: int) -> list[int]:
+        """The up to :data:`REACH` turns written after position ``at`` in its conversation:
+        the only windows that can hold it, or reach past it."""
         out: list[int] = []
         nxt = int(self.after[at])
-        while nxt >= 0 and len(out) < SPAN:
+        while nxt >= 0 and len(out) < REACH:
             out.append(nxt)
             nxt = int(self.after[nxt])
         return out
@@ -123,22 +157,25 @@ class Links:
         """Postings of one term (positions and frequencies) as postings of windows: each
         window that holds one of ``docs`` gets the sum of their frequencies. A turn has one
         turn after it, so each step along the links meets every window at most once: no sort
-        is needed. ``total`` and ``seen`` are the block's zeroed work arrays
-        (:meth:`Scratch.arrays`), left zeroed again: a term costs what its postings reach,
-        not the block's size."""
+        is needed; a posting travels as many links as the longest reach and counts where the
+        window it meets reaches back that far. ``total`` and ``seen`` are the block's zeroed
+        work arrays (:meth:`Scratch.arrays`), left zeroed again: a term costs what its
+        postings reach, not the block's size."""
         total[docs] = tfs
         seen[docs] = True
         found = [docs]
         try:
             last, carried = docs, tfs
-            for _ in range(SPAN):
+            for k in range(1, self.most + 1):
                 nxt = self.after[last].astype(np.int64)
                 keep = nxt >= 0
                 last, carried = nxt[keep], carried[keep]
                 if not len(last):
                     break
-                total[last] += carried
-                fresh = last[~seen[last]]
+                held = self.reach[last] >= k
+                reached = last[held]
+                total[reached] += carried[held]
+                fresh = reached[~seen[reached]]
                 seen[fresh] = True
                 found.append(fresh)
             windows = np.concatenate(found)
