@@ -166,21 +166,22 @@ def _state(b: _Block) -> Arrays:
         return a[:n] if keep is None else a[:n][keep]
 
     return {
-        "ids": part(b.ids), "lengths": part(b.lengths), "window_lengths": part(b.window_lengths),
-        "totals": np.asarray([b.live_length, b.live_windows]),
+        "ids": part(b.ids), "lengths": part(b.lengths), "totals": np.asarray([b.live_length]),
     } | b.postings.state(keep) | b.links.state(n, keep)  # fmt: skip
 
 
 def _restored(a: Arrays) -> _Block:
-    """A block from its snapshot; its windows' reach and lengths measured again from the
-    links and lengths (so a snapshot written with other window rules still reads right)."""
-    n, length = len(a["ids"]), float(a["totals"][0])
-    links = Links.restored(a)
+    """A block from its snapshot. Its windows are measured and counted again from the links
+    and lengths, as an append does (a snapshot written under other window rules, which also
+    held their lengths, still reads right)."""
+    n = len(a["ids"])
     every = np.arange(n, dtype=np.int64)
-    links.measure(every, a["lengths"])
-    windows = links.window_lengths(every, a["lengths"])
-    return _Block(a["ids"], a["lengths"], np.ones(n, np.bool_), n, n, length,
-                  float(windows.sum()), windows, Postings.restored(a), links)  # fmt: skip
+    b = _Block(a["ids"], a["lengths"], np.ones(n, np.bool_), n, n, float(a["totals"][0]),
+               window_lengths=np.zeros(n), postings=Postings.restored(a),
+               links=Links.restored(a))  # fmt: skip
+    b.links.measure(every, b.lengths)
+    b._count_windows(every)
+    return b
 
 
 def _bm25(
