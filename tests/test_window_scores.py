@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from unittest.mock import patch
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -123,6 +124,7 @@ def _check_window_scores(
     index = KeywordIndex()
     index.sync(lambda high: [r for r in rows if r[0] > high])
     index.drop(sorted(erase))
+    _check_reach_grows_by_one_at_most(index)
     memories = MEMORIES if both else MEMORIES[:1]
     for query in [["tea", "rain"], *queries]:
         text = " ".join(query)
@@ -131,6 +133,15 @@ def _check_window_scores(
             expected = _reference(rows, erase, memories, text, windows)
             for ids, scores in (index.scores(memories, text, windows=windows), together[windows]):
                 assert dict(zip(ids.tolist(), scores.tolist(), strict=True)) == expected
+
+
+def _check_reach_grows_by_one_at_most(index: KeywordIndex) -> None:
+    """The window spread stops a posting at the first window that does not reach it, which
+    is exact only if no window reaches more than one turn further back than the one before."""
+    for block in index._blocks.values():
+        chained = np.flatnonzero(block.links.after >= 0)
+        after = block.links.after[chained]
+        assert (block.links.reach[after] <= block.links.reach[chained] + 1).all()
 
 
 def test_an_erasure_measures_the_windows_after_it_again() -> None:
@@ -145,6 +156,7 @@ def test_an_erasure_measures_the_windows_after_it_again() -> None:
                 index = KeywordIndex()
                 index.sync(lambda high: [r for r in rows if r[0] > high])
                 index.drop([gone])
+                _check_reach_grows_by_one_at_most(index)
                 for query in ("tea", "rain kite", "lamp"):
                     ids, scores = index.scores(MEMORIES[:1], query, windows=True)
                     expected = _reference(rows, {gone}, MEMORIES[:1], query)

@@ -50,8 +50,6 @@ class Links:
     codes: dict[str, int] = field(default_factory=dict)
     tails: list[int] = field(default_factory=list)
     reach: NDArray[np.int8] = field(default_factory=lambda: np.empty(0, np.int8))
-    most: int = 0
-    """No window here reaches further back than this (the longest reach measured)."""
 
     def append(self, start: int, conversations: Sequence[str | None]) -> None:
         """Link positions ``start``, ``start + 1``, ... (one per conversation key, None for an
@@ -86,7 +84,6 @@ class Links:
             words[more] += lengths[before[more]]
             before = np.where(more, self.prev[np.maximum(before, 0)], -1)
         self.reach[at] = reach
-        self.most = max(self.most, int(reach.max(initial=0)))
 
     def state(self, n: int, keep: NDArray[np.bool_] | None = None) -> Arrays:
         """The links of the first ``n`` positions, for a snapshot; with ``keep``, of those
@@ -157,8 +154,11 @@ class Links:
         """Postings of one term (positions and frequencies) as postings of windows: each
         window that holds one of ``docs`` gets the sum of their frequencies. A turn has one
         turn after it, so each step along the links meets every window at most once: no sort
-        is needed; a posting travels as many links as the longest reach and counts where the
-        window it meets reaches back that far. ``total`` and ``seen`` are the block's zeroed
+        is needed; a posting travels along the links while the window it meets reaches back
+        that far. A window reaches at most one turn further back than the window before it
+        (it holds that window's words and its own turn's), so a posting the next window does
+        not reach, no later window reaches: it stops there, and a term costs the windows that
+        hold it, not the longest reach in the block. ``total`` and ``seen`` are the block's zeroed
         work arrays (:meth:`Scratch.arrays`), left zeroed again: a term costs what its
         postings reach, not the block's size."""
         total[docs] = tfs
@@ -166,16 +166,16 @@ class Links:
         found = [docs]
         try:
             last, carried = docs, tfs
-            for k in range(1, self.most + 1):
+            for k in range(1, REACH + 1):
                 nxt = self.after[last].astype(np.int64)
                 keep = nxt >= 0
                 last, carried = nxt[keep], carried[keep]
+                held = self.reach[last] >= k
+                last, carried = last[held], carried[held]
                 if not len(last):
                     break
-                held = self.reach[last] >= k
-                reached = last[held]
-                total[reached] += carried[held]
-                fresh = reached[~seen[reached]]
+                total[last] += carried
+                fresh = last[~seen[last]]
                 seen[fresh] = True
                 found.append(fresh)
             windows = np.concatenate(found)
