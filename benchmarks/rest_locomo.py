@@ -26,11 +26,13 @@ normalised over the pool, weight 0.5). Usage::
     python -m benchmarks.rest_locomo --within 4          # one conversation's turns concurrently
     python -m benchmarks.rest_locomo --chat --no-madial  # each sentence of a turn a message
     python -m benchmarks.rest_locomo --set neighbour_span=0   # a server setting changed
+    python -m benchmarks.rest_locomo --postgres          # on PostgreSQL (embedded) instead
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import re
@@ -66,6 +68,8 @@ from memstrata.api import create_app
 from memstrata.providers.base import Embedder
 from memstrata.providers.registry import ModelRegistry
 from memstrata.settings import Settings
+from memstrata.store import open_store
+from memstrata.store.base import Store
 from memstrata.store.sqlite import SQLiteStore
 from memstrata.testing.ports import HOST, free_port
 
@@ -171,10 +175,14 @@ class Api:
 
 @contextmanager
 def served(embedder: Embedder, settings: Settings | None = None) -> Iterator[Api]:
-    """A fresh engine on a temporary SQLite store with ``embedder`` as its built-in model,
-    served over REST; an administrator's calls to it."""
+    """A fresh engine with ``embedder`` as its built-in model, served over REST; an
+    administrator's calls to it. The store is a temporary SQLite file, or the PostgreSQL
+    database that ``settings.database_url`` names."""
     with tempfile.TemporaryDirectory(prefix="memstrata-rest-") as tmp:
-        store = SQLiteStore(Path(tmp) / "memstrata.db")
+        if settings is not None and settings.database_url:
+            store: Store = open_store(settings)
+        else:
+            store = SQLiteStore(Path(tmp) / "memstrata.db")
         registry = ModelRegistry(builtin=lambda: embedder)
         engine = Engine(store, models=registry, settings=settings or Settings())
         try:
@@ -461,23 +469,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--chat", action="store_true", help="each sentence of a turn a message")
     parser.add_argument("--no-cache", action="store_true", help="embed live (timed end to end)")
+    parser.add_argument(
+        "--postgres", action="store_true", help="a fresh embedded PostgreSQL, not SQLite"
+    )
     parser.add_argument("--out", type=Path, help="write the result JSON here")
     args = parser.parse_args(argv)
     embedder = local_embedder(cached=not args.no_cache)
-    settings = Settings.from_env({}, **dict(_setting(p) for p in args.set))
     search = dict(p.partition("=")[::2] for p in args.param)
     conversations = select(load_conversations(), args.convs)
-    result = run(
-        conversations,
-        embedder=embedder,
-        madial=not args.no_madial,
-        writers=args.writers,
-        within=args.within,
-        settings=settings,
-        search=search,
-        chat=args.chat,
-    )
+    with contextlib.ExitStack() as stack:
+        chosen = dict(_setting(p) for p in args.set)
+        if args.postgres:
+            from memstrata.testing.postgres import EmbeddedPostgres
+
+            chosen["database_url"] = stack.enter_context(EmbeddedPostgres()).dsn
+        result = run(
+            conversations,
+            embedder=embedder,
+            madial=not args.no_madial,
+            writers=args.writers,
+            within=args.within,
+            settings=Settings.from_env({}, **chosen),
+            search=search,
+            chat=args.chat,
+        )
     result["setup"]["settings"] = args.set
+    result["setup"]["store"] = "postgres" if args.postgres else "sqlite"
     report(table(result), result, args.out)
     return 0
 

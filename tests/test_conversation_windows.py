@@ -103,7 +103,8 @@ def test_a_reply_is_found_through_the_turn_it_answers(
         engine, alice, memory, "zanzibar spice", fusion=Fusion.WEIGHTED, context_weight=0.0
     )
     assert with_windows.index(reply) < with_windows.index(third)
-    assert without.index(reply) > min(without.index(f) for f in range(1, len(FILLER) + 1))
+    fillers = [i for i in without if i < question]  # written before it (ids: not from 1)
+    assert without.index(reply) > min(without.index(f) for f in fillers)
     assert with_windows[0] == question
 
 
@@ -150,6 +151,25 @@ def test_a_hidden_turn_lends_its_words_to_no_window(
     found = ranking(engine, alice, memory, "zanzibar")
     assert question not in found
     assert found == ranking(engine, alice, memory, "zanzibar", context_weight=0.0)
+
+
+def test_a_hidden_turn_inside_a_window_adds_neither_words_nor_length(
+    engine: Engine, alice: Principal, memory: Memory, say: Say
+) -> None:
+    """Two conversations whose visible turns are the same; in one, a forgotten turn between
+    them says what the query asks for. Both replies' windows score alike."""
+    say(QUESTION, session="s1")
+    hidden = say("the spice spice spice market of stone town", session="s1")
+    reply = say(REPLY, session="s1")
+    say(QUESTION, session="s2")
+    twin = say(REPLY, session="s2")
+    engine.forget(alice, memory.id, hidden)
+    f = EntryFilter.retrieval(valid_on=engine.clock.now())
+    scope = Scope.of(memory.id)
+    with engine.store.read() as r:
+        found = dict(r.window_candidates(scope, "zanzibar spice market", f, 20))
+    assert hidden not in found
+    assert found[reply] == pytest.approx(found[twin])
 
 
 def test_an_erased_turn_leaves_no_trace_in_any_window(

@@ -95,6 +95,7 @@ ORDER BY c.message_id, near.side, near.k
 class PostgresStore(Store):
     name = "postgres"
     claim_suffix = " FOR UPDATE SKIP LOCKED"
+    keyword_windows = True
 
     def __init__(self, dsn: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> None:
         self.dsn = dsn
@@ -296,6 +297,25 @@ class PostgresStore(Store):
     ) -> list[tuple[int, float]]:
         """BM25 in one statement whose WHERE clause is ``f``, so ``passing`` is not needed."""
         return search.keyword_search(conn, scope, text, f, limit)
+
+    def window_search(
+        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
+    ) -> list[tuple[int, float]]:
+        """The windows around the keyword leg's best matches (:mod:`.windows`)."""
+        return search.keyword_and_windows(conn, scope, text, f, 0, limit)[1]
+
+    def keyword_window_search(
+        self,
+        conn: Conn,
+        scope: Scope,
+        text: str,
+        f: EntryFilter,
+        limit: int,
+        windows: int,
+        passing: Passing,
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        """Both from one keyword search: its best matches are the windows' seeds."""
+        return search.keyword_and_windows(conn, scope, text, f, limit, windows)
 
     def vector_search(
         self,

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from memstrata.models import Scope
 from memstrata.store.filters import EntryFilter, where_clause
 from memstrata.store.postgres import topk
+from memstrata.store.postgres import windows as conversation
 from memstrata.store.postgres.topk import K1, B, Term
 from memstrata.store.sql import Conn, marks
 from memstrata.store.text import keyword_terms
@@ -118,11 +119,35 @@ def keyword_search(
 ) -> list[tuple[int, float]]:
     """Best BM25 matches of ``text`` as (message_id, score), higher first, equal scores newer
     first. Exact, without scoring every match when the query has few terms (:mod:`.topk`)."""
+    return keyword_and_windows(conn, scope, text, f, limit, 0)[0]
+
+
+def keyword_and_windows(
+    conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, windows: int
+) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """:func:`keyword_search` and the best ``windows`` conversation windows that hold one
+    of its best :data:`~.windows.SEEDS` matches (:mod:`.windows`), from one keyword search."""
     words = keyword_terms(text)
     if words:
         _own_plans(conn)
     stats = _statistics(conn, sorted(scope.memory_ids), words) if words else None
     if stats is None:
+        return [], []
+    wanted = max(limit, conversation.SEEDS) if windows > 0 else limit
+    found = _best_matches(conn, scope, stats, f, wanted)
+    if windows <= 0:
+        return found, []
+    seeds = [i for i, _ in found[: conversation.SEEDS]]
+    held = conversation.window_search(
+        conn, scope, f, stats.terms, stats.docs, stats.avgdl, seeds, windows
+    )
+    return found[:limit], held
+
+
+def _best_matches(
+    conn: Conn, scope: Scope, stats: _Statistics, f: EntryFilter, limit: int
+) -> list[tuple[int, float]]:
+    if limit <= 0:
         return []
     where, params = where_clause(scope, f)
     matches = sum(t.df for t in stats.terms)

@@ -4,10 +4,9 @@ turns it answers.
 A reply like "yes, last July!" names nothing a question would ask for; the turn before it
 does. So each raw turn has a *window*: itself and the raw turns written before it in its
 conversation (same memory, user, agent and session), in write order, which is message-id
-order: at least :data:`SPAN` of them, and more, up to :data:`REACH`, while the window holds
-fewer than :data:`WINDOW_TOKENS` tokens. Counting words rather than turns keeps a window
-about as long whether people write paragraphs or send a sentence a message (LoCoMo split
-into one sentence a message: 70.3 -> 72.5 R@10 on the held-out half; whole turns within 0.1).
+order, as far back as :mod:`memstrata.store.windowing` says (at least two turns, more while
+the window holds few words; LoCoMo split into one sentence a message: 70.3 -> 72.5 R@10 on
+the held-out half against two turns always; whole turns within 0.1).
 Keyword search scores the window as one document (its terms and length summed, with the
 windows' own statistics) beside the turn's own score.
 
@@ -28,13 +27,7 @@ from numpy.typing import NDArray
 
 from memstrata.store.sqlite.arrays import grown
 from memstrata.store.sqlite.snapshots import Arrays, strings, texts
-
-#: Turns before a raw turn that its window holds at least (where there are that many).
-SPAN = 2
-#: A window takes in earlier turns beyond :data:`SPAN` while it holds fewer tokens than this...
-WINDOW_TOKENS = 80
-#: ...up to this many turns before its own.
-REACH = 6
+from memstrata.store.windowing import REACH, SPAN, WINDOW_TOKENS
 
 
 @dataclass

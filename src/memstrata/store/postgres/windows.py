@@ -1,0 +1,188 @@
+"""Conversation windows on PostgreSQL: the windows around the keyword leg's best matches.
+
+A reply like "yes, last July!" names nothing a question asks for; the turn before it does.
+So a raw turn is also scored as one document with the turns before it in its conversation
+(same memory, session, user and agent), by the rule of :mod:`memstrata.store.windowing`.
+
+SQLite keeps windows as links in its in-process index and scores every window of a memory.
+Here nothing is stored: a window worth returning holds a turn that matches the query, and
+the windows that hold one of the keyword leg's best :data:`SEEDS` matches are read in one
+statement, each seed with the :data:`~memstrata.store.windowing.REACH` raw turns on either
+side of it (a range of the conversation index each), their lengths, the query's lexemes in
+each and whether the search's filter lets each through. In a memory where the query matches
+fewer turns than that, these are all the windows there are; in a bigger one, the windows of
+weaker matches only are left out. A conversation is ordered by its time, then write order,
+as conversation context orders it (SQLite orders windows by write order; the two differ only
+where a client sends conversation times out of order).
+
+Words of a turn the filter hides (forgotten, disabled, rejected, out of scope) count in no
+window, nor does its length; an erased turn is gone from the table, so it is in none.
+
+Statistics: a window is scored by BM25 with the memories' document count, and each term's
+document frequency and the average length scaled by the mean number of turns the windows
+read hold (a turn is in about that many windows, and a window is about that many turns
+long). SQLite counts both exactly over every window; this needs no statistics of its own,
+and the estimate is taken from the windows of the query at hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memstrata.models import Scope
+from memstrata.store.filters import EntryFilter, where_clause
+from memstrata.store.postgres import topk
+from memstrata.store.postgres.topk import K1, B, Term
+from memstrata.store.sql import Conn
+from memstrata.store.windowing import REACH, reach
+
+#: The keyword leg's best matches whose windows are read.
+SEEDS = 50
+
+# Each seed (side 0) with up to REACH raw turns before it (negative places, nearest -1) and
+# after it (positive) in its conversation, by a LATERAL range of entries_conversation each;
+# an entry that is not a raw turn comes back alone. Then each one's length, whether the
+# filter passes it, and the query's lexemes in it with their frequencies.
+_AROUND = f"""
+WITH s AS (
+    SELECT e.message_id, e.memory_id, e.session_id, e.user_id, e.agent_id, e.valid_at,
+           e.message_type = 'raw' AS raw
+    FROM entries e
+    WHERE e.message_id = ANY(?::bigint[]) AND e.memory_id = ANY(?::text[])
+), around AS MATERIALIZED (
+    SELECT s.message_id AS seed, 0 AS place, s.message_id FROM s
+    UNION ALL
+    SELECT s.message_id, -b.k, b.message_id
+    FROM s CROSS JOIN LATERAL (
+        SELECT n.message_id,
+               row_number() OVER (ORDER BY n.valid_at DESC, n.message_id DESC) AS k
+        FROM (
+            SELECT n.valid_at, n.message_id FROM entries n
+            WHERE s.raw AND n.memory_id = s.memory_id AND n.session_id = s.session_id
+              AND n.user_id = s.user_id AND n.agent_id = s.agent_id
+              AND n.message_type = 'raw'
+              AND (n.valid_at, n.message_id) < (s.valid_at, s.message_id)
+            ORDER BY n.valid_at DESC, n.message_id DESC LIMIT {REACH}) n) b
+    UNION ALL
+    SELECT s.message_id, a.k, a.message_id
+    FROM s CROSS JOIN LATERAL (
+        SELECT n.message_id, row_number() OVER (ORDER BY n.valid_at, n.message_id) AS k
+        FROM (
+            SELECT n.valid_at, n.message_id FROM entries n
+            WHERE s.raw AND n.memory_id = s.memory_id AND n.session_id = s.session_id
+              AND n.user_id = s.user_id AND n.agent_id = s.agent_id
+              AND n.message_type = 'raw'
+              AND (n.valid_at, n.message_id) > (s.valid_at, s.message_id)
+            ORDER BY n.valid_at, n.message_id LIMIT {REACH}) n) a
+)
+SELECT a.seed, a.place, e.message_id, e.fts_len, ({{where}}) AS passes,
+       coalesce(t.lexemes, '{{{{}}}}'), coalesce(t.tfs, '{{{{}}}}')
+FROM around a JOIN entries e ON e.message_id = a.message_id
+LEFT JOIN LATERAL (
+    SELECT array_agg(u.lexeme) AS lexemes, array_agg(cardinality(u.positions)) AS tfs
+    FROM unnest(ts_filter(setweight(e.fts, 'A', ?::text[]), '{{{{a}}}}')) u
+) t ON true
+ORDER BY a.seed, a.place
+"""
+
+
+@dataclass(frozen=True)
+class _Turn:
+    message_id: int
+    length: int
+    passes: bool
+    tf: dict[str, int]
+
+
+@dataclass
+class _Window:
+    tf: dict[str, int]
+    length: int
+    turns: int
+
+
+def window_search(
+    conn: Conn,
+    scope: Scope,
+    f: EntryFilter,
+    terms: Sequence[Term],
+    documents: float,
+    avgdl: float,
+    seeds: Sequence[int],
+    limit: int,
+) -> list[tuple[int, float]]:
+    """The best ``limit`` windows that hold one of ``seeds`` (the keyword leg's best
+    matches of the query, whose ``terms`` and statistics over the memories searched are
+    given), as (message_id, BM25) of entries that pass ``f``, best first, equal scores newer
+    first."""
+    if not seeds or limit <= 0:
+        return []
+    where, params = where_clause(scope, f)
+    rows = conn.execute(
+        _AROUND.format(where=where),
+        [list(seeds), sorted(scope.memory_ids), *params, [t.lexeme for t in terms]],
+    )
+    around: dict[int, list[tuple[int, _Turn]]] = {}
+    for seed, place, message_id, length, passes, lexemes, tfs in rows:
+        tf = dict(zip(lexemes, tfs, strict=True))
+        turn = _Turn(int(message_id), int(length), bool(passes), tf)
+        around.setdefault(int(seed), []).append((int(place), turn))
+    windows: dict[int, _Window] = {}
+    for turns in around.values():
+        _windows_of_seed(turns, windows)
+    return _scored(windows, terms, documents, avgdl, limit)
+
+
+def _windows_of_seed(turns: list[tuple[int, _Turn]], out: dict[int, _Window]) -> None:
+    """Add the windows that hold the seed (place 0) to ``out``: its own and those of the
+    turns after it until one no longer reaches back to it (no later one does then)."""
+    order = [t for _, t in turns]
+    seat = next(n for n, (place, _) in enumerate(turns) if place == 0)
+    for at in range(seat, len(order)):
+        own = order[at]
+        before = order[:at][::-1]
+        back = reach(own.length, [t.length for t in before])
+        if at - back > seat:
+            break
+        if own.message_id in out or not own.passes:
+            continue
+        members = [own, *before[:back]]
+        tf: dict[str, int] = {}
+        length = 0
+        for m in members:
+            if m.passes:
+                length += m.length
+                for lexeme, n in m.tf.items():
+                    tf[lexeme] = tf.get(lexeme, 0) + n
+        out[own.message_id] = _Window(tf, length, len(members))
+
+
+def _scored(
+    windows: dict[int, _Window],
+    terms: Sequence[Term],
+    documents: float,
+    avgdl: float,
+    limit: int,
+) -> list[tuple[int, float]]:
+    if not windows:
+        return []
+    size = sum(w.turns for w in windows.values()) / len(windows)
+    average = max(avgdl * size, 1.0)
+    weights: dict[str, float] = {}
+    for t in terms:
+        if 2 * t.df >= documents:
+            continue  # in half the windows or more: idf at its floor, worth nothing
+        once = topk.idf(documents, float(t.df))
+        weights[t.lexeme] = t.weight * topk.idf(documents, min(t.df * size, documents)) / once
+    scores: dict[int, float] = {}
+    for message_id, w in windows.items():
+        norm = K1 * (1 - B + B * w.length / average)
+        total = sum(
+            weight * w.tf[lexeme] * (K1 + 1) / (w.tf[lexeme] + norm)
+            for lexeme, weight in weights.items()
+            if w.tf.get(lexeme)
+        )
+        if total > 0:
+            scores[message_id] = total
+    return sorted(scores.items(), key=lambda r: (-r[1], -r[0]))[:limit]
