@@ -7,8 +7,9 @@ holds SIZE entries in MEMORIES other memories, each of its own tenant; rows of a
 are written interleaved, as tenants write at once. The same query runs on both databases in
 turn (drift on busy cores hits both), twice over; the ratio of the p50s is the figure.
 
-big: one memory of SIZE entries. The keyword leg on both stores, PostgreSQL's also scoring
-every match (its previous strategy, the reference for exactness) in the same run; the
+big: one memory of SIZE entries. The keyword leg on both stores, alone and with the
+conversation windows a search draws beside it, PostgreSQL's also scoring every match (its
+previous strategy, the reference for exactness) in the same run; the
 agreement of each store's top 50 with SQLite FTS5's own bm25 over the same texts (equal
 scores newer first); and the full hybrid search through the engine, query embedding by the
 local MiniLM model included.
@@ -58,6 +59,8 @@ from memstrata.testing.bm25 import Fts5Reference
 from memstrata.testing.postgres import server_setting
 
 RESULTS = Path(__file__).parent / "results" / "postgres_scale.json"
+#: Conversation windows a search draws with the keyword leg (retrieval/search.py: MIN_WINDOWS).
+WINDOWS = 20
 TARGET_ENTRIES = 1000
 BATCH = 10_000
 RETRIEVAL = EntryFilter.retrieval(valid_on=T0)
@@ -440,10 +443,17 @@ def store_timings(store: Store, corpus: Corpus, m: Memory, ref: list[list[int]])
             return r.keyword_candidates(scope, corpus.queries[q], ONE_USER_IN_TEN, POOL)
 
     filtered, _ = side_by_side({"top": store}, one_in_ten, n, rounds=1)
+
+    def with_windows(s: Store, q: int) -> list[tuple[int, float]]:
+        with s.read() as r:
+            return r.keyword_and_windows(scope, corpus.queries[q], RETRIEVAL, POOL, WINDOWS)[1]
+
+    windowed, _ = side_by_side({"top": store}, with_windows, n, rounds=1)
     where = positions(store, m.id)
     out: dict[str, Any] = {
         "keyword": timings["top"],
         "keyword_one_user_in_ten": filtered["top"],
+        "keyword_and_windows": windowed["top"],
         "agreement_with_fts5": agreement([[where[i] for i in ids] for ids in found["top"]], ref),
     }
     if isinstance(store, PostgresStore):

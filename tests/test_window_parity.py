@@ -2,7 +2,8 @@
 windows SQLite's index keeps: for random conversations of long and short turns, with turns
 erased, forgotten and disabled, every query finds the same windows in both stores (in a
 memory this small every match is a seed), under the retrieval filter and under a session
-filter."""
+filter; and each window read around its seeds holds what the same window built from the
+whole conversation holds (words, length, turns)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from memstrata import Engine, Memory, Principal, TurnInput
 from memstrata.models import Scope
 from memstrata.providers.registry import ModelRegistry
 from memstrata.store.base import Store
-from memstrata.store.filters import EntryFilter
+from memstrata.store.filters import EntryFilter, where_clause
 from memstrata.store.postgres import PostgresStore
+from memstrata.store.postgres.windows import Window, windows_around
 from memstrata.store.sqlite import SQLiteStore
+from memstrata.store.windowing import reach
 from memstrata.testing import DeterministicEmbedder, FrozenClock
 
 pytestmark = pytest.mark.postgres
@@ -97,3 +100,47 @@ def test_postgres_finds_the_windows_sqlite_keeps(sides: tuple[_Side, _Side], see
         for f in filters:
             sqlite, postgres = (side.windows(query, f) for side in sides)
             assert postgres == sqlite, (query, f)
+    pg = sides[1]
+    for f in filters:
+        with pg.engine.store.read() as r:
+            for words in (["tea"], ["rain", "kite"], ["violin", "cello", "bread"]):
+                whole, seeds = _whole_conversations(r.conn, pg.memory.id, f, words)
+                read = windows_around(r.conn, Scope.of(pg.memory.id), f, words, seeds)
+                assert read == {i: w for i, w in whole.items() if i in read}
+                assert set(read) == {i for i, w in whole.items() if w.tf}
+
+
+def _whole_conversations(
+    conn: object, memory_id: str, f: EntryFilter, words: list[str]
+) -> tuple[dict[int, Window], list[int]]:
+    """Every visible raw turn's window, from its whole conversation read in order, and the
+    visible turns that hold one of ``words`` (each word in this test is its own lexeme)."""
+    where, params = where_clause(Scope.of(memory_id), f)
+    rows = conn.execute(  # type: ignore[attr-defined]
+        f"SELECT e.message_id, e.session_id, e.fts_len, ({where}), "
+        "ARRAY(SELECT u.lexeme || ':' || cardinality(u.positions) FROM unnest(e.fts) u) "
+        "FROM entries e WHERE e.memory_id = ? AND e.message_type = 'raw' "
+        "ORDER BY e.session_id, e.valid_at, e.message_id",
+        [*params, memory_id],
+    )
+    out: dict[int, Window] = {}
+    matches: list[int] = []
+    earlier: dict[str, list[tuple[int, bool, dict[str, int]]]] = {}
+    for message_id, session, length, passes, counted in rows:
+        pairs = (c.rsplit(":", 1) for c in counted)
+        tf = {w: int(n) for w, n in pairs if w in words}
+        turns = earlier.setdefault(session, [])
+        before = turns[::-1]
+        back = reach(length, [t[0] for t in before])
+        if passes and tf:
+            matches.append(message_id)
+        if passes:
+            members = [(length, True, tf), *before[:back]]
+            shown = [m for m in members if m[1]]
+            held: dict[str, int] = {}
+            for _, _, counts in shown:
+                for w, n in counts.items():
+                    held[w] = held.get(w, 0) + n
+            out[message_id] = Window(held, sum(m[0] for m in shown), back + 1)
+        turns.append((length, bool(passes), tf))
+    return out, matches

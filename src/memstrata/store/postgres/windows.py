@@ -35,19 +35,22 @@ from memstrata.store.filters import EntryFilter, where_clause
 from memstrata.store.postgres import topk
 from memstrata.store.postgres.topk import K1, B, Term
 from memstrata.store.sql import Conn
-from memstrata.store.windowing import REACH, reach
+from memstrata.store.windowing import REACH, SPAN, WINDOW_TOKENS, reach
 
 #: The keyword leg's best matches whose windows are read.
 SEEDS = 50
 
-# Each seed (side 0) with up to REACH raw turns before it (negative places, nearest -1) and
-# after it (positive) in its conversation, by a LATERAL range of entries_conversation each;
-# an entry that is not a raw turn comes back alone. Then each one's length, whether the
-# filter passes it, and the query's lexemes in it with their frequencies.
+# Each seed (place 0) with the raw turns around it in its conversation that the windows
+# holding it need, by a LATERAL range of entries_conversation each side: before it (negative
+# places, nearest -1) the turns its own window holds (the windows after it reach no further
+# back), after it (positive) the turns whose windows reach back to it: at least SPAN each way,
+# more while the words counted stay under WINDOW_TOKENS, at most REACH (windowing's rule,
+# in SQL). An entry that is not a raw turn comes back alone. Then each one's length, whether
+# the filter passes it, and the query's lexemes in it with their frequencies.
 _AROUND = f"""
 WITH s AS (
     SELECT e.message_id, e.memory_id, e.session_id, e.user_id, e.agent_id, e.valid_at,
-           e.message_type = 'raw' AS raw
+           e.fts_len, e.message_type = 'raw' AS raw
     FROM entries e
     WHERE e.message_id = ANY(?::bigint[]) AND e.memory_id = ANY(?::text[])
 ), around AS MATERIALIZED (
@@ -55,29 +58,33 @@ WITH s AS (
     UNION ALL
     SELECT s.message_id, -b.k, b.message_id
     FROM s CROSS JOIN LATERAL (
-        SELECT n.message_id,
-               row_number() OVER (ORDER BY n.valid_at DESC, n.message_id DESC) AS k
+        SELECT n.message_id, row_number() OVER w AS k,
+               s.fts_len + sum(n.fts_len) OVER w - n.fts_len AS held
         FROM (
-            SELECT n.valid_at, n.message_id FROM entries n
+            SELECT n.valid_at, n.message_id, n.fts_len FROM entries n
             WHERE s.raw AND n.memory_id = s.memory_id AND n.session_id = s.session_id
               AND n.user_id = s.user_id AND n.agent_id = s.agent_id
               AND n.message_type = 'raw'
               AND (n.valid_at, n.message_id) < (s.valid_at, s.message_id)
-            ORDER BY n.valid_at DESC, n.message_id DESC LIMIT {REACH}) n) b
+            ORDER BY n.valid_at DESC, n.message_id DESC LIMIT {REACH}) n
+        WINDOW w AS (ORDER BY n.valid_at DESC, n.message_id DESC)) b
+    WHERE b.k <= {SPAN} OR b.held < {WINDOW_TOKENS}
     UNION ALL
     SELECT s.message_id, a.k, a.message_id
     FROM s CROSS JOIN LATERAL (
-        SELECT n.message_id, row_number() OVER (ORDER BY n.valid_at, n.message_id) AS k
+        SELECT n.message_id, row_number() OVER w AS k, sum(n.fts_len) OVER w AS held
         FROM (
-            SELECT n.valid_at, n.message_id FROM entries n
+            SELECT n.valid_at, n.message_id, n.fts_len FROM entries n
             WHERE s.raw AND n.memory_id = s.memory_id AND n.session_id = s.session_id
               AND n.user_id = s.user_id AND n.agent_id = s.agent_id
               AND n.message_type = 'raw'
               AND (n.valid_at, n.message_id) > (s.valid_at, s.message_id)
-            ORDER BY n.valid_at, n.message_id LIMIT {REACH}) n) a
+            ORDER BY n.valid_at, n.message_id LIMIT {REACH}) n
+        WINDOW w AS (ORDER BY n.valid_at, n.message_id)) a
+    WHERE a.k <= {SPAN} OR a.held < {WINDOW_TOKENS}
 )
 SELECT a.seed, a.place, e.message_id, e.fts_len, ({{where}}) AS passes,
-       coalesce(t.lexemes, '{{{{}}}}'), coalesce(t.tfs, '{{{{}}}}')
+       t.lexemes, t.tfs
 FROM around a JOIN entries e ON e.message_id = a.message_id
 LEFT JOIN LATERAL (
     SELECT array_agg(u.lexeme) AS lexemes, array_agg(cardinality(u.positions)) AS tfs
@@ -87,19 +94,15 @@ ORDER BY a.seed, a.place
 """
 
 
-@dataclass(frozen=True)
-class _Turn:
-    message_id: int
-    length: int
-    passes: bool
-    tf: dict[str, int]
-
-
 @dataclass
-class _Window:
+class Window:
     tf: dict[str, int]
     length: int
     turns: int
+
+
+_Turn = tuple[int, int, bool, dict[str, int]]
+"""A turn read: message id, length, whether the filter passes it, query lexemes' counts."""
 
 
 def window_search(
@@ -118,48 +121,56 @@ def window_search(
     first."""
     if not seeds or limit <= 0:
         return []
-    where, params = where_clause(scope, f)
-    rows = conn.execute(
-        _AROUND.format(where=where),
-        [list(seeds), sorted(scope.memory_ids), *params, [t.lexeme for t in terms]],
-    )
-    around: dict[int, list[tuple[int, _Turn]]] = {}
-    for seed, place, message_id, length, passes, lexemes, tfs in rows:
-        tf = dict(zip(lexemes, tfs, strict=True))
-        turn = _Turn(int(message_id), int(length), bool(passes), tf)
-        around.setdefault(int(seed), []).append((int(place), turn))
-    windows: dict[int, _Window] = {}
-    for turns in around.values():
-        _windows_of_seed(turns, windows)
+    windows = windows_around(conn, scope, f, [t.lexeme for t in terms], seeds)
     return _scored(windows, terms, documents, avgdl, limit)
 
 
-def _windows_of_seed(turns: list[tuple[int, _Turn]], out: dict[int, _Window]) -> None:
-    """Add the windows that hold the seed (place 0) to ``out``: its own and those of the
-    turns after it until one no longer reaches back to it (no later one does then)."""
-    order = [t for _, t in turns]
-    seat = next(n for n, (place, _) in enumerate(turns) if place == 0)
-    for at in range(seat, len(order)):
-        own = order[at]
-        before = order[:at][::-1]
-        back = reach(own.length, [t.length for t in before])
+def windows_around(
+    conn: Conn, scope: Scope, f: EntryFilter, lexemes: list[str], seeds: Sequence[int]
+) -> dict[int, Window]:
+    """The windows that hold one of ``seeds``, of turns that pass ``f``, by message id: the
+    ``lexemes``' counts and the length of the members ``f`` passes, and how many turns the
+    window holds."""
+    where, params = where_clause(scope, f)
+    rows = conn.execute(
+        _AROUND.format(where=where),
+        [list(seeds), sorted(scope.memory_ids), *params, lexemes],
+    )
+    around: dict[int, tuple[list[_Turn], list[int]]] = {}
+    for seed, place, message_id, length, passes, lexemes, tfs in rows:
+        turns, places = around.setdefault(seed, ([], []))
+        tf = dict(zip(lexemes, tfs, strict=True)) if lexemes else {}
+        turns.append((message_id, length, bool(passes), tf))
+        places.append(place)
+    windows: dict[int, Window] = {}
+    for turns, places in around.values():
+        _windows_of_seed(turns, places.index(0), windows)
+    return windows
+
+
+def _windows_of_seed(turns: list[_Turn], seat: int, out: dict[int, Window]) -> None:
+    """Add the windows that hold the seed (``turns[seat]``) to ``out``: its own and those of
+    the turns after it until one no longer reaches back to it (no later one does then)."""
+    lengths = [t[1] for t in turns]
+    for at in range(seat, len(turns)):
+        back = reach(lengths[at], lengths[:at][::-1])
         if at - back > seat:
             break
-        if own.message_id in out or not own.passes:
+        message_id, _, passes, _ = turns[at]
+        if message_id in out or not passes:
             continue
-        members = [own, *before[:back]]
         tf: dict[str, int] = {}
         length = 0
-        for m in members:
-            if m.passes:
-                length += m.length
-                for lexeme, n in m.tf.items():
+        for _, size, shown, counts in turns[at - back : at + 1]:
+            if shown:
+                length += size
+                for lexeme, n in counts.items():
                     tf[lexeme] = tf.get(lexeme, 0) + n
-        out[own.message_id] = _Window(tf, length, len(members))
+        out[message_id] = Window(tf, length, back + 1)
 
 
 def _scored(
-    windows: dict[int, _Window],
+    windows: dict[int, Window],
     terms: Sequence[Term],
     documents: float,
     avgdl: float,
