@@ -276,6 +276,36 @@ def test_rest_benchmark_writes_and_searches_through_http(
     assert "| memstrata |" in rest_locomo.table(result)
 
 
+@pytest.mark.postgres
+def test_rest_benchmark_runs_on_postgres(
+    conversation: locomo.Conversation, postgres_dsn: str
+) -> None:
+    """``--postgres``: the same REST run on a PostgreSQL store writes every turn and finds
+    turns the questions ask about."""
+    from benchmarks import rest_locomo
+
+    from memstrata.settings import Settings
+    from memstrata.testing.postgres import truncate_all
+
+    short = dataclasses.replace(
+        conversation,
+        sessions=conversation.sessions[:2],
+        questions=conversation.questions[:10],
+    )
+    truncate_all(postgres_dsn)
+    on_pg = rest_locomo.run(
+        [short],
+        embedder=fake_embedder(),
+        madial=False,
+        writers=1,
+        settings=Settings(database_url=postgres_dsn),
+    )
+    on_sqlite = rest_locomo.run([short], embedder=fake_embedder(), madial=False, writers=1)
+    assert on_pg["cost"]["turns_written"] == on_sqlite["cost"]["turns_written"]
+    found = on_pg["recall"]["memstrata"]["LoCoMo 1-5"]
+    assert found["n"] == 10 and found["R@10"] > 0
+
+
 def test_chat_mode_sends_each_sentence_of_a_turn_as_a_message() -> None:
     from benchmarks import rest_locomo
 
