@@ -7,13 +7,14 @@ So a raw turn is also scored as one document with the turns before it in its con
 SQLite keeps windows as links in its in-process index and scores every window of a memory.
 Here nothing is stored: a window worth returning holds a turn that matches the query, and
 the windows that hold one of the keyword leg's best :data:`SEEDS` matches are read in one
-statement, each seed with the :data:`~memstrata.store.windowing.REACH` raw turns on either
-side of it (a range of the conversation index each), their lengths, the query's lexemes in
-each and whether the search's filter lets each through. In a memory where the query matches
-fewer turns than that, these are all the windows there are; in a bigger one, the windows of
-weaker matches only are left out. A conversation is ordered by its time, then write order,
-as conversation context orders it (SQLite orders windows by write order; the two differ only
-where a client sends conversation times out of order).
+statement: around each seed, the raw turns those windows hold (a range of the conversation
+index each side, cut where the window rule says no window holding the seed reaches), their
+lengths, the query's lexemes in each and whether the search's filter lets each through.
+In a memory where the query matches fewer turns than that, these are all the windows there
+are; in a bigger one, the windows of weaker matches only are left out. A conversation is
+ordered by its time, then write order, as conversation context orders it (SQLite orders
+windows by write order; the two differ only where a client sends conversation times out of
+order).
 
 Words of a turn the filter hides (forgotten, disabled, rejected, out of scope) count in no
 window, nor does its length; an erased turn is gone from the table, so it is in none.
@@ -96,6 +97,9 @@ ORDER BY a.seed, a.place
 
 @dataclass
 class Window:
+    """A window as read: the query lexemes' counts and the length of the turns in it that
+    the filter passes, and how many turns it holds."""
+
     tf: dict[str, int]
     length: int
     turns: int
@@ -137,9 +141,9 @@ def windows_around(
         [list(seeds), sorted(scope.memory_ids), *params, lexemes],
     )
     around: dict[int, tuple[list[_Turn], list[int]]] = {}
-    for seed, place, message_id, length, passes, lexemes, tfs in rows:
+    for seed, place, message_id, length, passes, held, tfs in rows:
         turns, places = around.setdefault(seed, ([], []))
-        tf = dict(zip(lexemes, tfs, strict=True)) if lexemes else {}
+        tf = dict(zip(held, tfs, strict=True)) if held else {}
         turns.append((message_id, length, bool(passes), tf))
         places.append(place)
     windows: dict[int, Window] = {}
