@@ -132,6 +132,28 @@ def test_windows_stay_inside_one_conversation(engine: Engine, memory: Memory, sa
     assert only_s2 == []
 
 
+def test_windows_stay_inside_one_memory_when_several_are_searched(
+    engine: Engine, alice: Principal, memory: Memory, say: Say
+) -> None:
+    """The same session name in two memories is two conversations: searched together, a
+    window of one memory holds none of the other's turns."""
+    other = engine.create_memory(
+        alice,
+        name="other notes",
+        memory_type=["raw"],
+        embd_id=memory.embd_id,
+        llm_id="glm-4-flash@ZHIPU-AI",
+    )
+    question = say(QUESTION, session="s1")
+    (reply,) = engine.add_messages(alice, [other.id], [TurnInput(REPLY, session_id="s1")])
+    own_reply = say(REPLY, session="s1")
+    scope, f = Scope.of(memory.id, other.id), EntryFilter()
+    with engine.store.read() as r:
+        found = [i for i, _ in r.window_candidates(scope, "zanzibar", f, 20)]
+    assert set(found) == {question, own_reply}
+    assert reply.message_id not in found
+
+
 @pytest.mark.parametrize("hide", ["forget", "disable", "reject"])
 def test_a_hidden_turn_lends_its_words_to_no_window(
     engine: Engine, alice: Principal, memory: Memory, say: Say, hide: str
