@@ -51,6 +51,7 @@ from benchmarks.postgres_vs_sqlite import (
     percentiles,
 )
 from memstrata.models import EntryType, Memory, NewEntry, Origin, Scope
+from memstrata.retrieval.search import MIN_WINDOWS
 from memstrata.store.base import Store
 from memstrata.store.filters import EntryFilter
 from memstrata.store.postgres import PostgresStore, search
@@ -59,8 +60,6 @@ from memstrata.testing.bm25 import Fts5Reference
 from memstrata.testing.postgres import server_setting
 
 RESULTS = Path(__file__).parent / "results" / "postgres_scale.json"
-#: Conversation windows a search draws with the keyword leg (retrieval/search.py: MIN_WINDOWS).
-WINDOWS = 20
 TARGET_ENTRIES = 1000
 BATCH = 10_000
 RETRIEVAL = EntryFilter.retrieval(valid_on=T0)
@@ -446,7 +445,8 @@ def store_timings(store: Store, corpus: Corpus, m: Memory, ref: list[list[int]])
 
     def with_windows(s: Store, q: int) -> list[tuple[int, float]]:
         with s.read() as r:
-            return r.keyword_and_windows(scope, corpus.queries[q], RETRIEVAL, POOL, WINDOWS)[1]
+            text = corpus.queries[q]
+            return r.keyword_and_windows(scope, text, RETRIEVAL, POOL, MIN_WINDOWS)[1]
 
     windowed, _ = side_by_side({"top": store}, with_windows, n, rounds=1)
     where = positions(store, m.id)

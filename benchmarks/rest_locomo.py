@@ -227,10 +227,10 @@ def locomo_turns(conv: Conversation, chat: bool = False) -> list[Turn]:
     out = []
     for t in conv.turns:
         pieces = [p for p in SENTENCE_END.split(t.text.strip()) if p.strip()] or [t.text]
-        texts = [f'{t.speaker} said, "{p}"' for p in pieces]
-        if t.blip_caption:
-            texts[-1] += f" and shared {t.blip_caption}"
-        out += [Turn(x, f"{conv.sample_id}/s{t.session}", t.dia_id) for x in texts]
+        for n, piece in enumerate(pieces):
+            caption = t.blip_caption if n == len(pieces) - 1 else None  # with the last piece
+            text = turn_text(dataclasses.replace(t, text=piece, blip_caption=caption))
+            out.append(Turn(text, f"{conv.sample_id}/s{t.session}", t.dia_id))
     return out
 
 
