@@ -20,7 +20,7 @@ from memstrata.store.filters import EntryFilter, where_clause
 from memstrata.store.postgres import PostgresStore
 from memstrata.store.postgres.windows import Window, windows_around
 from memstrata.store.sqlite import SQLiteStore
-from memstrata.store.windowing import reach
+from memstrata.store.windowing import REACH, SPAN, WINDOW_TOKENS
 from memstrata.testing import DeterministicEmbedder, FrozenClock
 
 pytestmark = pytest.mark.postgres
@@ -131,7 +131,7 @@ def _whole_conversations(
         tf = {w: int(n) for w, n in pairs if w in words}
         turns = earlier.setdefault(session, [])
         before = turns[::-1]
-        back = reach(length, [t[0] for t in before])
+        back = _back(length, [t[0] for t in before])
         if passes and tf:
             matches.append(message_id)
         if passes:
@@ -144,3 +144,13 @@ def _whole_conversations(
             out[message_id] = Window(held, sum(m[0] for m in shown), back + 1)
         turns.append((length, bool(passes), tf))
     return out, matches
+
+
+def _back(own: int, before: list[int]) -> int:
+    """How many of the turns ``before`` a turn (nearest first) its window holds: at least
+    SPAN, more while it holds fewer than WINDOW_TOKENS words, at most REACH."""
+    back, words = 0, own
+    while back < min(REACH, len(before)) and (back < SPAN or words < WINDOW_TOKENS):
+        words += before[back]
+        back += 1
+    return back

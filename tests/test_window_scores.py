@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstrata.store.sqlite import windows as links
+from memstrata.store import windowing
 from memstrata.store.sqlite.keywords import K1, B, KeywordIndex, Row, idf, query_terms
 
 WORDS = ["tea", "harbour", "violin", "garden", "rain", "lamp", "river", "cello", "bread", "kite"]
@@ -29,9 +29,9 @@ def _members(message_id: int, earlier: list[int], words: dict[int, list[str]]) -
     """A turn and the turns before it its window holds: at least SPAN, more while it holds
     fewer words than WINDOW_TOKENS, at most REACH."""
     members = [message_id]
-    for before in earlier[::-1][: links.REACH]:
+    for before in earlier[::-1][: windowing.REACH]:
         held = sum(len(words[m]) for m in members)
-        if len(members) > links.SPAN and held >= links.WINDOW_TOKENS:
+        if len(members) > windowing.SPAN and held >= windowing.WINDOW_TOKENS:
             break
         members.append(before)
     return members
@@ -94,7 +94,7 @@ turns = st.lists(
     erase=st.sets(st.integers(1, 40), max_size=10),
     queries=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4), max_size=3),
     both=st.booleans(),
-    budget=st.one_of(st.just(links.WINDOW_TOKENS), st.integers(3, 24)),
+    budget=st.one_of(st.just(windowing.WINDOW_TOKENS), st.integers(3, 24)),
 )
 def test_window_scores_are_the_bm25_of_the_windows_words(
     turns: list[tuple[str, str | None, list[str]]],
@@ -107,7 +107,7 @@ def test_window_scores_are_the_bm25_of_the_windows_words(
     together: each query's are its own, whatever the index scored before (its work arrays
     are zeroed between uses). Small word budgets stop windows between two turns back and
     the most, so each window's reach, and its recount after an erasure, is checked."""
-    with patch.object(links, "WINDOW_TOKENS", budget):
+    with patch.object(windowing, "WINDOW_TOKENS", budget):
         _check_window_scores(turns, erase, queries, both)
 
 
@@ -151,7 +151,7 @@ def test_an_erasure_measures_the_windows_after_it_again() -> None:
     said = ["tea", "rain", "kite", "lamp lamp lamp lamp lamp lamp lamp lamp", "river", "cello"]
     rows: list[Row] = [(n, "m1", text, "alice\x1fagent\x1fs1") for n, text in enumerate(said, 1)]
     for budget in range(4, 14):
-        with patch.object(links, "WINDOW_TOKENS", budget):
+        with patch.object(windowing, "WINDOW_TOKENS", budget):
             for gone in range(1, len(rows) + 1):
                 index = KeywordIndex()
                 index.sync(lambda high: [r for r in rows if r[0] > high])

@@ -13,7 +13,8 @@ window reaches either. Both stores stop there.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import numpy as np
+from numpy.typing import NDArray
 
 #: Turns before a raw turn that its window holds at least (where there are that many).
 SPAN = 2
@@ -23,13 +24,17 @@ WINDOW_TOKENS = 80
 REACH = 6
 
 
-def reach(own: float, before: Sequence[float]) -> int:
-    """How many turns back the window of a turn of ``own`` tokens reaches, given the token
-    counts of the turns ``before`` it, nearest first."""
-    words, back = own, 0
-    for length in before[:REACH]:
-        if back >= SPAN and words >= WINDOW_TOKENS:
+def reaches(own: NDArray[np.float64], before: NDArray[np.float64]) -> NDArray[np.int8]:
+    """How many turns back the window of each turn reaches: ``own`` holds the turns' token
+    counts, ``before`` (a row per turn) the token counts of the turns before it, nearest
+    first, one column per distance up to :data:`REACH`, negative where there is no such
+    turn."""
+    words = own.astype(np.float64)
+    reach = np.zeros(len(own), np.int8)
+    for k in range(min(before.shape[1], REACH)):
+        more = (reach == k) & (before[:, k] >= 0) & ((reach < SPAN) | (words < WINDOW_TOKENS))
+        if not more.any():
             break
-        words += length
-        back += 1
-    return back
+        reach[more] += 1
+        words[more] += before[more, k]
+    return reach

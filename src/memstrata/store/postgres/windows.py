@@ -31,12 +31,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from memstrata.models import Scope
 from memstrata.store.filters import EntryFilter, where_clause
 from memstrata.store.postgres import topk
 from memstrata.store.postgres.topk import K1, B, Term
 from memstrata.store.sql import Conn
-from memstrata.store.windowing import REACH, SPAN, WINDOW_TOKENS, reach
+from memstrata.store.windowing import REACH, SPAN, WINDOW_TOKENS, reaches
 
 #: The keyword leg's best matches whose windows are read.
 SEEDS = 50
@@ -155,9 +157,11 @@ def windows_around(
 def _windows_of_seed(turns: list[_Turn], seat: int, out: dict[int, Window]) -> None:
     """Add the windows that hold the seed (``turns[seat]``) to ``out``: its own and those of
     the turns after it until one no longer reaches back to it (no later one does then)."""
-    lengths = [t[1] for t in turns]
-    for at in range(seat, len(turns)):
-        back = reach(lengths[at], lengths[:at][::-1])
+    lengths = np.asarray([t[1] for t in turns], np.float64)
+    padded = np.concatenate([np.full(REACH, -1.0), lengths])  # -1: no turn there
+    later = np.arange(seat, len(turns))
+    before = padded[REACH - 1 + later[:, None] - np.arange(REACH)]  # nearest first
+    for at, back in zip(later.tolist(), reaches(lengths[seat:], before).tolist(), strict=True):
         if at - back > seat:
             break
         message_id, _, passes, _ = turns[at]

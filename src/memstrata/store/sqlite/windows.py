@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from memstrata.store.sqlite.arrays import grown
 from memstrata.store.sqlite.snapshots import Arrays, strings, texts
-from memstrata.store.windowing import REACH, SPAN, WINDOW_TOKENS
+from memstrata.store.windowing import REACH, reaches
 
 
 @dataclass
@@ -66,17 +66,13 @@ class Links:
         """Set the reach of the windows of ``at`` from the turns before each and their
         ``lengths`` (token counts by block position)."""
         self.reach = grown(self.reach, len(self.prev))
-        words = lengths[at].astype(np.float64)
         before = self.prev[at].astype(np.int64)
-        reach = np.zeros(len(at), np.int8)
-        for _ in range(REACH):
-            more = (before >= 0) & ((reach < SPAN) | (words < WINDOW_TOKENS))
-            if not more.any():
-                break
-            reach[more] += 1
-            words[more] += lengths[before[more]]
-            before = np.where(more, self.prev[np.maximum(before, 0)], -1)
-        self.reach[at] = reach
+        columns: list[NDArray[np.float64]] = []  # lengths of the turns before, nearest first
+        while len(columns) < REACH and (before >= 0).any():
+            columns.append(np.where(before >= 0, lengths[np.maximum(before, 0)], -1.0))
+            before = np.where(before >= 0, self.prev[np.maximum(before, 0)], -1)
+        earlier = np.stack(columns, axis=1) if columns else np.empty((len(at), 0))
+        self.reach[at] = reaches(lengths[at], earlier)
 
     def state(self, n: int, keep: NDArray[np.bool_] | None = None) -> Arrays:
         """The links of the first ``n`` positions, for a snapshot; with ``keep``, of those
