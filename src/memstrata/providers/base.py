@@ -30,6 +30,22 @@ class Embedder(Protocol):
         ...
 
 
+@runtime_checkable
+class QueryEmbedder(Embedder, Protocol):
+    """An embedder trained with a separate form for search queries (e5's ``query: ``)."""
+
+    def embed_query(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Embed search queries; the same shape and norms as :meth:`Embedder.embed`."""
+        ...
+
+
+def embed_query(embedder: Embedder, texts: Sequence[str]) -> NDArray[np.float32]:
+    """Vectors of search queries: in the query form where the model has one, else as any text."""
+    if isinstance(embedder, QueryEmbedder):
+        return embedder.embed_query(texts)
+    return embedder.embed(texts)
+
+
 @dataclass(frozen=True)
 class ChatMessage:
     role: str

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.providers.base import Embedder
+from memstrata.providers.base import Embedder, QueryEmbedder
 
 #: Texts one joined call may carry; callers beyond wait for the next call.
 MAX_TEXTS = 64
@@ -69,6 +69,13 @@ class BatchingEmbedder:
                 self._busy = True
                 batch = self._take()
             self._run(batch)
+
+    def embed_query(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Search queries: the model's own query form where it has one (not joined with
+        stored texts, which take the other form), else joined like any text."""
+        if isinstance(self.inner, QueryEmbedder):
+            return self.inner.embed_query(texts)
+        return self.embed(texts)
 
     def _take(self) -> list[_Call]:
         """The waiting calls that fit one model call, oldest first (at least one)."""

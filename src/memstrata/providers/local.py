@@ -25,7 +25,7 @@ from memstrata.errors import ModelError
 if TYPE_CHECKING:
     from tokenizers import Encoding, Tokenizer
 
-__all__ = ["LocalEmbedder"]
+__all__ = ["LocalEmbedder", "verify_file"]
 
 MODEL_ID: Final = "all-MiniLM-L6-v2"
 DIMENSION: Final = 384
@@ -102,8 +102,8 @@ class _Model:
     @classmethod
     def load(cls, threads: int) -> _Model:
         files = _locate_files()
-        _verify(files.tokenizer, TOKENIZER_SHA256)
-        _verify(files.onnx, ONNX_SHA256)
+        verify_file(files.tokenizer, TOKENIZER_SHA256)
+        verify_file(files.onnx, ONNX_SHA256)
         return cls(_load_tokenizer(files.tokenizer), _load_session(files.onnx, threads))
 
     def embed(self, texts: Sequence[str], batch_size: int) -> _Float32Array:
@@ -142,7 +142,7 @@ def _package_path(name: str, locate: Callable[[Any], Path]) -> Path | None:
     return locate(module)
 
 
-def _verify(path: Path, expected: str) -> None:
+def verify_file(path: Path, expected: str) -> None:
     """Raise ModelError unless the file's sha256 is ``expected``."""
     actual = _sha256(path)
     if actual != expected:

@@ -12,6 +12,8 @@ from numpy.typing import NDArray
 from memstrata.errors import InvalidInput
 from memstrata.providers.base import ChatModel, Embedder
 from memstrata.providers.batching import BatchingEmbedder
+from memstrata.providers.e5 import MODEL_ID as E5_MODEL_ID
+from memstrata.providers.e5 import NAMES as E5_NAMES
 from memstrata.settings import ProviderConfig, normalise_provider
 
 BUILTIN = "builtin"
@@ -21,6 +23,9 @@ BUILTIN = "builtin"
 #: weight, so the default leans further to the vector side.
 BUILTIN_KEYWORD_BALANCE = 0.5
 REMOTE_KEYWORD_BALANCE = 0.3
+#: The same for the local multilingual-e5-small (``@Builtin`` by that name; tuned on LoCoMo
+#: conversations 1-5, as MiniLM's was).
+E5_KEYWORD_BALANCE = 0.5
 
 
 @dataclass(frozen=True)
@@ -40,8 +45,9 @@ class ModelId:
 class ModelRegistry:
     """Resolves embedding model ids to embedders, each built once and shared.
 
-    ``@Builtin`` answers with the local default embedder whatever the model name; other
-    providers need an OpenAI-compatible endpoint in the settings.
+    ``@Builtin`` answers with the local multilingual-e5-small for that model name
+    (:data:`~memstrata.providers.e5.NAMES`) and with the local default, MiniLM, for any other
+    name; other providers need an OpenAI-compatible endpoint in the settings.
     """
 
     def __init__(
@@ -49,6 +55,7 @@ class ModelRegistry:
         providers: Mapping[str, ProviderConfig] | None = None,
         *,
         builtin: Callable[[], Embedder] | None = None,
+        e5: Callable[[], Embedder] | None = None,
         remote: Callable[[str, ProviderConfig], Embedder] | None = None,
         chat: Callable[[str, ProviderConfig], ChatModel] | None = None,
         chat_timeout: float | None = None,
@@ -57,6 +64,7 @@ class ModelRegistry:
         """``embed_threads``: intra-op threads of the local model (None: up to two)."""
         self.providers = dict(providers or {})
         self._builtin_factory = builtin or (lambda: _local_default(embed_threads))
+        self._e5_factory = e5 or (lambda: _local_e5(embed_threads))
         self._remote_factory = remote or _openai_embedder
         self._chat_factory = chat or _openai_chat(chat_timeout)
         self._cache: dict[ModelId, Embedder] = {}
@@ -96,15 +104,16 @@ class ModelRegistry:
 
     def embedder(self, embd_id: str) -> Embedder:
         model = self.check_embedder(embd_id)
-        key = ModelId(BUILTIN, BUILTIN) if model.provider == BUILTIN else model
+        key = ModelId(_local_name(model), BUILTIN) if model.provider == BUILTIN else model
         with self._lock:
             found = self._cache.get(key)
             if found is None:
-                found = (
-                    self._builtin_factory()
-                    if model.provider == BUILTIN
-                    else self._remote_factory(model.name, self.providers[model.provider])
-                )
+                if key.name == E5_MODEL_ID:
+                    found = self._e5_factory()
+                elif model.provider == BUILTIN:
+                    found = self._builtin_factory()
+                else:
+                    found = self._remote_factory(model.name, self.providers[model.provider])
                 self._cache[key] = found
             return found
 
@@ -112,7 +121,9 @@ class ModelRegistry:
         """The keyword weight balanced fusion centres on for ``embd_id``'s embedder."""
         model = self.check_embedder(embd_id)
         if model.provider == BUILTIN:
-            return BUILTIN_KEYWORD_BALANCE
+            return (
+                E5_KEYWORD_BALANCE if _local_name(model) == E5_MODEL_ID else BUILTIN_KEYWORD_BALANCE
+            )
         configured = self.providers[model.provider].keyword_balance
         return REMOTE_KEYWORD_BALANCE if configured is None else configured
 
@@ -135,6 +146,18 @@ def _local_default(threads: int | None = None) -> Embedder:
     from memstrata.providers.local import LocalEmbedder
 
     return BatchingEmbedder(LocalEmbedder(threads=threads))
+
+
+def _local_name(model: ModelId) -> str:
+    """Which local model a ``@Builtin`` id names: e5 by its names, else the default."""
+    return E5_MODEL_ID if model.name.strip().lower() in E5_NAMES else BUILTIN
+
+
+def _local_e5(threads: int | None = None) -> Embedder:
+    """The local multilingual-e5-small; concurrent writers share one model call."""
+    from memstrata.providers.e5 import E5Embedder
+
+    return BatchingEmbedder(E5Embedder(threads=threads))
 
 
 def _openai_embedder(name: str, config: ProviderConfig) -> Embedder:

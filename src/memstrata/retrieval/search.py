@@ -15,6 +15,7 @@ from memstrata.access import readable
 from memstrata.clock import Clock
 from memstrata.errors import InvalidInput
 from memstrata.models import Fusion, Hit, Principal
+from memstrata.providers.base import embed_query
 from memstrata.providers.registry import ModelRegistry
 from memstrata.requests import SearchRequest
 from memstrata.retrieval.candidates import candidate_pools, with_neighbours
@@ -86,7 +87,7 @@ class SearchService:
             with self.store.beside(
                 r, lambda s: s.keyword_and_windows(scope, req.query, f, pool, windows)
             ) as kw:
-                query_vector = self.models.embedder(embd_id).embed([req.query])[0]
+                query_vector = embed_query(self.models.embedder(embd_id), [req.query])[0]
                 found = candidate_pools(r, scope, req.query, query_vector, f, pool, windows, kw)
             vector = found.cosine
             fused = score(
