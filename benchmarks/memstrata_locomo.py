@@ -34,7 +34,7 @@ from benchmarks.locomo import (
     write_json,
 )
 from memstrata import Engine, Fusion, Principal, SearchRequest, TurnInput
-from memstrata.providers.base import Embedder
+from memstrata.providers.base import Embedder, QueryEmbedder, embed_query
 from memstrata.providers.registry import ModelRegistry
 from memstrata.store.sqlite import SQLiteStore
 
@@ -59,12 +59,25 @@ class CachingEmbedder:
         return self.inner.dimension
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+        return self._cached(texts, "passage")
+
+    def embed_query(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Queries in the model's query form (MiniLM has none: the same vectors as embed)."""
+        return self._cached(texts, "query")
+
+    def _cached(self, texts: Sequence[str], form: str) -> NDArray[np.float32]:
+        model = self.inner.model_id
+        named = isinstance(self.inner, QueryEmbedder)  # MiniLM's files keep their old names
+        keys = [
+            hashlib.sha1((f"{model}\0{form}\0{t}" if named else t).encode()).hexdigest()
+            for t in texts
+        ]
         out = np.zeros((len(texts), self.inner.dimension), dtype=np.float32)
         missing = [i for i, k in enumerate(keys) if not (CACHE / f"{k}.npy").exists()]
         if missing:
             t0 = time.perf_counter()
-            fresh = self.inner.embed([texts[i] for i in missing])
+            todo = [texts[i] for i in missing]
+            fresh = embed_query(self.inner, todo) if form == "query" else self.inner.embed(todo)
             self.seconds += time.perf_counter() - t0
             for row, i in enumerate(missing):
                 np.save(CACHE / f"{keys[i]}.npy", fresh[row])

@@ -65,7 +65,8 @@ from benchmarks.locomo import (
 from benchmarks.memstrata_locomo import CachingEmbedder
 from memstrata import Engine
 from memstrata.api import create_app
-from memstrata.providers.base import Embedder
+from memstrata.providers.base import Embedder, embed_query
+from memstrata.providers.e5 import MODEL_ID as E5_MODEL_ID
 from memstrata.providers.registry import ModelRegistry
 from memstrata.settings import Settings
 from memstrata.store import open_store
@@ -79,6 +80,8 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 #: What the SDK sends (RAGFlow's defaults), with the threshold at 0 so a full ranking comes back.
 SDK_SEARCH = {"keywords_similarity_weight": 0.7, "similarity_threshold": 0.0, "top_n": 50}
 EMBD_ID = "BAAI/bge-small-en-v1.5@Builtin"
+#: ``--model e5``: the local multilingual-e5-small (``memstrata.providers.e5``).
+E5_EMBD_ID = "multilingual-e5-small@Builtin"
 LLM_ID = "gpt-4o-mini@OpenAI"
 MEMORY_SIZE = 10 * 1024 * 1024
 NAIVE_WEIGHT = 0.5
@@ -130,8 +133,8 @@ def serving(engine: Engine) -> Iterator[str]:
 class Api:
     """The calls an SDK user makes, over one HTTP client per thread."""
 
-    def __init__(self, url: str, key: str) -> None:
-        self.url, self.key = url, key
+    def __init__(self, url: str, key: str, embd_id: str = EMBD_ID) -> None:
+        self.url, self.key, self.embd_id = url, key, embd_id
         self._local = threading.local()
 
     def _client(self) -> httpx.Client:
@@ -149,7 +152,7 @@ class Api:
         return body["data"]
 
     def create_memory(self, name: str) -> str:
-        body = {"name": name, "memory_type": ["raw"], "embd_id": EMBD_ID, "llm_id": LLM_ID}
+        body = {"name": name, "memory_type": ["raw"], "embd_id": self.embd_id, "llm_id": LLM_ID}
         memory = self._data(self._client().post("/memories", json=body))
         self._data(
             self._client().put(f"/memories/{memory['id']}", json={"memory_size": MEMORY_SIZE})
@@ -174,22 +177,25 @@ class Api:
 
 
 @contextmanager
-def served(embedder: Embedder, settings: Settings | None = None) -> Iterator[Api]:
-    """A fresh engine with ``embedder`` as its built-in model, served over REST; an
-    administrator's calls to it. The store is a temporary SQLite file, or the PostgreSQL
-    database that ``settings.database_url`` names."""
+def served(
+    embedder: Embedder, settings: Settings | None = None, embd_id: str = EMBD_ID
+) -> Iterator[Api]:
+    """A fresh engine with ``embedder`` as its built-in model (the one ``embd_id`` names),
+    served over REST; an administrator's calls to it, creating memories with ``embd_id``.
+    The store is a temporary SQLite file, or the PostgreSQL database that
+    ``settings.database_url`` names."""
     with tempfile.TemporaryDirectory(prefix="memstrata-rest-") as tmp:
         if settings is not None and settings.database_url:
             store: Store = open_store(settings)
         else:
             store = SQLiteStore(Path(tmp) / "memstrata.db")
-        registry = ModelRegistry(builtin=lambda: embedder)
+        registry = ModelRegistry(builtin=lambda: embedder, e5=lambda: embedder)
         engine = Engine(store, models=registry, settings=settings or Settings())
         try:
             _, key = engine.ensure_admin()
             assert key is not None
             with serving(engine) as url:
-                yield Api(url, key)
+                yield Api(url, key, embd_id)
         finally:
             engine.close()
 
@@ -279,13 +285,24 @@ def minmax(values: NDArray[np.float64]) -> NDArray[np.float64]:
     return (values - lo) / (hi - lo) if hi > lo else np.zeros_like(values)
 
 
+def dense_name(embedder: Embedder) -> str:
+    """The dense baseline's row: "dense multilingual-e5-small" for ``--model e5``, else
+    "dense MiniLM" (as in every earlier result file)."""
+    model = embedder.model_id
+    return f"dense {model}" if model == E5_MODEL_ID else "dense MiniLM"
+
+
 class Baselines:
     """BM25, dense cosine and their naive min-max hybrid over one pool of stored texts."""
 
-    def __init__(self, docs: Sequence[Doc], vectors: NDArray[np.float32]) -> None:
+    def __init__(
+        self, docs: Sequence[Doc], vectors: NDArray[np.float32], dense: str = "dense MiniLM"
+    ) -> None:
+        """``dense``: the dense baseline's name (the model's)."""
         self.labels = [d.label for d in docs]
         self.bm25 = BM25Index([d.content for d in docs])
         self.vectors = vectors
+        self.dense = dense
 
     def rankings(self, query: str, vector: NDArray[np.float32]) -> dict[str, list[str]]:
         found = self.bm25.scores(query)
@@ -295,7 +312,7 @@ class Baselines:
         naive = NAIVE_WEIGHT * minmax(keyword) + (1 - NAIVE_WEIGHT) * minmax(dense)
         return {
             "BM25": self._order(keyword, only_positive=True),
-            "dense MiniLM": self._order(dense),
+            self.dense: self._order(dense),
             "naive min-max hybrid": self._order(naive),
         }
 
@@ -346,10 +363,10 @@ def evaluate(
     contents = sorted({d.content for docs in pools.docs.values() for d in docs})
     stored = dict(zip(contents, embedder.embed(contents), strict=True))
     baselines = {
-        m: Baselines(docs, np.stack([stored[d.content] for d in docs]))
+        m: Baselines(docs, np.stack([stored[d.content] for d in docs]), dense_name(embedder))
         for m, docs in pools.docs.items()
     }
-    query_vectors = embedder.embed([q.text for q in pools.queries])
+    query_vectors = embed_query(embedder, [q.text for q in pools.queries])
     rows: dict[str, list[Row]] = {}
     latencies: list[float] = []
     for q, vector in zip(pools.queries, query_vectors, strict=True):
@@ -389,9 +406,10 @@ def run(
     settings: Settings | None = None,
     search: Mapping[str, Any] | None = None,
     chat: bool = False,
+    embd_id: str = EMBD_ID,
 ) -> dict[str, Any]:
     """Write, search and score; returns recall per system and split, and the costs."""
-    with served(embedder, settings) as api:
+    with served(embedder, settings, embd_id) as api:
         pools = Pools()
         named = {c.sample_id: locomo_turns(c, chat) for c in conversations}
         memories, docs, seconds = write_all(api, named, writers, within)
@@ -422,7 +440,12 @@ def run(
             "search_p95_ms": round(1000 * float(np.percentile(latencies, 95)), 2),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         },
-        "setup": {"writers": writers, "within": within, "search": {**SDK_SEARCH, **(search or {})}},
+        "setup": {
+            "writers": writers,
+            "within": within,
+            "search": {**SDK_SEARCH, **(search or {})},
+            "embd_id": embd_id,
+        },
     }
 
 
@@ -441,11 +464,13 @@ def _setting(pair: str) -> tuple[str, object]:
     return name, kind(value)
 
 
-def local_embedder(cached: bool = True) -> Embedder:
-    """The local MiniLM, behind the on-disk vector cache unless ``cached`` is False."""
+def local_embedder(cached: bool = True, model: str = "minilm") -> Embedder:
+    """The local MiniLM (``model`` "e5": multilingual-e5-small), behind the on-disk vector
+    cache unless ``cached`` is False."""
+    from memstrata.providers.e5 import E5Embedder
     from memstrata.providers.local import LocalEmbedder
 
-    embedder: Embedder = LocalEmbedder()
+    embedder: Embedder = E5Embedder() if model == "e5" else LocalEmbedder()
     return CachingEmbedder(embedder) if cached else embedder
 
 
@@ -472,9 +497,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--postgres", action="store_true", help="a fresh embedded PostgreSQL, not SQLite"
     )
+    parser.add_argument(
+        "--model", choices=["minilm", "e5"], default="minilm", help="the local embedding model"
+    )
     parser.add_argument("--out", type=Path, help="write the result JSON here")
     args = parser.parse_args(argv)
-    embedder = local_embedder(cached=not args.no_cache)
+    embedder = local_embedder(cached=not args.no_cache, model=args.model)
     search = dict(p.partition("=")[::2] for p in args.param)
     conversations = select(load_conversations(), args.convs)
     with contextlib.ExitStack() as stack:
@@ -492,6 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             settings=Settings.from_env({}, **chosen),
             search=search,
             chat=args.chat,
+            embd_id=E5_EMBD_ID if args.model == "e5" else EMBD_ID,
         )
     result["setup"]["settings"] = args.set
     result["setup"]["store"] = "postgres" if args.postgres else "sqlite"

@@ -14,11 +14,12 @@ import math
 import re
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from benchmarks import (
     concurrent_writes,
@@ -32,6 +33,7 @@ from benchmarks import (
     speed,
 )
 from benchmarks.peers import speed_worker, worker
+from numpy.typing import NDArray
 
 from memstrata import Fusion
 from memstrata.testing import DeterministicEmbedder
@@ -274,6 +276,33 @@ def test_rest_benchmark_writes_and_searches_through_http(
     assert result["recall"]["memstrata"]["LoCoMo 1-5"]["n"] == 10
     assert result["cost"]["turns_written"] == sum(len(s.turns) for s in short.sessions)
     assert "| memstrata |" in rest_locomo.table(result)
+
+
+def test_rest_benchmark_with_the_e5_model_sends_its_id_and_query_form(
+    conversation: locomo.Conversation,
+) -> None:
+    """``--model e5``: memories are created with e5's id, so the server embeds with the e5
+    factory; questions are embedded in the query form, and the dense row is named for it."""
+    from benchmarks import rest_locomo
+
+    class QueryForm(DeterministicEmbedder):
+        queries = 0
+
+        def embed_query(self, texts: Sequence[str]) -> NDArray[np.float32]:
+            self.queries += len(texts)
+            return self.embed(texts)
+
+    model = QueryForm(model_id="multilingual-e5-small")
+    short = dataclasses.replace(
+        conversation, sessions=conversation.sessions[:1], questions=conversation.questions[:4]
+    )
+    result = rest_locomo.run(
+        [short], embedder=model, madial=False, writers=1, embd_id=rest_locomo.E5_EMBD_ID
+    )
+    assert result["setup"]["embd_id"] == "multilingual-e5-small@Builtin"
+    assert "dense multilingual-e5-small" in result["recall"]
+    assert "dense MiniLM" not in result["recall"]
+    assert model.queries == 2 * 4  # the server's searches and the baselines' query vectors
 
 
 @pytest.mark.postgres
