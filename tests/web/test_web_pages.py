@@ -225,6 +225,17 @@ def test_the_create_form_shows_the_engines_error_beside_its_field(
     assert memory.memory_types == (EntryType.RAW, EntryType.SEMANTIC)
 
 
+def test_the_create_form_offers_both_local_embedding_models(login: Login, alice_key: str) -> None:
+    page = login(alice_key).get("/").text
+    assert re.search(r'name="embd_id"[^>]*list="local-embedders"', page)
+    offered = re.search(r'<datalist id="local-embedders">(.*?)</datalist>', page)
+    assert offered is not None
+    assert re.findall(r'value="([^"]+)"', offered.group(1)) == [
+        "BAAI/bge-small-en-v1.5@Builtin",
+        "multilingual-e5-small@Builtin",
+    ]
+
+
 def test_configuration_locks_model_and_types_once_entries_exist(
     login: Login, alice_key: str, engine: Engine, alice: Principal, notes: Memory
 ) -> None:

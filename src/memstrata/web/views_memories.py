@@ -20,6 +20,8 @@ router = APIRouter(route_class=WebRoute, include_in_schema=False)
 Text = Annotated[str | None, Query()]
 PAGE_SIZE = 20
 DEFAULT_EMBEDDING = "BAAI/bge-small-en-v1.5@Builtin"
+#: Offered beside the field: the local default (English) and the local multilingual model.
+LOCAL_EMBEDDERS = (DEFAULT_EMBEDDING, "multilingual-e5-small@Builtin")
 #: The largest import file the page takes.
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 
@@ -69,6 +71,7 @@ def _list_page(
         owners=owners,
         names=engine.user_names([*owners, *(m.tenant_id for m in found.items)]),
         types=[t.value for t in EntryType.extracted()],
+        local_embedders=LOCAL_EMBEDDERS,
         form=form or {"embd_id": DEFAULT_EMBEDDING, "memory_type": ["raw"], "permissions": "me"},
         errors=errors or {},
     )
