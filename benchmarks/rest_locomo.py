@@ -9,7 +9,8 @@ to and searched the way an agent using RAGFlow's SDK does:
   several conversations written at once (``--writers``); no conversation time is sent, so a
   turn's valid time is when it arrived. ``--within N`` sends N turns of one conversation at
   a time instead (arrival order then differs from conversation order). ``--chat`` sends each
-  sentence of a turn as its own message, as people write in a messaging app.
+  sentence of a turn as its own message, as people write in a messaging app (recall is then
+  also given counting each turn once: its pieces share its label).
 - **searches**: ``GET /api/v1/messages/search`` with the SDK's ``keywords_similarity_weight``
   0.7, ``similarity_threshold`` 0 (so recall is measured over a full ranking) and ``top_n``
   50; everything else at the server's defaults.
@@ -351,14 +352,23 @@ def recalls(gold: Sequence[str], ranked: Sequence[str]) -> dict[int, float]:
     return {k: recall_at(gold, ranked, k) for k in KS}
 
 
+def each_turn_once(ranked: Sequence[str]) -> list[str]:
+    """``ranked`` with every label after its first place left out. In chat the pieces of
+    one turn share its label, so each piece found takes a place of the top k; counted this
+    way, a system is charged one place per turn it returns, as it would be where every
+    message has its own label."""
+    return list(dict.fromkeys(ranked))
+
+
 def evaluate(
     api: Api,
     embedder: Embedder,
     pools: Pools,
     search: Mapping[str, Any],
-) -> tuple[dict[str, list[Row]], list[float]]:
+) -> tuple[dict[str, list[Row]], dict[str, list[Row]], list[float]]:
     """Every query through REST and through the baselines: recall rows per system (with the
-    group of each), and the REST latencies."""
+    group of each), the same counting each turn once (:func:`each_turn_once`), and the REST
+    latencies."""
     labels = {d.message_id: d.label for docs in pools.docs.values() for d in docs}
     contents = sorted({d.content for docs in pools.docs.values() for d in docs})
     stored = dict(zip(contents, embedder.embed(contents), strict=True))
@@ -368,6 +378,7 @@ def evaluate(
     }
     query_vectors = embed_query(embedder, [q.text for q in pools.queries])
     rows: dict[str, list[Row]] = {}
+    once: dict[str, list[Row]] = {}
     latencies: list[float] = []
     for q, vector in zip(pools.queries, query_vectors, strict=True):
         t0 = time.perf_counter()
@@ -377,7 +388,8 @@ def evaluate(
         ranked |= baselines[q.memory].rankings(q.text, vector)
         for system, order in ranked.items():
             rows.setdefault(system, []).append((q.group, recalls(q.gold, order)))
-    return rows, latencies
+            once.setdefault(system, []).append((q.group, recalls(q.gold, each_turn_once(order))))
+    return rows, once, latencies
 
 
 def summary(rows: Sequence[Row], groups: Callable[[str], bool]) -> dict[str, float | int]:
@@ -426,13 +438,12 @@ def run(
             pools.docs.update(docs)
             pools.write_s += seconds
             pools.queries += [Query(memories[u], text, gold, "madial") for u, text, gold in triples]
-        rows, latencies = evaluate(api, embedder, pools, search or {})
+        rows, once, latencies = evaluate(api, embedder, pools, search or {})
     turns_written = sum(len(d) for d in pools.docs.values())
-    return {
-        "recall": {
-            system: {name: summary(r, pick) for name, pick in SPLITS.items()}
-            for system, r in rows.items()
-        },
+    result: dict[str, Any] = {"recall": summaries(rows)}
+    if chat:
+        result["recall_each_turn_once"] = summaries(once)
+    return result | {
         "cost": {
             "turns_written": turns_written,
             "write_turns_per_s": round(turns_written / pools.write_s, 1),
@@ -449,10 +460,17 @@ def run(
     }
 
 
-def table(result: Mapping[str, Any]) -> str:
+def summaries(rows: Mapping[str, Sequence[Row]]) -> dict[str, dict[str, dict[str, float | int]]]:
+    return {
+        system: {name: summary(r, pick) for name, pick in SPLITS.items()}
+        for system, r in rows.items()
+    }
+
+
+def table(result: Mapping[str, Any], key: str = "recall") -> str:
     header = ["system", *(f"{s} R@10 (R@5)" for s in SPLITS)]
     lines = [header, ["---"] * len(header)]
-    for system, splits in result["recall"].items():
+    for system, splits in result[key].items():
         cells = [f"{splits[s]['R@10']:.1f} ({splits[s]['R@5']:.1f})" for s in SPLITS]
         lines.append([system, *cells])
     return "\n".join("| " + " | ".join(c) + " |" for c in lines)
@@ -524,7 +542,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     result["setup"]["settings"] = args.set
     result["setup"]["store"] = "postgres" if args.postgres else "sqlite"
-    report(table(result), result, args.out)
+    text = table(result)
+    if "recall_each_turn_once" in result:
+        text += "\n\neach turn counted once:\n" + table(result, "recall_each_turn_once")
+    report(text, result, args.out)
     return 0
 
 

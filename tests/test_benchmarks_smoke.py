@@ -335,6 +335,30 @@ def test_rest_benchmark_runs_on_postgres(
     assert found["n"] == 10 and found["R@10"] > 0
 
 
+def test_chat_recall_is_also_counted_once_per_turn(conversation: locomo.Conversation) -> None:
+    """In chat the pieces of a turn share its label: the second count keeps each label's
+    first place only, so it can only find more, and whole-turn runs do not report it."""
+    from benchmarks import rest_locomo
+
+    assert rest_locomo.each_turn_once(["D1:3", "D1:4", "D1:3", "D2:1", "D1:4"]) == [
+        "D1:3",
+        "D1:4",
+        "D2:1",
+    ]
+    short = dataclasses.replace(
+        conversation, sessions=conversation.sessions[:2], questions=conversation.questions[:10]
+    )
+    chat = rest_locomo.run([short], embedder=fake_embedder(), madial=False, writers=1, chat=True)
+    once = chat["recall_each_turn_once"]
+    assert set(once) == set(chat["recall"])
+    for system, splits in chat["recall"].items():
+        assert once[system]["LoCoMo 1-5"]["n"] == 10
+        assert once[system]["LoCoMo 1-5"]["R@10"] >= splits["LoCoMo 1-5"]["R@10"]
+    assert "| memstrata |" in rest_locomo.table(chat, "recall_each_turn_once")
+    whole = rest_locomo.run([short], embedder=fake_embedder(), madial=False, writers=1)
+    assert "recall_each_turn_once" not in whole
+
+
 def test_chat_mode_sends_each_sentence_of_a_turn_as_a_message() -> None:
     from benchmarks import rest_locomo
 
