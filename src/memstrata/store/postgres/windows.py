@@ -156,23 +156,23 @@ def _windows(around: list[tuple[list[_Turn], list[int]]]) -> dict[int, Window]:
     those of the turns after it until one no longer reaches back to it (no later one does
     then). How far each window reaches comes from one call of the shared rule for every
     seed's turns (a call per seed cost a search at a million entries about 4 ms)."""
+    seats = [places.index(0) for _, places in around]
     own: list[int] = []
     before: list[list[int]] = []
-    for turns, places in around:
+    for (turns, _), seat in zip(around, seats, strict=True):
         lengths = [t[1] for t in turns]
-        for at in range(places.index(0), len(turns)):
+        for at in range(seat, len(turns)):
             own.append(lengths[at])
             # nearest first; -1: no turn there
             before.append([lengths[at - k] if at - k >= 0 else -1 for k in range(1, REACH + 1)])
-    reach = iter(
-        reaches(
-            np.asarray(own, np.float64), np.asarray(before, np.float64).reshape(-1, REACH)
-        ).tolist()
-    )
+    reach = reaches(
+        np.asarray(own, np.float64), np.asarray(before, np.float64).reshape(-1, REACH)
+    ).tolist()
     out: dict[int, Window] = {}
-    for turns, places in around:
-        seat = places.index(0)
-        backs = [next(reach) for _ in range(seat, len(turns))]
+    start = 0  # where this seed's turns begin in ``reach``
+    for (turns, _), seat in zip(around, seats, strict=True):
+        backs = reach[start : start + len(turns) - seat]
+        start += len(backs)
         for at, back in enumerate(backs, start=seat):
             if at - back > seat:
                 break
