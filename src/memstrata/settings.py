@@ -33,12 +33,14 @@ class Settings:
     providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
     max_items_per_type: int = 5
     #: Search: how much a raw turn borrows from its conversation neighbours' scores (0.4:
-    #: better than 0.3 and 0.5 on LoCoMo 1-5 sent as whole turns and as chat messages alike).
+    #: better than 0.5 on LoCoMo 1-5 sent as whole turns and as chat messages, and than 0.3
+    #: on whole turns; benchmarks/README.md).
     neighbour_weight: float = 0.4
     #: Search: turns on each side that count as neighbours (0 turns neighbour context off).
     neighbour_span: int = 2
-    #: Search: how much a raw turn's conversation window (it and the two turns written before
-    #: it in its conversation) adds to its keyword score (0 turns it off).
+    #: Search: how much a raw turn's conversation window (it and the turns written before it
+    #: in its conversation, as far back as ``store/windowing.py`` reaches) adds to its keyword
+    #: score (0 turns it off; at most 1).
     context_weight: float = 1.0
     #: The local embedding model's intra-op threads (None: as many as there are cores, up to 2).
     embed_threads: int | None = None
