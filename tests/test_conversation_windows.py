@@ -260,7 +260,7 @@ def test_balanced_fusion_does_not_depend_on_the_models_similarity_scale() -> Non
     assert order(cosines, Fusion.WEIGHTED) != order(squeezed, Fusion.WEIGHTED)
 
 
-def test_balanced_fusion_thresholds_the_callers_weighted_score() -> None:
+def test_balanced_fusion_thresholds_as_weighted_fusion_does() -> None:
     keyword = [(1, 4.0)]
     vector = {1: 0.3, 2: 0.5}
     strict = fuse(keyword, vector, keyword_weight=0.7, method=Fusion.WEIGHTED, threshold=0.2)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from memstrata import (
     Conflict,
@@ -26,7 +28,9 @@ from memstrata import (
     TurnInput,
 )
 from memstrata.models import NewEntry, Scope
-from memstrata.testing import FrozenClock
+from memstrata.providers.registry import ModelRegistry
+from memstrata.store.base import Store
+from memstrata.testing import DeterministicEmbedder, FrozenClock
 
 
 def turn(engine: Engine, actor: Principal, memory: Memory, text: str, **kw: object) -> Entry:
@@ -446,6 +450,50 @@ def test_a_turn_that_answers_in_context_rises_with_its_question(
 
     assert rank(base).index(answer) > rank(base).index(unrelated)
     assert rank(with_context).index(answer) < rank(with_context).index(unrelated)
+
+
+#: Fixed vectors by a word of the text: cosines with the query "lighthouse" of 0 (the keeper,
+#: which the keywords find), 0.5 (the beacon) and 0.1 (the bicycle).
+PLANTED: dict[str, list[float]] = {
+    "keeper": [0.0, 1.0, 0.0],
+    "beacon": [0.5, 0.75**0.5, 0.0],
+    "bicycle": [0.1, 0.0, 0.99**0.5],
+    "lighthouse": [1.0, 0.0, 0.0],
+}
+
+
+class PlantedEmbedder(DeterministicEmbedder):
+    """Vectors chosen per text (:data:`PLANTED`), not hashed."""
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        out = np.zeros((len(texts), self.dimension), np.float32)
+        for row, text in enumerate(texts):
+            word = next(w for w in PLANTED if w in text)
+            out[row, :3] = PLANTED[word]
+        return out
+
+
+def test_the_default_threshold_admits_what_only_the_vectors_find(
+    store: Store, clock: FrozenClock
+) -> None:
+    engine = Engine(store, models=ModelRegistry(builtin=PlantedEmbedder), clock=clock)
+    alice = engine.principal(engine.create_user("alice").id)
+    memory = engine.create_memory(alice, name="m", memory_type=["raw"], embd_id="x@Builtin",
+                                  llm_id="none@None")  # fmt: skip
+    keeper = turn(engine, alice, memory, "the lighthouse keeper waved").message_id
+    beacon = turn(engine, alice, memory, "a tall beacon by the sea").message_id
+    turn(engine, alice, memory, "bicycle repair on sunday")
+
+    def hits(**kw: object) -> set[int]:
+        request = SearchRequest("lighthouse", (memory.id,), **kw)  # type: ignore[arg-type]
+        return {h.entry.message_id for h in engine.search(alice, request)}
+
+    try:  # the SDK's defaults: threshold 0.2, keyword weight 0.7
+        assert hits() == {keeper, beacon}
+        assert hits(keywords_similarity_weight=1.0) == {keeper}
+        assert hits(keywords_similarity_weight=0.0) == {beacon}
+    finally:
+        engine.usage.close()
 
 
 def test_context_never_admits_an_entry_below_the_threshold(

@@ -11,7 +11,7 @@ import pytest
 
 from memstrata.models import Entry, EntryType, Fusion, Hit
 from memstrata.retrieval.context import HEADER, approx_tokens, assemble
-from memstrata.retrieval.fusion import fuse
+from memstrata.retrieval.fusion import fuse, rank, score
 
 
 def ids(scored: list) -> list[int]:  # type: ignore[type-arg]
@@ -32,6 +32,31 @@ def test_vector_only_candidates_take_part_and_threshold_cuts() -> None:
     fused = fuse([(1, 5.0)], {1: 0.2, 2: 0.95, 3: 0.1}, keyword_weight=0.5, threshold=0.2)
     assert ids(fused) == [1, 2]
     assert all(a.score >= b.score for a, b in itertools.pairwise(fused))
+
+
+@pytest.mark.parametrize("method", list(Fusion))
+def test_the_threshold_admits_what_either_side_finds(method: Fusion) -> None:
+    # 3 only the vectors find (a weighted score, 0.3 x 0.5, would cut it at RAGFlow's
+    # defaults); 2 and 4 are weak on both sides; 1 is the best keyword match.
+    keyword = [(1, 4.0), (2, 0.4)]
+    vector = {1: 0.1, 2: 0.1, 3: 0.5, 4: 0.15}
+    fused = fuse(keyword, vector, keyword_weight=0.7, method=method, threshold=0.2)
+    assert set(ids(fused)) == {1, 3}
+
+
+def test_a_side_the_weight_leaves_out_admits_nothing() -> None:
+    keyword = [(1, 4.0), (2, 3.0)]
+    vector = {1: 0.05, 2: 0.9, 3: 0.9}
+    assert set(ids(fuse(keyword, vector, keyword_weight=1.0, threshold=0.2))) == {1, 2}
+    assert set(ids(fuse(keyword, vector, keyword_weight=0.0, threshold=0.2))) == {2, 3}
+
+
+def test_neighbours_joining_the_pool_are_admitted_by_their_cosine() -> None:
+    fused = score([(1, 4.0)], {1: 0.3}, keyword_weight=0.55, threshold_weight=0.7,
+                  method=Fusion.BALANCED).joined({1: 0.3, 2: 0.25, 3: 0.1})  # fmt: skip
+    assert set(ids(rank(fused, threshold=0.2))) == {1, 2}
+    keywords_only = score([(1, 4.0)], {1: 0.3}, keyword_weight=1.0).joined({1: 0.3, 2: 0.9})
+    assert set(ids(rank(keywords_only, threshold=0.2))) == {1}
 
 
 def test_negative_similarity_does_not_subtract() -> None:

@@ -57,7 +57,9 @@ Types = Annotated[
     Field(description="Entry types to include (default: all)."),
 ]
 TopK = Annotated[int, Field(ge=1, le=100, description="How many entries at most.")]
-Threshold = Annotated[float, Field(ge=0, le=1, description="Least score an entry needs.")]
+Threshold = Annotated[
+    float, Field(ge=0, le=1, description="Least cosine, or BM25 over the best match's, to pass.")
+]
 AsOf = Annotated[datetime | None, Field(description="What memory knew at this time.")]
 ValidOn = Annotated[datetime | None, Field(description="What was true at this time.")]
 Reason = Annotated[str, Field(description="Why, for the audit log.")]

@@ -29,9 +29,8 @@ class Scored:
 class Fused:
     """Every candidate's own fused score, before threshold, context and ranking.
 
-    ``admit`` holds the score the threshold compares: the weighted score (the keyword score
-    over the best one and the raw cosine, weighted) for weighted and balanced fusion, the
-    better of the two normalised side scores for reciprocal-rank fusion.
+    ``admit`` holds the score the threshold compares, the same for every method
+    (:func:`admission`): the better of the keyword score over the best one and the raw cosine.
     """
 
     keyword: Sequence[tuple[int, float]]
@@ -44,7 +43,7 @@ class Fused:
     vector_scale: tuple[float, float] = (0.0, 1.0)
     """Balanced fusion: the cosine that counts 0 and the one that counts 1."""
     admit_weight: float | None = None
-    """Balanced fusion: the caller's keyword weight, which the threshold's score uses."""
+    """Balanced fusion: the caller's keyword weight; a side it gives no weight admits nothing."""
 
     def joined(self, vector: Mapping[int, float]) -> Fused:
         """The scores once more entries joined the vector pool (conversation neighbours).
@@ -56,9 +55,9 @@ class Fused:
             )
         new = {i: c for i, c in vector.items() if i not in self.own}
         vw = 1 - self.keyword_weight
-        aw = vw if self.admit_weight is None else 1 - self.admit_weight
+        aw = self.keyword_weight if self.admit_weight is None else self.admit_weight
         own, admit = dict(self.own), dict(self.admit)
-        admit.update({i: aw * max(c, 0.0) for i, c in new.items()})
+        admit.update({i: admission(0.0, c, aw) for i, c in new.items()})
         if self.method is Fusion.BALANCED:
             own.update({i: vw * _spread(c, self.vector_scale) for i, c in new.items()})
         else:
@@ -99,19 +98,18 @@ def score(
     (context reorders, it never admits). Not for reciprocal-rank fusion.
 
     Balanced fusion only: ``vector_pool``, the cosine similarities of the vector leg's own
-    candidates, whose spread it scales by (default: every value of ``vector``);
-    ``threshold_weight``, the keyword weight of the score the threshold compares (default:
-    ``keyword_weight``)."""
+    candidates, whose spread it scales by (default: every value of ``vector``).
+    ``threshold_weight`` is the caller's keyword weight, of which the threshold asks only
+    whether it gives a side any weight (default: ``keyword_weight``)."""
     best = max((s for _, s in keyword), default=0.0)
     kw_norm = {i: (s / best if best > 0 else 0.0) for i, s in keyword}
     kw_rank = _with_windows(keyword, windows, window_weight) if windows else kw_norm
     ids = set(kw_rank) | set(vector)
     vw = 1 - keyword_weight
     aw = keyword_weight if threshold_weight is None else threshold_weight
-    weighted = {i: aw * kw_norm.get(i, 0.0) + (1 - aw) * max(vector.get(i, 0.0), 0.0) for i in ids}
+    admit = {i: admission(kw_norm.get(i, 0.0), vector.get(i, 0.0), aw) for i in ids}
     if method is Fusion.RRF:
         own = _rrf(keyword, vector, ids, keyword_weight)
-        admit = {i: max(kw_norm.get(i, 0.0), vector.get(i, 0.0)) for i in ids}
         return Fused(keyword, vector, keyword_weight, method, own, kw_norm, admit)
     if method is Fusion.BALANCED:
         scale = vector_scale(list(vector.values()) if vector_pool is None else vector_pool)
@@ -119,13 +117,27 @@ def score(
             i: keyword_weight * kw_rank.get(i, 0.0) + vw * _spread(vector.get(i, 0.0), scale)
             for i in ids
         }
-        return Fused(keyword, vector, keyword_weight, method, own, kw_norm, weighted, scale, aw)
-    if windows:
-        own = {
-            i: keyword_weight * kw_rank.get(i, 0.0) + vw * max(vector.get(i, 0.0), 0.0) for i in ids
-        }
-        return Fused(keyword, vector, keyword_weight, method, own, kw_norm, weighted)
-    return Fused(keyword, vector, keyword_weight, method, weighted, kw_norm, weighted)
+        return Fused(keyword, vector, keyword_weight, method, own, kw_norm, admit, scale, aw)
+    own = {i: keyword_weight * kw_rank.get(i, 0.0) + vw * max(vector.get(i, 0.0), 0.0) for i in ids}
+    return Fused(keyword, vector, keyword_weight, method, own, kw_norm, admit)
+
+
+def admission(keyword: float, cosine: float, weight: float) -> float:
+    """The score ``similarity_threshold`` compares: the better of an entry's two sides, its
+    BM25 over the best of the pool and its cosine, leaving out a side the caller's keyword
+    ``weight`` gives nothing (1: keywords only, 0: vectors only).
+
+    So an entry passes when either side finds it similar enough. Its cosine is cut where
+    RAGFlow's vector leg cuts; RAGFlow keeps every keyword match (of an English query), here a
+    match must reach the threshold against the pool's best. A weighted sum, as this was, cut
+    most of what one side alone finds: at the SDK's defaults (weight 0.7, threshold 0.2) an
+    entry the keywords missed needed a cosine of 0.67, and LoCoMo R@10 fell from 78.7 to 71.7
+    against no threshold (benchmarks/README.md)."""
+    if weight >= 1.0:
+        return keyword
+    if weight <= 0.0:
+        return max(cosine, 0.0)
+    return max(keyword, cosine, 0.0)
 
 
 def _with_windows(
@@ -228,17 +240,16 @@ def fuse(
     ``keyword`` holds (id, BM25 score) best first; ``vector`` maps every candidate (from both
     legs) to its cosine similarity. ``keyword_weight`` is the weight of the keyword side, as
     its name says. Weighted fusion scales BM25 by the best keyword score of the pool, so both
-    sides lie in [0, 1], and the threshold applies to the fused score. Balanced fusion ranks
-    by the same sum with the cosine spread over the vector candidates (their mean counts 0,
-    the best 1), so neither side dominates by its scale alone; its threshold applies to the
-    weighted score. With reciprocal-rank fusion the threshold applies to the better of the
-    two normalised side scores.
+    sides lie in [0, 1], and ranks by their weighted sum. Balanced fusion ranks by the same sum
+    with the cosine spread over the vector candidates (their mean counts 0, the best 1), so
+    neither side dominates by its scale alone. Reciprocal-rank fusion ranks by ranks. With
+    every method the threshold applies to the better of the two sides (:func:`admission`).
 
     ``neighbours`` maps a candidate to its conversation neighbours by distance (1, 2, ...);
     each distance adds ``neighbour_weight`` times the best fused score found there, so a turn
     that answers in context ("yes, last week!") rises with the turn that names the subject.
     Neighbours must be candidates themselves (their own scores are what is borrowed). The
-    threshold looks at an entry's own score: context reorders, it never admits an entry.
+    threshold looks at an entry's own sides: context reorders, it never admits an entry.
     """
     fused = score(keyword, vector, keyword_weight=keyword_weight, method=method)
     return rank(
