@@ -10,7 +10,6 @@ log. Screenshots of the main pages are saved under the test session's temporary 
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Iterator
@@ -105,6 +104,14 @@ class Live:
         body = response.json()
         assert response.status_code == 200 and body["code"] == 0, body
         return body["data"]
+
+
+def photograph(page: Page, live: Live, name: str) -> None:
+    """Save the whole page as ``name`` (for docs/, by hand) and check it shows something: each
+    journey checks its own picture, so none depends on which tests ran before it."""
+    path = live.shots / name
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 10_000
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +217,7 @@ def test_create_a_memory_then_see_turns_with_their_extracts_and_task_log(
     expect(turn.locator(".task-head")).to_contain_text("done")
     expect(turn.locator("pre.log")).to_contain_text(re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"))
     turn.locator("details.whole summary").click()
-    page.screenshot(path=str(live.shots / "messages.png"), full_page=True)
+    photograph(page, live, "messages.png")
 
     bad = page.locator(f"#turn-{xss}")
     expect(bad.locator("details.whole summary")).to_contain_text(
@@ -222,7 +229,7 @@ def test_create_a_memory_then_see_turns_with_their_extracts_and_task_log(
     expect(empty.locator("details.extracts summary")).to_contain_text("0 extracted")
     page.goto(f"{live.url}/memories/{memory_id}")
     expect(page.locator("svg.chart rect.bar")).not_to_have_count(0)
-    page.screenshot(path=str(live.shots / "memory.png"), full_page=True)
+    photograph(page, live, "memory.png")
     audited(page, live, memory_id, "entry.add", lisbon)
 
 
@@ -234,7 +241,7 @@ def test_disable_hides_a_turn_from_the_playground_and_enable_brings_it_back(
     (fact,) = live.extracted(memory_id)[lisbon]
     log_in(page, live)
     assert {lisbon, fact["message_id"]} <= set(hits(page, live, memory_id, "Lisbon"))
-    page.screenshot(path=str(live.shots / "search.png"), full_page=True)
+    photograph(page, live, "search.png")
     expect(page.locator("#context-block")).to_contain_text("The user lives in Lisbon.")
 
     page.goto(f"{live.url}/memories/{memory_id}/messages")
@@ -286,7 +293,7 @@ def test_correct_an_entry_and_read_its_history(page: Page, live: Live) -> None:
     expect(versions.locator("tbody tr")).to_have_count(2)
     expect(versions.locator("tr.is-retired")).to_contain_text("The user's sister is a dentist.")
     expect(versions.locator("tr.current")).to_contain_text("she specialised")
-    page.screenshot(path=str(live.shots / "entry.png"), full_page=True)
+    photograph(page, live, "entry.png")
     new_id = int(page.url.rsplit("/", 1)[-1])
     assert new_id in live.found(memory_id, "orthodontist")
     audited(page, live, memory_id, "entry.correct", new_id)
@@ -302,7 +309,7 @@ def test_reject_from_the_keyboard_in_the_review_queue(page: Page, live: Live) ->
     page.goto(f"{live.url}/memories/{memory_id}/review")
     expect(page.locator(".review-item")).to_have_count(2)
     expect(page.locator(f"#review-{wrong} .source")).to_contain_text("I moved to Lisbon")
-    page.screenshot(path=str(live.shots / "review.png"), full_page=True)
+    photograph(page, live, "review.png")
     expect(page.locator(f"#review-{wrong}")).to_be_focused()  # oldest first
     page.keyboard.press("r")
     expect(page.locator(f"#review-{wrong}.done .badge")).to_have_text("rejected")
@@ -377,11 +384,3 @@ def test_a_scoped_key_cannot_open_another_memory(page: Page, live: Live) -> None
         expect(page.locator("main")).not_to_contain_text("4471")
     assert hits(page, live, other, "vault") == []  # search leaves out what the key cannot read
     expect(page.locator("main")).not_to_contain_text("4471")
-
-
-def test_screenshots_were_saved(live: Live) -> None:
-    """Runs last: every page a journey photographed is there (for docs/, by hand)."""
-    shots = sorted(p.name for p in live.shots.glob("*.png"))
-    assert {"messages.png", "memory.png", "search.png", "entry.png", "review.png"} <= set(shots)
-    assert all((live.shots / s).stat().st_size > 10_000 for s in shots)
-    (live.shots / "index.json").write_text(json.dumps(shots))
