@@ -59,6 +59,14 @@ def test_neighbours_joining_the_pool_are_admitted_by_their_cosine() -> None:
     assert set(ids(rank(keywords_only, threshold=0.2))) == {1}
 
 
+@pytest.mark.parametrize("method", list(Fusion))
+def test_joining_keeps_the_callers_weight_for_the_threshold(method: Fusion) -> None:
+    # ranked with 0.5, but the caller sent 1 (keywords only): a neighbour the vectors find
+    # joins the pool and still admits nothing
+    fused = score([(1, 4.0)], {1: 0.3}, keyword_weight=0.5, threshold_weight=1.0, method=method)
+    assert set(ids(rank(fused.joined({1: 0.3, 2: 0.9}), threshold=0.2))) == {1}
+
+
 def test_negative_similarity_does_not_subtract() -> None:
     (only,) = fuse([(1, 3.0)], {1: -0.5}, keyword_weight=0.5)
     assert only.score == pytest.approx(0.5)

@@ -40,10 +40,11 @@ class Fused:
     own: dict[int, float]
     keyword_norm: dict[int, float]
     admit: dict[int, float]
+    admit_weight: float
+    """The caller's keyword weight (balanced fusion ranks by a hint around it): a side it
+    gives no weight admits nothing."""
     vector_scale: tuple[float, float] = (0.0, 1.0)
     """Balanced fusion: the cosine that counts 0 and the one that counts 1."""
-    admit_weight: float | None = None
-    """Balanced fusion: the caller's keyword weight; a side it gives no weight admits nothing."""
 
     def joined(self, vector: Mapping[int, float]) -> Fused:
         """The scores once more entries joined the vector pool (conversation neighbours).
@@ -51,13 +52,16 @@ class Fused:
         depend on the whole pool, so they are ranked again."""
         if self.method is Fusion.RRF:
             return score(
-                self.keyword, vector, keyword_weight=self.keyword_weight, method=self.method
+                self.keyword,
+                vector,
+                keyword_weight=self.keyword_weight,
+                method=self.method,
+                threshold_weight=self.admit_weight,
             )
         new = {i: c for i, c in vector.items() if i not in self.own}
         vw = 1 - self.keyword_weight
-        aw = self.keyword_weight if self.admit_weight is None else self.admit_weight
         own, admit = dict(self.own), dict(self.admit)
-        admit.update({i: admission(0.0, c, aw) for i, c in new.items()})
+        admit.update({i: admission(0.0, c, self.admit_weight) for i, c in new.items()})
         if self.method is Fusion.BALANCED:
             own.update({i: vw * _spread(c, self.vector_scale) for i, c in new.items()})
         else:
@@ -70,8 +74,8 @@ class Fused:
             own,
             self.keyword_norm,
             admit,
-            self.vector_scale,
             self.admit_weight,
+            self.vector_scale,
         )
 
     def leaders(self, limit: int) -> list[int]:
@@ -110,16 +114,16 @@ def score(
     admit = {i: admission(kw_norm.get(i, 0.0), vector.get(i, 0.0), aw) for i in ids}
     if method is Fusion.RRF:
         own = _rrf(keyword, vector, ids, keyword_weight)
-        return Fused(keyword, vector, keyword_weight, method, own, kw_norm, admit)
+        return Fused(keyword, vector, keyword_weight, method, own, kw_norm, admit, aw)
     if method is Fusion.BALANCED:
         scale = vector_scale(list(vector.values()) if vector_pool is None else vector_pool)
         own = {
             i: keyword_weight * kw_rank.get(i, 0.0) + vw * _spread(vector.get(i, 0.0), scale)
             for i in ids
         }
-        return Fused(keyword, vector, keyword_weight, method, own, kw_norm, admit, scale, aw)
+        return Fused(keyword, vector, keyword_weight, method, own, kw_norm, admit, aw, scale)
     own = {i: keyword_weight * kw_rank.get(i, 0.0) + vw * max(vector.get(i, 0.0), 0.0) for i in ids}
-    return Fused(keyword, vector, keyword_weight, method, own, kw_norm, admit)
+    return Fused(keyword, vector, keyword_weight, method, own, kw_norm, admit, aw)
 
 
 def admission(keyword: float, cosine: float, weight: float) -> float:
