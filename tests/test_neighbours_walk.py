@@ -4,14 +4,26 @@ its contract: at each distance 1..span, the next visible turn on each side."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memstrata.store.neighbours import around, nearest_visible
+from memstrata.store.neighbours import around, nearest_visible, reach, visible_neighbours
 
 Near = dict[int, tuple[tuple[int, ...], tuple[int, ...]]]
+
+
+def counting(allowed: set[int]) -> tuple[Callable[[Iterable[int]], set[int]], list[set[int]]]:
+    """A filter check that lets ``allowed`` through, and the list of what it was asked."""
+    asked: list[set[int]] = []
+
+    def passing(ids: Iterable[int]) -> set[int]:
+        wanted = set(ids)
+        asked.append(wanted)
+        return wanted & allowed
+
+    return passing, asked
 
 
 @st.composite
@@ -37,13 +49,7 @@ def test_each_distance_holds_the_next_visible_turn_of_each_side(
     case: tuple[Near, set[int], int],
 ) -> None:
     near, allowed, span = case
-    asked: list[set[int]] = []
-
-    def passing(ids: Iterable[int]) -> set[int]:
-        wanted = set(ids)
-        asked.append(wanted)
-        return wanted & allowed
-
+    passing, asked = counting(allowed)
     got = nearest_visible(near, span, passing)
     for mid, sides in near.items():
         shown = [[n for n in side if n in allowed] for side in sides]
@@ -82,3 +88,47 @@ def test_a_neighbours_sides_come_from_its_centres(
             if turn in within:
                 before = tuple(talk[max(at - reach, 0) : at][::-1])
                 assert got[turn] == (before, tuple(talk[at + 1 : at + 1 + reach])), turn
+
+
+@st.composite
+def walks(draw: st.DrawFn) -> tuple[Near, set[int], int]:
+    """Conversations in order, a few centres with the sides :func:`visible_neighbours` needs
+    (twice its reach each way, fewer where a conversation ends), which turns pass, the span."""
+    span = draw(st.integers(1, 2))
+    far = 2 * reach(span)
+    lengths = draw(st.lists(st.integers(1, 30), min_size=1, max_size=3))
+    ids = iter(draw(st.permutations(range(1, sum(lengths) + 1))))
+    talks = [[next(ids) for _ in range(n)] for n in lengths]
+    near: Near = {}
+    for talk in talks:
+        for at in draw(
+            st.lists(st.integers(0, len(talk) - 1), min_size=1, max_size=4, unique=True)
+        ):
+            near[talk[at]] = (
+                tuple(talk[max(at - far, 0) : at][::-1]),
+                tuple(talk[at + 1 : at + 1 + far]),
+            )
+    everyone = [i for talk in talks for i in talk]
+    hidden = set(draw(st.lists(st.sampled_from(everyone), max_size=len(everyone) // 3)))
+    return near, set(everyone) - hidden, span
+
+
+@settings(max_examples=300, deadline=None)
+@given(walks())
+def test_both_walks_are_checked_together_and_find_what_each_walk_finds(
+    case: tuple[Near, set[int], int],
+) -> None:
+    """With ``theirs``, the neighbours and their own neighbours are what the two walks find one
+    after the other, no turn is asked about twice, and where no turn is hidden the filter is
+    asked once."""
+    near, allowed, span = case
+    passing, asked = counting(allowed)
+    plain, _ = counting(allowed)
+    far = reach(span)
+    want = nearest_visible({m: (b[:far], a[:far]) for m, (b, a) in near.items()}, span, plain)
+    joined = {n for rings in want.values() for ring in rings for n in ring}
+    want.update(nearest_visible(around(near, joined - want.keys(), far), span, plain))
+    assert visible_neighbours(near, span, passing, theirs=True) == want
+    assert all(a.isdisjoint(b) for a, b in itertools.combinations(asked, 2))
+    if allowed >= {*near, *(n for sides in near.values() for side in sides for n in side)}:
+        assert len(asked) <= 1

@@ -15,6 +15,22 @@ from datetime import datetime
 Passing = Callable[[Iterable[int]], set[int]]
 
 
+def remembering(passing: Passing, known: dict[int, bool] | None = None) -> Passing:
+    """``passing`` asked only about ids it was not asked about before (answers kept in
+    ``known``): for one read snapshot, where rows cannot change between the questions."""
+    seen: dict[int, bool] = {} if known is None else known
+
+    def check(ids: Iterable[int]) -> set[int]:
+        asked = list(ids)
+        fresh = [i for i in asked if i not in seen]
+        if fresh:
+            allowed = passing(fresh)
+            seen.update((i, i in allowed) for i in fresh)
+        return {i for i in asked if seen[i]}
+
+    return check
+
+
 @dataclass(frozen=True)
 class MemoryQuery:
     """Which memories to list; ``user_id`` and ``tenant_ids`` are the caller and its tenants."""

@@ -30,7 +30,7 @@ from memstrata.models import (
 from memstrata.store.accounts import AccountReads
 from memstrata.store.filters import EntryFilter, where_clause
 from memstrata.store.neighbours import reach, visible_neighbours
-from memstrata.store.queries import AuditQuery, MemoryQuery, Passing
+from memstrata.store.queries import AuditQuery, MemoryQuery, Passing, remembering
 from memstrata.store.rows import (
     AUDIT_COLUMNS,
     ENTRY_COLUMNS,
@@ -223,17 +223,9 @@ class Reader(AccountReads):
             return held
         if self._checked is None:
             return lambda ids: self.passing(scope, f, ids)
-        known = self._checked.setdefault((scope, f), {})
-
-        def check(ids: Iterable[int]) -> set[int]:
-            asked = list(ids)
-            fresh = [i for i in asked if i not in known]
-            if fresh:
-                allowed = self.passing(scope, f, fresh)
-                known.update((i, i in allowed) for i in fresh)
-            return {i for i in asked if known[i]}
-
-        return check
+        return remembering(
+            lambda ids: self.passing(scope, f, ids), self._checked.setdefault((scope, f), {})
+        )
 
     def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
         """The stored vectors of those of ``ids`` that exist and have one."""
