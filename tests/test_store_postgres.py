@@ -23,9 +23,10 @@ from memstrata.store import open_store
 from memstrata.store import postgres as pg_store
 from memstrata.store.filters import EntryFilter, where_clause
 from memstrata.store.postgres import PostgresStore, search, topk
-from memstrata.store.postgres.conn import translate
+from memstrata.store.postgres.conn import PgConn, translate
 from memstrata.store.postgres.migrations import MIGRATIONS
 from memstrata.store.reader import Reader
+from memstrata.store.sql import Row
 from memstrata.store.sqlite import SQLiteStore
 from memstrata.store.text import keyword_terms
 from memstrata.testing import DeterministicEmbedder
@@ -599,3 +600,37 @@ WHERE e.fts IS DISTINCT FROM memstrata_fts_doc(e.content)
         FROM (SELECT '/' || memstrata_fts_tier(e.fts_len) || '/' || left(md5(e.memory_id), 8)
               AS suffix) x)
 """
+
+
+def test_id_lists_are_one_array_parameter_and_still_filter(
+    postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search's filter check and row fetch name their ids as one array: the same statement
+    text for 3 ids or 300 (parsed and planned as one), and the filter still holds."""
+    mine, other = make_memory(), make_memory(tenant="tenant-b")
+    with postgres_store.write() as w:
+        w.insert_memory(mine)
+        w.insert_memory(other)
+        ids = w.insert_entries(
+            [new_entry(mine, f"note {i}") for i in range(300)], np.stack([unit(1)] * 300), T0
+        )
+        (foreign,) = w.insert_entries([new_entry(other, "theirs")], np.stack([unit(1)]), T0)
+        w.update_entries(ids[:7], {"status": 0})
+    statements: list[str] = []
+    execute = PgConn.execute
+
+    def recorded(self: PgConn, sql: str, params: Sequence[object] = ()) -> list[Row]:
+        statements.append(sql)
+        return execute(self, sql, params)
+
+    monkeypatch.setattr(PgConn, "execute", recorded)
+    f = EntryFilter.retrieval(valid_on=T0)
+    scope = Scope.of(mine.id)
+    with postgres_store.read() as r:
+        few, many = [*ids[:3], foreign], [*ids, foreign]
+        assert r.passing(scope, f, few) == set() and r.passing(scope, f, many) == set(ids[7:])
+        assert set(r.get_entries(scope, few)) == set(ids[:3])
+        assert set(r.get_entries(scope, many)) == set(ids)
+    check_few, check_many, fetch_few, fetch_many = statements
+    assert check_few == check_many and "= ANY(" in check_few
+    assert fetch_few == fetch_many and "= ANY(" in fetch_few

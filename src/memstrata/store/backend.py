@@ -61,6 +61,10 @@ class Backend(ABC):
     #: planner prefers a (memory_id, ...) index range over the primary key even for a short
     #: id list (a scan of the whole memory), so it names an index that starts with the id.
     entries_by_id = "entries e"
+    #: Whether a query names a list of message ids as one array parameter (PostgreSQL's
+    #: ``= ANY(?::bigint[])``: one statement text to parse and plan, whatever the list's
+    #: length) rather than one placeholder per id, which is what SQLite has.
+    id_array = False
     #: Whether :meth:`window_search` scores conversation windows (SQLite); a backend without
     #: returns none, and turns score on their own text only.
     keyword_windows = False

@@ -78,8 +78,12 @@ def _marks(n: int) -> str:
     return ",".join("?" * n)
 
 
-def where_clause(scope: Scope, f: EntryFilter, alias: str = "e") -> tuple[str, list[object]]:
-    """SQL (with ``?`` placeholders) selecting entries of ``scope`` that pass ``f``."""
+def where_clause(
+    scope: Scope, f: EntryFilter, alias: str = "e", *, id_array: bool = False
+) -> tuple[str, list[object]]:
+    """SQL (with ``?`` placeholders) selecting entries of ``scope`` that pass ``f``.
+    ``id_array``: ``f.message_ids`` as one array parameter (PostgreSQL's ``= ANY``), one
+    statement text whatever their number, instead of a placeholder each."""
     p = f"{alias}." if alias else ""
     sql: list[str] = []
     params: list[object] = []
@@ -88,7 +92,7 @@ def where_clause(scope: Scope, f: EntryFilter, alias: str = "e") -> tuple[str, l
         sql.append(condition)
         params.extend(values)
 
-    _identity_terms(add, p, scope, f)
+    _identity_terms(add, p, scope, f, id_array)
     _state_terms(add, p, f)
     _time_terms(add, p, f)
     return " AND ".join(sql), params
@@ -99,7 +103,7 @@ def _in(add: Adder, column: str, values: Iterable[object]) -> None:
     add(f"{column} IN ({_marks(len(items))})", *items)
 
 
-def _identity_terms(add: Adder, p: str, scope: Scope, f: EntryFilter) -> None:
+def _identity_terms(add: Adder, p: str, scope: Scope, f: EntryFilter, id_array: bool) -> None:
     _in(add, f"{p}memory_id", scope.memory_ids)
     if f.types is not None:
         _in(add, f"{p}message_type", (t.value for t in f.types))
@@ -112,7 +116,9 @@ def _identity_terms(add: Adder, p: str, scope: Scope, f: EntryFilter) -> None:
     if f.session_contains:
         pattern = f"%{_escape_like(f.session_contains.lower())}%"
         add(f"lower({p}session_id) LIKE ? ESCAPE '!'", pattern)
-    if f.message_ids is not None:
+    if f.message_ids is not None and id_array:
+        add(f"{p}message_id = ANY(?::bigint[])", sorted(f.message_ids))
+    elif f.message_ids is not None:
         _in(add, f"{p}message_id", f.message_ids)
     if f.source_ids is not None:
         _in(add, f"{p}source_id", f.source_ids)

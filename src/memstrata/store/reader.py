@@ -132,7 +132,7 @@ class Reader(AccountReads):
         """Entries of ``scope`` passing ``f``, newest first by record or valid time."""
         if not scope:
             return [], 0
-        where, params = where_clause(scope, f)
+        where, params = self._where(scope, f)
         key = {"recorded": "e.message_id DESC", "valid": "e.valid_at DESC, e.message_id DESC"}
         table = self.store.entries_by_id if f.message_ids is not None else "entries e"
         total = self.conn.execute(f"SELECT count(*) FROM {table} WHERE {where}", params)[0][0]
@@ -147,7 +147,7 @@ class Reader(AccountReads):
         """Those of ``ids`` in ``scope``, in any state (one query, no count)."""
         if not scope or not (wanted := frozenset(ids)):
             return {}
-        where, params = where_clause(scope, EntryFilter(message_ids=wanted, current_only=False))
+        where, params = self._where(scope, EntryFilter(message_ids=wanted, current_only=False))
         sql = f"SELECT {_ENTRY_SELECT} FROM {self.store.entries_by_id} WHERE {where}"
         return {e.message_id: e for e in map(entry_from_row, self.conn.execute(sql, params))}
 
@@ -161,7 +161,7 @@ class Reader(AccountReads):
         them), and how many pass."""
         if not scope:
             return [], 0
-        where, params = where_clause(scope, f)
+        where, params = self._where(scope, f)
         total = self.conn.execute(f"SELECT count(*) FROM entries e WHERE {where}", params)[0][0]
         rows = self.conn.execute(
             f"SELECT {_ENTRY_SELECT} FROM entries e WHERE {where} "
@@ -174,7 +174,7 @@ class Reader(AccountReads):
         """The ids of every entry of ``scope`` passing ``f``, ascending."""
         if not scope:
             return []
-        where, params = where_clause(scope, f)
+        where, params = self._where(scope, f)
         rows = self.conn.execute(
             f"SELECT e.message_id FROM entries e WHERE {where} ORDER BY e.message_id", params
         )
@@ -184,7 +184,7 @@ class Reader(AccountReads):
         """How many entries of ``scope`` pass ``f``, per type (types without any left out)."""
         if not scope:
             return {}
-        where, params = where_clause(scope, f)
+        where, params = self._where(scope, f)
         rows = self.conn.execute(
             f"SELECT e.message_type, count(*) FROM entries e WHERE {where} GROUP BY e.message_type",
             params,
@@ -209,12 +209,16 @@ class Reader(AccountReads):
         wanted = sorted(set(ids))
         allowed: set[int] = set()
         for chunk in chunks(wanted, 10_000):
-            where, params = where_clause(scope, replace(f, message_ids=frozenset(chunk)))
+            where, params = self._where(scope, replace(f, message_ids=frozenset(chunk)))
             rows = self.conn.execute(
                 f"SELECT e.message_id FROM {self.store.entries_by_id} WHERE {where}", params
             )
             allowed.update(int(r[0]) for r in rows)
         return allowed
+
+    def _where(self, scope: Scope, f: EntryFilter) -> tuple[str, list[object]]:
+        """:func:`~memstrata.store.filters.where_clause` in the form this backend takes best."""
+        return where_clause(scope, f, id_array=self.store.id_array)
 
     def _passing(self, scope: Scope, f: EntryFilter) -> Passing:
         """:meth:`passing` for one scope and filter, as search legs take it: the backend's

@@ -95,6 +95,7 @@ ORDER BY c.message_id, near.side, near.k
 class PostgresStore(Store):
     name = "postgres"
     claim_suffix = " FOR UPDATE SKIP LOCKED"
+    id_array = True
     keyword_windows = True
 
     def __init__(self, dsn: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> None:
