@@ -94,13 +94,29 @@ def test_a_round_is_exact_once_the_kth_score_beats_its_floor() -> None:
 
 def test_a_clause_asks_for_its_terms_together_in_each_tier_and_memory_quoted() -> None:
     ts = [Term("it's", 1, 1, 1, 1), Term("a\\b", 1, 1, 1, 1)]
-    assert topk.tsquery(ts, ((0, 1), (2,)), ["m1"]) == "'it\\'s/2/m1' & 'a\\\\b/2/m1'"
-    assert topk.tsquery(ts, ((0, 1), (0, 3)), ["m1"]) == (
+    assert topk.tsqueries(ts, ((0, 1), (2,)), ["m1"]) == ["'it\\'s/2/m1' & 'a\\\\b/2/m1'"]
+    assert topk.tsqueries(ts, ((0, 1), (0, 3)), ["m1"]) == [
         "('it\\'s/0/m1' & 'a\\\\b/0/m1') | ('it\\'s/3/m1' & 'a\\\\b/3/m1')"
-    )
-    assert topk.tsquery(ts, ((1,), (0, 3)), ["m1", "m2"]) == (
+    ]
+    assert topk.tsqueries(ts, ((1,), (0, 3)), ["m1", "m2"]) == [
         "'a\\\\b/0/m1' | 'a\\\\b/0/m2' | 'a\\\\b/3/m1' | 'a\\\\b/3/m2'"
-    )
+    ]
+
+
+def test_a_clause_of_common_terms_is_a_scan_per_tier_and_memory() -> None:
+    """Where GIN would read many postings of the commoner term, each scan requires every
+    key, so it reads the rarest one and skips through the rest."""
+    many = topk.SPLIT_POSTINGS * 4
+    common = [Term("cat", 1, 10, 1, 1), Term("pet", 1, many, 1, 1)]
+    assert topk.tsqueries(common, ((0, 1), (0, 3)), ["m1", "m2"]) == [
+        "'cat/0/m1' & 'pet/0/m1'",
+        "'cat/0/m2' & 'pet/0/m2'",
+        "'cat/3/m1' & 'pet/3/m1'",
+        "'cat/3/m2' & 'pet/3/m2'",
+    ]
+    rare = [Term("cat", 1, 10, 1, 1), Term("pet", 1, many - 1, 1, 1)]
+    assert len(topk.tsqueries(rare, ((0, 1), (0, 3)), ["m1", "m2"])) == 1
+    assert topk.tsqueries(common, ((1,), (0, 3)), ["m1"]) == ["'pet/0/m1' | 'pet/3/m1'"]
 
 
 def test_length_tiers_start_where_listed_and_a_term_spans_its_documents_tiers() -> None:

@@ -432,10 +432,12 @@ def _every_match(
         return search.every_match(r.conn, scope, text, f, limit)
 
 
+@pytest.mark.parametrize("split", [0, topk.SPLIT_POSTINGS])
 def test_top_k_bm25_in_rounds_equals_scoring_every_match(
-    postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+    postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch, split: int
 ) -> None:
     monkeypatch.setattr(topk, "SCORE_ALL_BELOW", 0)  # plan rounds even on this small corpus
+    monkeypatch.setattr(topk, "SPLIT_POSTINGS", split)  # 0: every clause a scan per tier
     monkeypatch.setattr(search, "BITMAP_ROWS_IN_DEFAULT", 0)  # and size work_mem for bitmaps
     rounds: list[bool] = []
     real_round = search._round

@@ -95,9 +95,9 @@ WITH c AS MATERIALIZED (
 UNION ALL
 (SELECT NULL, c.bound FROM c ORDER BY c.bound DESC OFFSET ? LIMIT 1)
 """
-# Each clause is its own scan of the keyword index (a BitmapOr): GIN checks every posting of a
-# query's required terms against the whole query, so one query of many clauses cost several
-# times their separate scans.
+# Each clause (and a clause of common terms, each of its tiers: topk.tsqueries) is its own
+# scan of the keyword index (a BitmapOr): GIN checks every posting it reads against the whole
+# query, so one query of many clauses cost several times their separate scans.
 _MATCH = "memstrata_fts_keys(e.memory_id, e.fts, e.fts_len) @@ ?::tsquery"
 _TERM_BOUND = (
     "ts_match_vq(e.fts, ?::tsquery)::int * (?::float8 / (?::float8 + ?::float8 * e.fts_len))"
@@ -263,12 +263,13 @@ def _round(
         clauses, floor = list(current.clauses), current.floor * (1 - topk.SLACK)
     _bitmap_memory(conn, terms, clauses)
     keys = [topk.memory_key(m) for m in stats.memories]
+    queries = [q for c in clauses for q in topk.tsqueries(terms, c, keys)]
     lexemes = [t.lexeme for t in terms]
     rows = conn.execute(
-        _ROUND.format(bound=bound, match=" OR ".join([_MATCH] * len(clauses)), where=where),
+        _ROUND.format(bound=bound, match=" OR ".join([_MATCH] * len(queries)), where=where),
         [
             *bound_params,
-            *(topk.tsquery(terms, c, keys) for c in clauses),
+            *queries,
             *params,
             stats.avgdl,
             lexemes,
