@@ -636,3 +636,37 @@ def test_id_lists_are_one_array_parameter_and_still_filter(
     check_few, check_many, fetch_few, fetch_many = statements
     assert check_few == check_many and "= ANY(" in check_few
     assert fetch_few == fetch_many and "= ANY(" in fetch_few
+
+
+def test_the_length_statistics_are_read_once_a_while_not_every_search(
+    postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(topk, "SCORE_ALL_BELOW", 0)  # plan rounds even on this small corpus
+    monkeypatch.setattr(search, "_SHARES", {})
+    memory = make_memory()
+    StoreConformance().seed(postgres_store, memory, [(t, unit(1), {}) for t in corpus(400)])
+    with postgres_store.write() as w:
+        w.conn.execute("ANALYZE entries")
+    statements: list[str] = []
+    execute = PgConn.execute
+
+    def recorded(self: PgConn, sql: str, params: Sequence[object] = ()) -> list[Row]:
+        statements.append(sql)
+        return execute(self, sql, params)
+
+    monkeypatch.setattr(PgConn, "execute", recorded)
+    scope = Scope.of(memory.id)
+
+    def searched_twice() -> tuple[int, list[list[tuple[int, float]]]]:
+        statements.clear()
+        found = []
+        for text in TOPK_QUERIES[:2]:
+            with postgres_store.read() as r:
+                found.append(search.keyword_search(r.conn, scope, text, EntryFilter(), 10))
+        return sum(sql == search._LENGTHS for sql in statements), found
+
+    reads, kept = searched_twice()
+    assert reads == 1 and all(kept)  # the second search reused what the first one read
+    monkeypatch.setattr(search, "SHARES_TTL_S", 0.0)
+    reads, fresh = searched_twice()
+    assert reads == 2 and fresh == kept  # read each time once it is stale, the same results

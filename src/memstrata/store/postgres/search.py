@@ -25,6 +25,7 @@ selective filter never loses rows.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +35,7 @@ from memstrata.models import Scope
 from memstrata.store.filters import EntryFilter, where_clause
 from memstrata.store.postgres import topk
 from memstrata.store.postgres import windows as conversation
+from memstrata.store.postgres.conn import PgConn
 from memstrata.store.postgres.topk import K1, B, Term
 from memstrata.store.sql import Conn, marks
 from memstrata.store.text import keyword_terms
@@ -49,6 +51,9 @@ EXACT_MAX_ROWS = 5000
 BITMAP_BYTES_PER_ROW = 96
 BITMAP_ROWS_IN_DEFAULT = 40_000
 BITMAP_MEMORY_MAX_KB = 256 * 1024
+#: How long a process reuses a database's documents-by-length statistics (:func:`_tier_shares`).
+SHARES_TTL_S = 60.0
+_SHARES: dict[str, tuple[float, NDArray[np.float64] | None]] = {}
 
 _STATISTICS = """
 WITH q AS (
@@ -215,11 +220,21 @@ def _ranked(scores: dict[int, float], limit: int) -> list[tuple[int, float]]:
 
 
 def _tier_shares(conn: Conn) -> NDArray[np.float64] | None:
+    """Documents by length tier, from the table's statistics: read once per
+    :data:`SHARES_TTL_S` per database (they change only when the table is analysed, and
+    only aim the first round, so a stale one costs at most a round)."""
+    key = conn.raw.info.dsn if isinstance(conn, PgConn) else None
+    now = time.monotonic()
+    if key is not None and (kept := _SHARES.get(key)) is not None and now - kept[0] < SHARES_TTL_S:
+        return kept[1]
     rows = conn.execute(_LENGTHS)
-    if not rows:
-        return None
-    common, frequencies, histogram = rows[0]
-    return topk.tier_shares(common or [], frequencies or [], histogram or [])
+    shares = None
+    if rows:
+        common, frequencies, histogram = rows[0]
+        shares = topk.tier_shares(common or [], frequencies or [], histogram or [])
+    if key is not None:
+        _SHARES[key] = (now, shares)
+    return shares
 
 
 def _statistics(conn: Conn, memories: list[str], words: list[str]) -> _Statistics | None:
