@@ -604,8 +604,22 @@ WHERE e.fts IS DISTINCT FROM memstrata_fts_doc(e.content)
 """
 
 
+@pytest.fixture
+def statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every statement text the PostgreSQL store executes from here on, in order."""
+    seen: list[str] = []
+    execute = PgConn.execute
+
+    def recorded(self: PgConn, sql: str, params: Sequence[object] = ()) -> list[Row]:
+        seen.append(sql)
+        return execute(self, sql, params)
+
+    monkeypatch.setattr(PgConn, "execute", recorded)
+    return seen
+
+
 def test_id_lists_are_one_array_parameter_and_still_filter(
-    postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+    postgres_store: PostgresStore, statements: list[str]
 ) -> None:
     """A search's filter check and row fetch name their ids as one array: the same statement
     text for 3 ids or 300 (parsed and planned as one), and the filter still holds."""
@@ -618,14 +632,7 @@ def test_id_lists_are_one_array_parameter_and_still_filter(
         )
         (foreign,) = w.insert_entries([new_entry(other, "theirs")], np.stack([unit(1)]), T0)
         w.update_entries(ids[:7], {"status": 0})
-    statements: list[str] = []
-    execute = PgConn.execute
-
-    def recorded(self: PgConn, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        statements.append(sql)
-        return execute(self, sql, params)
-
-    monkeypatch.setattr(PgConn, "execute", recorded)
+    statements.clear()
     f = EntryFilter.retrieval(valid_on=T0)
     scope = Scope.of(mine.id)
     with postgres_store.read() as r:
@@ -639,7 +646,7 @@ def test_id_lists_are_one_array_parameter_and_still_filter(
 
 
 def test_the_length_statistics_are_read_once_a_while_not_every_search(
-    postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+    postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch, statements: list[str]
 ) -> None:
     monkeypatch.setattr(topk, "SCORE_ALL_BELOW", 0)  # plan rounds even on this small corpus
     monkeypatch.setattr(search, "_SHARES", {})
@@ -647,14 +654,6 @@ def test_the_length_statistics_are_read_once_a_while_not_every_search(
     StoreConformance().seed(postgres_store, memory, [(t, unit(1), {}) for t in corpus(400)])
     with postgres_store.write() as w:
         w.conn.execute("ANALYZE entries")
-    statements: list[str] = []
-    execute = PgConn.execute
-
-    def recorded(self: PgConn, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        statements.append(sql)
-        return execute(self, sql, params)
-
-    monkeypatch.setattr(PgConn, "execute", recorded)
     scope = Scope.of(memory.id)
 
     def searched_twice() -> tuple[int, list[list[tuple[int, float]]]]:
