@@ -22,7 +22,7 @@ from memstrata.settings import Settings
 from memstrata.store import open_store
 from memstrata.store import postgres as pg_store
 from memstrata.store.filters import EntryFilter, where_clause
-from memstrata.store.postgres import PostgresStore, search, topk
+from memstrata.store.postgres import PostgresStore, estimates, search, topk
 from memstrata.store.postgres.conn import PgConn, translate
 from memstrata.store.postgres.migrations import MIGRATIONS
 from memstrata.store.reader import Reader
@@ -645,11 +645,11 @@ def test_id_lists_are_one_array_parameter_and_still_filter(
     assert fetch_few == fetch_many and "= ANY(" in fetch_few
 
 
-def test_the_length_statistics_are_read_once_a_while_not_every_search(
+def test_the_table_statistics_are_read_once_a_while_not_every_search(
     postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch, statements: list[str]
 ) -> None:
     monkeypatch.setattr(topk, "SCORE_ALL_BELOW", 0)  # plan rounds even on this small corpus
-    monkeypatch.setattr(search, "_SHARES", {})
+    monkeypatch.setattr(estimates, "_KEPT", {})
     memory = make_memory()
     StoreConformance().seed(postgres_store, memory, [(t, unit(1), {}) for t in corpus(400)])
     with postgres_store.write() as w:
@@ -662,10 +662,51 @@ def test_the_length_statistics_are_read_once_a_while_not_every_search(
         for text in TOPK_QUERIES[:2]:
             with postgres_store.read() as r:
                 found.append(search.keyword_search(r.conn, scope, text, EntryFilter(), 10))
-        return sum(sql == search._LENGTHS for sql in statements), found
+        return sum(sql == estimates.STATISTICS for sql in statements), found
 
     reads, kept = searched_twice()
     assert reads == 1 and all(kept)  # the second search reused what the first one read
-    monkeypatch.setattr(search, "SHARES_TTL_S", 0.0)
+    monkeypatch.setattr(estimates, "TTL_S", 0.0)
     reads, fresh = searched_twice()
     assert reads == 2 and fresh == kept  # read each time once it is stale, the same results
+
+
+def test_a_filtered_search_aims_its_first_round_at_what_the_filter_passes(
+    postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One user in ten: the table's statistics say so, and the first round aims at ten times
+    the documents, so the search needs fewer rounds, with the same results."""
+    monkeypatch.setattr(topk, "SCORE_ALL_BELOW", 0)  # plan rounds even on this small corpus
+    monkeypatch.setattr(estimates, "_KEPT", {})
+    memory = make_memory()
+    texts = corpus(2000)
+    users = [{"user_id": f"u{i % 10}"} for i in range(len(texts))]
+    rows = [(t, unit(1), u) for t, u in zip(texts, users, strict=True)]
+    StoreConformance().seed(postgres_store, memory, rows)
+    with postgres_store.write() as w:
+        w.conn.execute("ANALYZE entries")
+    scope, f = Scope.of(memory.id), EntryFilter.retrieval(valid_on=T0, user_id="u3")
+    with postgres_store.read() as r:
+        assert estimates.table_statistics(r.conn).aim(f, 2000) == pytest.approx(10.0, rel=0.05)
+    rounds = [0]
+    real_round = search._round
+
+    def counted(*args: object, **kwargs: object) -> object:
+        rounds[0] += 1
+        return real_round(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search, "_round", counted)
+
+    def searched() -> tuple[int, list[list[tuple[int, float]]]]:
+        rounds[0], found = 0, []
+        for text in TOPK_QUERIES:
+            with postgres_store.read() as r:
+                found.append(search.keyword_search(r.conn, scope, text, f, 20))
+        return rounds[0], found
+
+    aimed, found = searched()
+    monkeypatch.setattr(estimates, "MAX_AIM", 1.0)  # as if the filter passed everything
+    unaimed, same = searched()
+    assert found == same == [_every_match(postgres_store, scope, t, f, 20) for t in TOPK_QUERIES]
+    assert all(len(ids) == 20 for ids in found)
+    assert aimed < unaimed

@@ -25,7 +25,6 @@ selective filter never loses rows.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,9 +32,8 @@ from numpy.typing import NDArray
 
 from memstrata.models import Scope
 from memstrata.store.filters import EntryFilter, where_clause
-from memstrata.store.postgres import topk
+from memstrata.store.postgres import estimates, topk
 from memstrata.store.postgres import windows as conversation
-from memstrata.store.postgres.conn import PgConn
 from memstrata.store.postgres.topk import K1, B, Term
 from memstrata.store.sql import Conn, marks
 from memstrata.store.text import keyword_terms
@@ -51,9 +49,6 @@ EXACT_MAX_ROWS = 5000
 BITMAP_BYTES_PER_ROW = 96
 BITMAP_ROWS_IN_DEFAULT = 40_000
 BITMAP_MEMORY_MAX_KB = 256 * 1024
-#: How long a process reuses a database's documents-by-length statistics (:func:`_tier_shares`).
-SHARES_TTL_S = 60.0
-_SHARES: dict[str, tuple[float, NDArray[np.float64] | None]] = {}
 
 _STATISTICS = """
 WITH q AS (
@@ -69,13 +64,6 @@ SELECT q.lexeme, coalesce(sum(t.df), 0), max(t.max_tf), min(t.min_len), max(t.ma
 FROM q CROSS JOIN s
 LEFT JOIN fts_terms t ON t.term = q.lexeme AND t.memory_id IN ({scope})
 GROUP BY q.ord, q.lexeme, s.docs, s.tokens
-"""
-
-# Documents by length (PostgreSQL's statistics of the whole table: only the first round's aim).
-_LENGTHS = """
-SELECT most_common_vals::text::int[], most_common_freqs, histogram_bounds::text::int[]
-FROM pg_stats
-WHERE schemaname = current_schema() AND tablename = 'entries' AND attname = 'fts_len'
 """
 
 # One round: the GIN matches of the clauses with each one's bound, the best of those at or
@@ -161,7 +149,9 @@ def _best_matches(
         return _ranked(found, limit)
     planner = topk.Planner(stats.terms, stats.avgdl)
     smallest = min(planner.set_bound(1 << i) for i in range(len(stats.terms)))
-    threshold: float | None = planner.first_threshold(stats.docs, limit, _tier_shares(conn))
+    table = estimates.table_statistics(conn)
+    aim = table.aim(f, stats.docs)
+    threshold: float | None = planner.first_threshold(stats.docs, limit * aim, table.tier_shares)
     best: dict[int, float] = {}
     while threshold is not None:
         current = planner.plan(threshold)
@@ -217,24 +207,6 @@ def _bitmap_memory(conn: Conn, terms: list[Term], clauses: list[topk.Clause]) ->
 
 def _ranked(scores: dict[int, float], limit: int) -> list[tuple[int, float]]:
     return sorted(scores.items(), key=lambda r: (-r[1], -r[0]))[:limit]
-
-
-def _tier_shares(conn: Conn) -> NDArray[np.float64] | None:
-    """Documents by length tier, from the table's statistics: read once per
-    :data:`SHARES_TTL_S` per database (they change only when the table is analysed, and
-    only aim the first round, so a stale one costs at most a round)."""
-    key = conn.raw.info.dsn if isinstance(conn, PgConn) else None
-    now = time.monotonic()
-    if key is not None and (kept := _SHARES.get(key)) is not None and now - kept[0] < SHARES_TTL_S:
-        return kept[1]
-    rows = conn.execute(_LENGTHS)
-    shares = None
-    if rows:
-        common, frequencies, histogram = rows[0]
-        shares = topk.tier_shares(common or [], frequencies or [], histogram or [])
-    if key is not None:
-        _SHARES[key] = (now, shares)
-    return shares
 
 
 def _statistics(conn: Conn, memories: list[str], words: list[str]) -> _Statistics | None:

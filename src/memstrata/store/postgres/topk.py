@@ -169,10 +169,11 @@ class Planner:
         return float(self.bounds[mask].max())
 
     def first_threshold(
-        self, documents: float, limit: int, shares: NDArray[np.float64] | None = None
+        self, documents: float, limit: float, shares: NDArray[np.float64] | None = None
     ) -> float:
         """A threshold whose clauses should hold about :data:`FIRST_ROUND_DOCS` x ``limit``
-        documents, were terms independent: (set, tier) cells in decreasing bound, each with the
+        documents (``limit`` scaled up when a filter is expected to drop some), were terms
+        independent: (set, tier) cells in decreasing bound, each with the
         expected number of documents holding exactly that set in that tier. ``shares``: the
         documents' fractions per tier (:func:`tier_shares`); given a set, a tier's share is
         weighted by its length to the power of the set's size (a longer document is likelier
