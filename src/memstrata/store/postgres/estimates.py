@@ -25,8 +25,8 @@ from memstrata.store.sql import Conn, Row
 
 #: How long a process reuses a database's statistics.
 TTL_S = 60.0
-#: The most a filter multiplies the first round's aim: an estimate that is wrong (a user
-#: common in the table but rare in this memory) costs a round at most this much bigger.
+#: The most a filter multiplies the first round's aim: an estimate that is wrong (a value the
+#: statistics take for rare that fills this memory) costs a round at most this much bigger.
 MAX_AIM = 16.0
 #: Columns a retrieval filter names one value of (agents: one or several).
 _FILTERED = ("user_id", "agent_id", "session_id")
