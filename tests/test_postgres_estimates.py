@@ -19,6 +19,7 @@ def test_a_common_value_has_its_own_share_and_others_share_the_rest() -> None:
     assert column.share("z", 1000) == pytest.approx(0.4 / 498)
     every_value_common = Column(0.0, 2.0, {"a": 0.5, "b": 0.5})
     assert every_value_common.share("z", 1000) == pytest.approx(1 / 1000)  # unseen: rare
+    assert Column(0.0, 0.0, {}).share("z", 1000) == 1.0  # distinct values unknown: no guess
 
 
 def test_a_filter_passes_its_values_share_scaled_to_the_scope() -> None:

@@ -47,7 +47,8 @@ WHERE c.relname = 'entries' AND c.relkind IN ('r', 'p')
 @dataclass(frozen=True)
 class Column:
     """A column's statistics: the share of NULLs, the distinct values (negative: a fraction
-    of the rows, as ``pg_stats`` gives it) and the most common values with their shares."""
+    of the rows, 0: unknown, as ``pg_stats`` gives it) and the most common values with their
+    shares."""
 
     null_frac: float
     n_distinct: float
@@ -58,6 +59,8 @@ class Column:
         else the rest spread evenly over the other distinct values."""
         if value in self.common:
             return self.common[value]
+        if self.n_distinct == 0:
+            return 1.0  # unknown: no guess
         distinct = self.n_distinct if self.n_distinct >= 0 else -self.n_distinct * rows
         others = distinct - len(self.common)
         rest = 1.0 - self.null_frac - sum(self.common.values())
