@@ -30,7 +30,9 @@ DISTRIBUTED = (
 )
 _TABLE = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE|COPY)\s+([a-z_]+)", re.IGNORECASE)
 _KEYED = re.compile(r"\btenant_id\s*(?:=|IN\b)", re.IGNORECASE)
-_INSERT_COLUMNS = re.compile(r"^\s*(?:INSERT\s+INTO|COPY)\s+[a-z_]+\s*\(([^)]*)\)", re.IGNORECASE)
+_INSERT_COLUMNS = re.compile(
+    r"^\s*(?:INSERT\s+INTO|COPY)\s+[a-z_]+(?:\s+AS\s+[a-z_]+)?\s*\(([^)]*)\)", re.IGNORECASE
+)
 
 #: Statement shapes that do not name the tenant yet, each with why. Under Citus these go to
 #: every shard (each answers from its own indexes); routing them to one needs the tenant

@@ -138,14 +138,7 @@ class EntryService:
             for t in turns
         ]
         make_room(w, memory, sum(e.size_bytes for e in new), now)
-        ids = w.insert_entries(new, vectors, now)
-        w.audit_entries(
-            at=now,
-            actor=actor.user_id,
-            action=AuditAction.ENTRY_ADD,
-            memory_id=memory.id,
-            message_ids=ids,
-        )
+        ids = w.insert_entries(new, vectors, now, audit=(actor.user_id, AuditAction.ENTRY_ADD))
         if memory.extracted_types:
             w.enqueue_jobs(
                 kind=JobKind.EXTRACTION,

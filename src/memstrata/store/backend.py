@@ -10,7 +10,7 @@ primitives and not on the store that creates them.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,8 @@ from memstrata.store.queries import Passing
 from memstrata.store.rows import AUDIT_INSERT
 from memstrata.store.sql import Conn, marks
 
+#: Writes an insert of entries hands over to run once their new ids are known.
+WithIds = Callable[[list[int]], None]
 #: The columns :meth:`Backend.insert_entry_rows` is given values for, in order.
 ENTRY_INSERT_COLUMNS = (
     "memory_id",
@@ -177,14 +179,21 @@ class Backend(ABC):
             for i, stored in found.items()
         }
 
-    def insert_entry_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> list[int]:
+    def insert_entry_rows(
+        self, conn: Conn, rows: Sequence[Sequence[object]], with_ids: WithIds | None = None
+    ) -> list[int]:
         """Insert entry rows (values in :data:`ENTRY_INSERT_COLUMNS` order); the new message
-        ids in row order. Default: one ``INSERT ... RETURNING`` per row."""
+        ids in row order. ``with_ids``: more writes of the same transaction that need only
+        the ids, run once they are known (a store may run them while the rows are still
+        going in). Default: one ``INSERT ... RETURNING`` per row, then ``with_ids``."""
         sql = (
             f"INSERT INTO entries ({', '.join(ENTRY_INSERT_COLUMNS)}) "
             f"VALUES ({marks(len(ENTRY_INSERT_COLUMNS))}) RETURNING message_id"
         )
-        return [int(conn.execute(sql, list(row))[0][0]) for row in rows]
+        ids = [int(conn.execute(sql, list(row))[0][0]) for row in rows]
+        if with_ids is not None:
+            with_ids(ids)
+        return ids
 
     def insert_audit_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> None:
         """Insert audit events (values in :data:`~.rows.AUDIT_WRITTEN` order) as one batch.

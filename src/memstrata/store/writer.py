@@ -28,6 +28,7 @@ from memstrata.models import (
     Tombstone,
     User,
 )
+from memstrata.store.backend import WithIds
 from memstrata.store.queries import EvictionCandidate
 from memstrata.store.reader import Reader
 from memstrata.store.rows import (
@@ -106,11 +107,18 @@ class Writer(Reader):
         return ids
 
     def insert_entries(
-        self, entries: Sequence[NewEntry], vectors: NDArray[np.float32], at: datetime
+        self,
+        entries: Sequence[NewEntry],
+        vectors: NDArray[np.float32],
+        at: datetime,
+        *,
+        audit: tuple[str, AuditAction] | None = None,
     ) -> list[int]:
         """Insert entries with their vectors; returns the new message ids in order. The rows
         go in as one batch (:meth:`Backend.insert_entry_rows`) and each memory's accounting
-        moves once."""
+        moves once. ``audit`` (actor, action): one event per entry as well, written in the
+        same batch as :meth:`audit_entries` writes them, as soon as the ids are known (a
+        store may write them while the rows still go in)."""
         rows = [
             (
                 e.memory_id,
@@ -134,7 +142,8 @@ class Writer(Reader):
             )
             for e, v in zip(entries, vectors, strict=True)
         ]
-        ids = self.store.insert_entry_rows(self.conn, rows) if rows else []
+        events = None if audit is None else self._entry_events(entries, at, *audit)
+        ids = self.store.insert_entry_rows(self.conn, rows, events) if rows else []
         added: dict[str, tuple[int, int]] = {}
         for e in entries:
             size, count = added.get(e.memory_id, (0, 0))
@@ -273,6 +282,22 @@ class Writer(Reader):
             self.conn,
             [audit_row(at, actor, action, memory_id, m, "", None, None) for m in message_ids],
         )
+
+    def _entry_events(
+        self, entries: Sequence[NewEntry], at: datetime, actor: str, action: AuditAction
+    ) -> WithIds:
+        """Writes ``action`` by ``actor`` for each of ``entries`` once their ids are given."""
+
+        def write(ids: list[int]) -> None:
+            self.store.insert_audit_rows(
+                self.conn,
+                [
+                    audit_row(at, actor, action, e.memory_id, m, "", None, None)
+                    for e, m in zip(entries, ids, strict=True)
+                ],
+            )
+
+        return write
 
     # --- jobs -----------------------------------------------------------------------------
 

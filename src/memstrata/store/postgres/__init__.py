@@ -30,6 +30,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memstrata.errors import StoreError
 from memstrata.models import Scope
+from memstrata.store.backend import WithIds
 from memstrata.store.base import Store
 from memstrata.store.filters import EntryFilter
 from memstrata.store.neighbours import Near
@@ -230,11 +231,13 @@ class PostgresStore(Store):
             value = value.to_numpy()
         return np.array(value, dtype=np.float32)
 
-    def insert_entry_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> list[int]:
+    def insert_entry_rows(
+        self, conn: Conn, rows: Sequence[Sequence[object]], with_ids: WithIds | None = None
+    ) -> list[int]:
         """One binary ``COPY`` (:func:`~memstrata.store.postgres.bulk.copy_entries`)."""
         if not isinstance(conn, PgConn):
-            return super().insert_entry_rows(conn, rows)
-        return bulk.copy_entries(conn, self._pool, rows)
+            return super().insert_entry_rows(conn, rows, with_ids)
+        return bulk.copy_entries(conn, self._pool, rows, with_ids)
 
     def insert_audit_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> None:
         """One ``COPY`` for a batch of :data:`~memstrata.store.postgres.bulk.COPY_FROM`

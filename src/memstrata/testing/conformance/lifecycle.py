@@ -111,6 +111,31 @@ class LifecycleConformance(Conformance):
         assert [e.message_id for e in sorted(events, key=lambda e: e.id)] == many
         assert other.message_id == 1
 
+    def test_entries_inserted_with_their_events_are_each_audited_once(self, store: Store) -> None:
+        """An insert that brings its audit events: one per entry, its own memory and id, in
+        the insert's transaction; more rows than a store tokenises in one chunk as well."""
+        m1, m2 = make_memory(), make_memory(tenant="tenant-b")
+        add = AuditAction.ENTRY_ADD
+        entries = [new_entry(m1 if n % 3 else m2, f"turn {n} about hiking") for n in range(1201)]
+        with store.write() as w:
+            w.insert_memory(m1)
+            w.insert_memory(m2)
+            ids = w.insert_entries(
+                entries, np.stack([unit(1)] * len(entries)), T0, audit=("dan", add)
+            )
+        with store.read() as r:
+            events, total = r.audit_events(AuditQuery(actor="dan", limit=2000))
+        assert total == len(entries) and {e.action for e in events} == {add}
+        assert sorted((e.message_id or 0, e.memory_id) for e in events) == sorted(
+            (i, e.memory_id) for i, e in zip(ids, entries, strict=True)
+        )
+        with pytest.raises(RuntimeError), store.write() as w:  # rolled back: no event stays
+            w.insert_entries(entries[:2], np.stack([unit(1)] * 2), T0, audit=("erin", add))
+            raise RuntimeError("abandon the write")
+        with store.read() as r:
+            assert r.audit_events(AuditQuery(actor="erin")) == ([], 0)
+            assert r.entries(Scope.of(m1.id), EntryFilter(), limit=1)[1] == 800
+
     def test_evidence_and_tombstones(self, store: Store) -> None:
         memory = make_memory()
         (a,) = self.seed(store, memory, [("fact", unit(1), {})])
