@@ -22,6 +22,7 @@ from memstrata.models import (
     JobKind,
     JobState,
     Memory,
+    NewEntry,
     Origin,
     Permission,
     Tombstone,
@@ -192,6 +193,17 @@ JOB_INSERT = (
     "INSERT INTO jobs (kind, tenant_id, memory_id, message_id, state, attempts, progress, "
     "progress_msg, created_at, updated_at, run_after) VALUES (?,?,?,?,?,0,0,?,?,?,?)"
 )
+
+
+def entry_row(e: NewEntry, vector: object, at: datetime) -> tuple[object, ...]:
+    """A new entry's column values, recorded ``at``, in
+    :data:`~memstrata.store.backend.ENTRY_INSERT_COLUMNS` order; ``vector`` as the store
+    encodes it."""
+    invalid_at = None if e.invalid_at is None else to_epoch(e.invalid_at)
+    return (e.memory_id, e.tenant_id, e.message_type.value, e.content, vector,
+            to_epoch(e.valid_at), to_epoch(at), e.user_id, e.agent_id, e.session_id,
+            e.source_id, invalid_at, e.supersedes, int(e.status), e.trust.value,
+            e.origin.value, 0, e.size_bytes)  # fmt: skip
 
 
 def audit_row(

@@ -40,6 +40,7 @@ from memstrata.store.rows import (
     USER_COLUMNS,
     audit_row,
     db_value,
+    entry_row,
     job_row,
 )
 from memstrata.store.sql import chunks, marks
@@ -119,29 +120,8 @@ class Writer(Reader):
         moves once. ``audit`` (actor, action): one event per entry as well, written in the
         same batch as :meth:`audit_entries` writes them, as soon as the ids are known (a
         store may write them while the rows still go in)."""
-        rows = [
-            (
-                e.memory_id,
-                e.tenant_id,
-                e.message_type.value,
-                e.content,
-                self.store.encode_vector(v),
-                to_epoch(e.valid_at),
-                to_epoch(at),
-                e.user_id,
-                e.agent_id,
-                e.session_id,
-                e.source_id,
-                None if e.invalid_at is None else to_epoch(e.invalid_at),
-                e.supersedes,
-                int(e.status),
-                e.trust.value,
-                e.origin.value,
-                0,
-                e.size_bytes,
-            )
-            for e, v in zip(entries, vectors, strict=True)
-        ]
+        encode = self.store.encode_vector
+        rows = [entry_row(e, encode(v), at) for e, v in zip(entries, vectors, strict=True)]
         events = None if audit is None else self._entry_events(entries, at, *audit)
         ids = self.store.insert_entry_rows(self.conn, rows, events) if rows else []
         added: dict[str, tuple[int, int]] = {}
