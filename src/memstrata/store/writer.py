@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,6 @@ from memstrata.models import (
     Tombstone,
     User,
 )
-from memstrata.store.backend import WithIds
 from memstrata.store.queries import EvictionCandidate
 from memstrata.store.reader import Reader
 from memstrata.store.rows import (
@@ -122,7 +122,9 @@ class Writer(Reader):
         store may write them while the rows still go in)."""
         encode = self.store.encode_vector
         rows = [entry_row(e, encode(v), at) for e, v in zip(entries, vectors, strict=True)]
-        events = None if audit is None else self._entry_events(entries, at, *audit)
+        events = None
+        if audit is not None:
+            events = partial(self._audit_each, at, *audit, [e.memory_id for e in entries])
         ids = self.store.insert_entry_rows(self.conn, rows, events) if rows else []
         added: dict[str, tuple[int, int]] = {}
         for e in entries:
@@ -258,26 +260,24 @@ class Writer(Reader):
     ) -> None:
         """One ``action`` event per entry of ``message_ids``, written as one batch (a
         20,000-turn import wrote 20,000 statements one round trip each)."""
+        self._audit_each(at, actor, action, [memory_id] * len(message_ids), message_ids)
+
+    def _audit_each(
+        self,
+        at: datetime,
+        actor: str,
+        action: AuditAction,
+        memory_ids: Sequence[str],
+        message_ids: Sequence[int],
+    ) -> None:
+        """One ``action`` event per (memory, entry) pair, written as one batch."""
         self.store.insert_audit_rows(
             self.conn,
-            [audit_row(at, actor, action, memory_id, m, "", None, None) for m in message_ids],
+            [
+                audit_row(at, actor, action, memory_id, m, "", None, None)
+                for memory_id, m in zip(memory_ids, message_ids, strict=True)
+            ],
         )
-
-    def _entry_events(
-        self, entries: Sequence[NewEntry], at: datetime, actor: str, action: AuditAction
-    ) -> WithIds:
-        """Writes ``action`` by ``actor`` for each of ``entries`` once their ids are given."""
-
-        def write(ids: list[int]) -> None:
-            self.store.insert_audit_rows(
-                self.conn,
-                [
-                    audit_row(at, actor, action, e.memory_id, m, "", None, None)
-                    for e, m in zip(entries, ids, strict=True)
-                ],
-            )
-
-        return write
 
     # --- jobs -----------------------------------------------------------------------------
 

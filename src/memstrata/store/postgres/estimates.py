@@ -28,8 +28,6 @@ TTL_S = 60.0
 #: The most a filter multiplies the first round's aim: an estimate that is wrong (a value the
 #: statistics take for rare that fills this memory) costs a round at most this much bigger.
 MAX_AIM = 16.0
-#: Columns a retrieval filter names one value of (agents: one or several).
-_FILTERED = ("user_id", "agent_id", "session_id")
 
 #: One row per analysed column of interest, each with the table's estimated rows (a table
 #: never analysed gives one row of NULLs but that).
@@ -85,17 +83,17 @@ class TableStatistics:
         1 for what the statistics do not know."""
         if documents <= 0 or self.rows <= 0:
             return 1.0
-        named = {
+        named = {  # the columns a retrieval filter names values of
             "user_id": [f.user_id] if f.user_id is not None else [],
             "agent_id": sorted(f.agent_ids or ()),
             "session_id": [f.session_id] if f.session_id is not None else [],
         }
         share = 1.0
-        for name in _FILTERED:
+        for name, values in named.items():
             column = self.columns.get(name)
-            if column is None or not named[name]:
+            if column is None or not values:
                 continue
-            table = min(sum(column.share(v, self.rows) for v in named[name]), 1.0)
+            table = min(sum(column.share(v, self.rows) for v in values), 1.0)
             share *= min(table * self.rows / documents, 1.0)
         return share
 
