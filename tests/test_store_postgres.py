@@ -169,7 +169,7 @@ def _a_second_connection_comes(store: PostgresStore, wait_s: float = 5.0) -> boo
     return False
 
 
-class _QueryFails(DeterministicEmbedder):
+class QueryFails(DeterministicEmbedder):
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if list(texts) == ["boom"]:
             raise ModelError("the model is down")
@@ -182,7 +182,7 @@ def test_a_search_whose_query_embedding_fails_gives_both_connections_back(
     """The keyword leg has started beside when the embedding fails: the error reaches the
     caller and neither connection is lost (a pool of two has a second one free after)."""
     store = PostgresStore(postgres_dsn, pool_size=2)  # postgres_store emptied the database
-    engine = Engine(store, models=ModelRegistry(builtin=_QueryFails))
+    engine = Engine(store, models=ModelRegistry(builtin=QueryFails))
     try:
         alice = engine.principal(engine.create_user("alice").id)
         memory = engine.create_memory(

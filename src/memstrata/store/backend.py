@@ -211,7 +211,8 @@ class Backend(ABC):
     def alongside(self, conn: Conn) -> AbstractContextManager[Conn | None]:
         """A second connection on the snapshot of the read transaction ``conn``, for another
         thread, where the backend can share one and has one free; else None. Default: None
-        (SQLite's legs run in process, and one at a time is as fast)."""
+        (SQLite's legs run in process, in the caller: a lone search embeds its query on
+        another thread meanwhile, :func:`memstrata.retrieval.search.embedding`)."""
         return nullcontext(None)
 
     def held_filter(self, conn: Conn, scope: Scope, f: EntryFilter) -> Passing | None:

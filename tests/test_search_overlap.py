@@ -1,0 +1,121 @@
+"""A lone search embeds its query while its keyword legs run: on SQLite the legs run in the
+caller (they are in-process indexes), so the query's embedding goes to another thread; with
+other searches in flight the cores are busy already and it is embedded in the caller."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+from tests.test_store_postgres import QueryFails
+
+from memstrata import Engine, ModelError, SearchRequest
+from memstrata.providers.registry import ModelRegistry
+from memstrata.store.sqlite import SQLiteStore
+from memstrata.testing import DeterministicEmbedder
+
+MEET_S = 5.0
+
+
+class _Meeting(DeterministicEmbedder):
+    """Embeds a query only once the keyword leg has started too (a barrier of two that
+    breaks after :data:`MEET_S`): one after the other, the search fails."""
+
+    def __init__(self, meeting: threading.Barrier) -> None:
+        super().__init__()
+        self.meeting = meeting
+        self.threads: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if list(texts) == ["Where in Berlin does Alice live?"]:
+            self.threads.append(threading.current_thread().name)
+            self.meeting.wait()
+        return super().embed(texts)
+
+
+def _met_by_the_keyword_leg(store: SQLiteStore, meeting: threading.Barrier) -> None:
+    leg = store.keyword_window_search
+
+    def meeting_first(*args: Any, **kwargs: Any) -> Any:
+        meeting.wait()
+        return leg(*args, **kwargs)
+
+    store.keyword_window_search = meeting_first  # type: ignore[method-assign]
+
+
+def _written(engine: Engine) -> tuple[Any, str]:
+    alice = engine.principal(engine.create_user("alice").id)
+    memory = engine.create_memory(
+        alice, name="n", memory_type=["raw"], embd_id="x@Builtin", llm_id="none@None"
+    )
+    engine.add_turn(alice, [memory.id], user_input="I moved to Berlin.", agent_response="ok")
+    engine.add_turn(alice, [memory.id], user_input="I like tea.", agent_response="ok")
+    return alice, memory.id
+
+
+def test_a_lone_search_embeds_its_query_while_the_keyword_legs_run(
+    sqlite_store: SQLiteStore,
+) -> None:
+    meeting = threading.Barrier(2, timeout=MEET_S)
+    embedder = _Meeting(meeting)
+    engine = Engine(sqlite_store, models=ModelRegistry(builtin=lambda: embedder))
+    try:
+        alice, memory = _written(engine)
+        _met_by_the_keyword_leg(sqlite_store, meeting)
+        hits = engine.search(alice, SearchRequest("Where in Berlin does Alice live?", (memory,)))
+        assert hits[0].entry.content.startswith("User Input: I moved to Berlin.")
+        assert embedder.threads and embedder.threads[0] != threading.current_thread().name
+    finally:
+        engine.close()
+
+
+def test_with_another_search_in_flight_the_query_is_embedded_in_the_caller(
+    sqlite_store: SQLiteStore,
+) -> None:
+    """Searches under load do not hand their embedding over: the cores are busy already."""
+    embedder = _Meeting(threading.Barrier(1))
+    engine = Engine(sqlite_store, models=ModelRegistry(builtin=lambda: embedder))
+    try:
+        alice, memory = _written(engine)
+        inside, leave = threading.Event(), threading.Event()
+        leg = sqlite_store.keyword_window_search
+
+        def held(*args: Any, **kwargs: Any) -> Any:
+            if threading.current_thread().name == "other":
+                inside.set()
+                leave.wait(MEET_S)
+            return leg(*args, **kwargs)
+
+        sqlite_store.keyword_window_search = held  # type: ignore[method-assign]
+        other = threading.Thread(
+            target=engine.search, args=(alice, SearchRequest("tea", (memory,))), name="other"
+        )
+        other.start()
+        try:
+            assert inside.wait(MEET_S)
+            engine.search(alice, SearchRequest("Where in Berlin does Alice live?", (memory,)))
+        finally:
+            leave.set()
+            other.join()
+        assert embedder.threads == [threading.current_thread().name]
+    finally:
+        engine.close()
+
+
+def test_a_query_embedding_that_fails_on_its_thread_reaches_the_caller(
+    sqlite_store: SQLiteStore,
+) -> None:
+    engine = Engine(sqlite_store, models=ModelRegistry(builtin=QueryFails))
+    try:
+        alice, memory = _written(engine)
+        for _ in range(3):
+            with pytest.raises(ModelError, match="down"):
+                engine.search(alice, SearchRequest("boom", (memory,)))
+        hits = engine.search(alice, SearchRequest("Berlin", (memory,)))
+        assert hits[0].entry.content.startswith("User Input: I moved to Berlin.")
+    finally:
+        engine.close()
