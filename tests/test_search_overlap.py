@@ -15,6 +15,7 @@ from tests.test_store_postgres import QueryFails
 
 from memstrata import Engine, ModelError, SearchRequest
 from memstrata.providers.registry import ModelRegistry
+from memstrata.store.postgres import PostgresStore
 from memstrata.store.sqlite import SQLiteStore
 from memstrata.testing import DeterministicEmbedder
 
@@ -101,6 +102,22 @@ def test_with_another_search_in_flight_the_query_is_embedded_in_the_caller(
         finally:
             leave.set()
             other.join()
+        assert embedder.threads == [threading.current_thread().name]
+    finally:
+        engine.close()
+
+
+def test_where_the_keyword_legs_run_on_a_second_connection_the_caller_embeds(
+    postgres_store: PostgresStore,
+) -> None:
+    """PostgreSQL runs the legs beside on a connection of its own: a handover would only
+    add a thread for the caller to wait on."""
+    embedder = _Meeting(threading.Barrier(1))
+    engine = Engine(postgres_store, models=ModelRegistry(builtin=lambda: embedder))
+    try:
+        alice, memory = _written(engine)
+        hits = engine.search(alice, SearchRequest("Where in Berlin does Alice live?", (memory,)))
+        assert hits[0].entry.content.startswith("User Input: I moved to Berlin.")
         assert embedder.threads == [threading.current_thread().name]
     finally:
         engine.close()

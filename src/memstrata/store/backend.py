@@ -70,6 +70,10 @@ class Backend(ABC):
     #: Whether :meth:`window_search` scores conversation windows (SQLite); a backend without
     #: returns none, and turns score on their own text only.
     keyword_windows = False
+    #: Whether a search's keyword legs run in this process, in the caller (in-memory indexes:
+    #: SQLite), so that a lone search embeds its query on another thread meanwhile; where
+    #: they run on a second connection (:meth:`alongside`) the caller embeds it.
+    legs_in_process = False
 
     @abstractmethod
     def migrate(self) -> None:
@@ -211,8 +215,7 @@ class Backend(ABC):
     def alongside(self, conn: Conn) -> AbstractContextManager[Conn | None]:
         """A second connection on the snapshot of the read transaction ``conn``, for another
         thread, where the backend can share one and has one free; else None. Default: None
-        (SQLite's legs run in process, in the caller: a lone search embeds its query on
-        another thread meanwhile, :func:`memstrata.retrieval.search.embedding`)."""
+        (SQLite's legs run in process, in the caller: :attr:`legs_in_process`)."""
         return nullcontext(None)
 
     def held_filter(self, conn: Conn, scope: Scope, f: EntryFilter) -> Passing | None:

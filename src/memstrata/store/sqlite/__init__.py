@@ -79,6 +79,7 @@ class SQLiteStore(Store):
     #: and vector (0.9 -> 0.56 ms per 200 ids at 1M entries).
     entries_by_id = BY_ID
     keyword_windows = True
+    legs_in_process = True
 
     def __init__(
         self,
