@@ -50,8 +50,8 @@ def _best(
     kept = np.empty(0, np.int64)
     take = min(len(ids), max(4 * limit, 64))
     while take:
-        if take < len(ids):
-            edge = scores[np.argpartition(-scores, take - 1)[:take]].min()
+        if take < len(ids):  # the take-th best score: a partition of the values alone
+            edge = np.partition(scores, len(ids) - take)[len(ids) - take]
             top = np.flatnonzero(scores >= edge)
         else:
             top = np.arange(len(ids))
