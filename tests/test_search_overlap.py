@@ -5,7 +5,7 @@ other searches in flight the cores are busy already and it is embedded in the ca
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,8 @@ from memstrata.store.sqlite import SQLiteStore
 from memstrata.testing import DeterministicEmbedder
 
 MEET_S = 5.0
+#: The query the embedders below watch for.
+QUERY = "Where in Berlin does Alice live?"
 
 
 class _Meeting(DeterministicEmbedder):
@@ -32,20 +34,21 @@ class _Meeting(DeterministicEmbedder):
         self.threads: list[str] = []
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        if list(texts) == ["Where in Berlin does Alice live?"]:
+        if list(texts) == [QUERY]:
             self.threads.append(threading.current_thread().name)
             self.meeting.wait()
         return super().embed(texts)
 
 
-def _met_by_the_keyword_leg(store: SQLiteStore, meeting: threading.Barrier) -> None:
+def _before_the_keyword_leg(store: SQLiteStore, first: Callable[[], object]) -> None:
+    """Run ``first`` in whichever thread runs a search's keyword legs, as they start."""
     leg = store.keyword_window_search
 
-    def meeting_first(*args: Any, **kwargs: Any) -> Any:
-        meeting.wait()
+    def after_first(*args: Any, **kwargs: Any) -> Any:
+        first()
         return leg(*args, **kwargs)
 
-    store.keyword_window_search = meeting_first  # type: ignore[method-assign]
+    store.keyword_window_search = after_first  # type: ignore[method-assign]
 
 
 def _written(engine: Engine) -> tuple[Any, str]:
@@ -66,8 +69,8 @@ def test_a_lone_search_embeds_its_query_while_the_keyword_legs_run(
     engine = Engine(sqlite_store, models=ModelRegistry(builtin=lambda: embedder))
     try:
         alice, memory = _written(engine)
-        _met_by_the_keyword_leg(sqlite_store, meeting)
-        hits = engine.search(alice, SearchRequest("Where in Berlin does Alice live?", (memory,)))
+        _before_the_keyword_leg(sqlite_store, meeting.wait)
+        hits = engine.search(alice, SearchRequest(QUERY, (memory,)))
         assert hits[0].entry.content.startswith("User Input: I moved to Berlin.")
         assert embedder.threads and embedder.threads[0] != threading.current_thread().name
     finally:
@@ -83,22 +86,20 @@ def test_with_another_search_in_flight_the_query_is_embedded_in_the_caller(
     try:
         alice, memory = _written(engine)
         inside, leave = threading.Event(), threading.Event()
-        leg = sqlite_store.keyword_window_search
 
-        def held(*args: Any, **kwargs: Any) -> Any:
+        def held() -> None:
             if threading.current_thread().name == "other":
                 inside.set()
                 leave.wait(MEET_S)
-            return leg(*args, **kwargs)
 
-        sqlite_store.keyword_window_search = held  # type: ignore[method-assign]
+        _before_the_keyword_leg(sqlite_store, held)
         other = threading.Thread(
             target=engine.search, args=(alice, SearchRequest("tea", (memory,))), name="other"
         )
         other.start()
         try:
             assert inside.wait(MEET_S)
-            engine.search(alice, SearchRequest("Where in Berlin does Alice live?", (memory,)))
+            engine.search(alice, SearchRequest(QUERY, (memory,)))
         finally:
             leave.set()
             other.join()
@@ -116,7 +117,7 @@ def test_where_the_keyword_legs_run_on_a_second_connection_the_caller_embeds(
     engine = Engine(postgres_store, models=ModelRegistry(builtin=lambda: embedder))
     try:
         alice, memory = _written(engine)
-        hits = engine.search(alice, SearchRequest("Where in Berlin does Alice live?", (memory,)))
+        hits = engine.search(alice, SearchRequest(QUERY, (memory,)))
         assert hits[0].entry.content.startswith("User Input: I moved to Berlin.")
         assert embedder.threads == [threading.current_thread().name]
     finally:
