@@ -34,8 +34,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from benchmarks.locomo import load_conversations, turn_text, write_json
-from memstrata.store.sqlite.ranking import best_passing
-from memstrata.store.sqlite.vectors import Hits, VectorCache
+from recallery.store.sqlite.ranking import best_passing
+from recallery.store.sqlite.vectors import Hits, VectorCache
 
 MEMORY = "bench"
 BATCH = 100_000

@@ -26,12 +26,12 @@ from typing import Any
 
 from benchmarks.locomo import write_json
 from benchmarks.speed import USERS, corpus, numbered, pct
-from memstrata import Engine
-from memstrata.models import Scope
-from memstrata.providers.base import Embedder
-from memstrata.providers.registry import ModelRegistry
-from memstrata.store.filters import EntryFilter
-from memstrata.store.sqlite import SQLiteStore
+from recallery import Engine
+from recallery.models import Scope
+from recallery.providers.base import Embedder
+from recallery.providers.registry import ModelRegistry
+from recallery.store.filters import EntryFilter
+from recallery.store.sqlite import SQLiteStore
 
 
 def _engine(folder: Path, model: Embedder | None) -> Engine:
@@ -41,7 +41,7 @@ def _engine(folder: Path, model: Embedder | None) -> Engine:
 
 def measure(clients: int, texts: Sequence[str], model: Embedder | None = None) -> dict[str, Any]:
     """``clients`` threads writing ``texts`` between them (each its own share, in order)."""
-    with tempfile.TemporaryDirectory(prefix="memstrata-writes-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="recallery-writes-") as tmp:
         engine = _engine(Path(tmp), model)
         actor = engine.principal(engine.create_user("bench").id)
         memory = engine.create_memory(

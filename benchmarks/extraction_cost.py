@@ -3,7 +3,7 @@
     python -m benchmarks.extraction_cost [--turns 100] [--embedder deterministic|local]
 
 Every turn goes through the real path: Engine.add_turn, a Worker, OpenAIChatModel over HTTP to
-:class:`memstrata.testing.FakeLLM`, validation, consolidation (with judgement calls where a
+:class:`recallery.testing.FakeLLM`, validation, consolidation (with judgement calls where a
 candidate is close to an existing entry) and the apply transaction. The fake answers the
 extraction prompt from a script keyed by the turn's text and judges like a careful model
 would (a new city supersedes the old one; anything else is new). Its token counts are made up
@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memstrata import Engine
-from memstrata.jobs import Worker, WorkerConfig
-from memstrata.providers.base import Embedder
-from memstrata.providers.registry import ModelRegistry
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.testing import DeterministicEmbedder, FakeLLM, FrozenClock, Reply
+from recallery import Engine
+from recallery.jobs import Worker, WorkerConfig
+from recallery.providers.base import Embedder
+from recallery.providers.registry import ModelRegistry
+from recallery.store.sqlite import SQLiteStore
+from recallery.testing import DeterministicEmbedder, FakeLLM, FrozenClock, Reply
 
 CITIES = ["Lisbon", "Berlin", "Porto", "Vienna", "Oslo"]
 LIKES = ["jazz", "green tea", "climbing", "chess", "sourdough", "Rust", "birdwatching", "opera"]
@@ -121,7 +121,7 @@ def _judge(prompt: str) -> dict[str, Any]:
 
 def embedder(kind: str) -> Embedder:
     if kind == "local":
-        from memstrata.providers.local import LocalEmbedder
+        from recallery.providers.local import LocalEmbedder
 
         return LocalEmbedder()
     return DeterministicEmbedder(dimension=256)

@@ -1,4 +1,4 @@
-"""A ``memstrata serve`` subprocess on a data directory, for the soak benchmark and the tests
+"""A ``recallery serve`` subprocess on a data directory, for the soak benchmark and the tests
 that need a real server: start it and wait until it answers, read its resident memory and CPU
 time, kill it or stop it, and restart it on the same directory and port.
 """
@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 
-from memstrata.testing.ports import HOST, free_port
-from memstrata.testing.serve import wait_until_up
+from recallery.testing.ports import HOST, free_port
+from recallery.testing.serve import wait_until_up
 
 EMBD = "BAAI/bge-small-en-v1.5@Builtin"
 LLM = "gpt-4o-mini@OpenAI"
@@ -27,7 +27,7 @@ STOP_TIMEOUT_S = 30.0
 
 
 class LiveServer:
-    """``memstrata serve`` (worker on) as a subprocess; its output goes to ``log``, appended
+    """``recallery serve`` (worker on) as a subprocess; its output goes to ``log``, appended
     over restarts. The port is chosen once, so a restart serves at the same URL."""
 
     def __init__(self, data_dir: Path, api_key: str, log: Path | None = None) -> None:
@@ -43,11 +43,11 @@ class LiveServer:
 
     @property
     def db_path(self) -> Path:
-        return self.data_dir / "memstrata.db"
+        return self.data_dir / "recallery.db"
 
     def start(self, timeout: float = START_TIMEOUT_S) -> None:
-        env = {**os.environ, "MEMSTRATA_ADMIN_API_KEY": self.api_key}
-        command = [sys.executable, "-m", "memstrata.cli", "serve", "--data-dir"]
+        env = {**os.environ, "RECALLERY_ADMIN_API_KEY": self.api_key}
+        command = [sys.executable, "-m", "recallery.cli", "serve", "--data-dir"]
         with self.log.open("a") as out:
             self.proc = subprocess.Popen(
                 [*command, str(self.data_dir), "--port", str(self.port), "--log-level", "warning"],
@@ -89,7 +89,7 @@ class LiveServer:
 
     def _running(self) -> subprocess.Popen[bytes]:
         if self.proc is None or self.proc.poll() is not None:
-            raise RuntimeError("memstrata serve is not running")
+            raise RuntimeError("recallery serve is not running")
         return self.proc
 
     def __enter__(self) -> LiveServer:

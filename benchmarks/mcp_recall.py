@@ -2,7 +2,7 @@
 data, and what the MCP round trip over streamable HTTP adds to the engine's search time.
 
 One conversation (default the first) is written into a raw-only memory as
-:mod:`benchmarks.memstrata_locomo` does; every question is then asked three ways: the engine's
+:mod:`benchmarks.recallery_locomo` does; every question is then asked three ways: the engine's
 ``search``, ``GET /api/v1/messages/search`` and the MCP tool ``recall`` at ``/mcp`` (both
 through the app in process, the MCP one with the SDK's own client over streamable HTTP). The
 rankings must agree, so the recall figures are equal. Printed: the p50 of each path, what REST
@@ -41,11 +41,11 @@ from mcp import Client as MCPClient
 from mcp.client.streamable_http import streamable_http_client
 
 from benchmarks.locomo import KS, Conversation, load_conversations, recall_at, select
-from benchmarks.memstrata_locomo import CachingEmbedder, MemstrataRetriever
-from memstrata import SearchRequest
-from memstrata.api import create_app
-from memstrata.mcp.http import local_security, mount
-from memstrata.requests import DEFAULT_TOP_N
+from benchmarks.recallery_locomo import CachingEmbedder, RecalleryRetriever
+from recallery import SearchRequest
+from recallery.api import create_app
+from recallery.mcp.http import local_security, mount
+from recallery.requests import DEFAULT_TOP_N
 
 BASE = "http://127.0.0.1:9380"
 K = max(KS)
@@ -69,7 +69,7 @@ def _recall(conv: Conversation, rows: Sequence[Sequence[str]]) -> dict[int, floa
 
 
 async def _measure(
-    retriever: MemstrataRetriever, conv: Conversation, repeat: int = 1
+    retriever: RecalleryRetriever, conv: Conversation, repeat: int = 1
 ) -> dict[str, Any]:
     engine, actor = retriever.engine, retriever.actor
     memory_id = retriever._memories[conv.sample_id]
@@ -156,12 +156,12 @@ async def _measure(
 def run(
     conversations: Sequence[Conversation], cache: bool = True, repeat: int = 1
 ) -> list[dict[str, Any]]:
-    from memstrata.providers.local import LocalEmbedder
+    from recallery.providers.local import LocalEmbedder
 
     embedder = CachingEmbedder(LocalEmbedder()) if cache else LocalEmbedder()
     out = []
     for conv in conversations:
-        retriever = MemstrataRetriever(embedder)
+        retriever = RecalleryRetriever(embedder)
         try:
             retriever.index(conv)
             out.append(anyio.run(_measure, retriever, conv, repeat))

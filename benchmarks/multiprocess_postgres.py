@@ -32,8 +32,8 @@ from typing import Any
 import httpx
 import numpy as np
 
-from memstrata.testing import FakeLLM
-from memstrata.testing.cluster import (
+from recallery.testing import FakeLLM
+from recallery.testing.cluster import (
     Cluster,
     Model,
     budget_problems,
@@ -188,7 +188,7 @@ def ms(seconds: Sequence[float]) -> dict[str, float]:
 
 @contextmanager
 def embedded() -> Iterator[Any]:
-    from memstrata.testing.postgres import EmbeddedPostgres
+    from recallery.testing.postgres import EmbeddedPostgres
 
     with EmbeddedPostgres() as pg:
         yield pg
@@ -201,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     phases = []
-    with tempfile.TemporaryDirectory(prefix="memstrata-mp-") as tmp, embedded() as pg:
+    with tempfile.TemporaryDirectory(prefix="recallery-mp-") as tmp, embedded() as pg:
         for servers, kill in ((1, False), (2, False), (2, True)):
             phase = run_phase(pg, servers, args.seconds, args.threads, kill, Path(tmp))
             print(json.dumps(phase), flush=True)

@@ -50,14 +50,14 @@ from benchmarks.postgres_vs_sqlite import (
     memory,
     percentiles,
 )
-from memstrata.models import EntryType, Memory, NewEntry, Origin, Scope
-from memstrata.retrieval.search import MIN_WINDOWS
-from memstrata.store.base import Store
-from memstrata.store.filters import EntryFilter
-from memstrata.store.postgres import PostgresStore, search
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.testing.bm25 import Fts5Reference
-from memstrata.testing.postgres import server_setting
+from recallery.models import EntryType, Memory, NewEntry, Origin, Scope
+from recallery.retrieval.search import MIN_WINDOWS
+from recallery.store.base import Store
+from recallery.store.filters import EntryFilter
+from recallery.store.postgres import PostgresStore, search
+from recallery.store.sqlite import SQLiteStore
+from recallery.testing.bm25 import Fts5Reference
+from recallery.testing.postgres import server_setting
 
 RESULTS = Path(__file__).parent / "results" / "postgres_scale.json"
 TARGET_ENTRIES = 1000
@@ -482,7 +482,7 @@ def hybrid(store: Store, corpus: Corpus, m: Memory) -> dict[str, float]:
     """Engine.search: query embedding (local MiniLM), both legs, neighbours, fusion; timed
     twice over the questions, as the first pass runs on caches the every-match scoring and
     the other legs left (on PostgreSQL, shared buffers smaller than the data)."""
-    from memstrata.providers.local import LocalEmbedder
+    from recallery.providers.local import LocalEmbedder
 
     embedder = LocalEmbedder()
     embedder.embed(["warm up"])
@@ -503,10 +503,10 @@ def searcher(
 ) -> tuple[Any, Callable[[str], list[tuple[int, float]]]]:
     """An engine over ``store`` whose model is ``embedder``, and its search in ``m`` as a
     client sends it (top 10, the defaults but no threshold) as (id, score) best first."""
-    from memstrata import Engine
-    from memstrata.models import User
-    from memstrata.providers.registry import ModelRegistry
-    from memstrata.requests import SearchRequest
+    from recallery import Engine
+    from recallery.models import User
+    from recallery.providers.registry import ModelRegistry
+    from recallery.requests import SearchRequest
 
     engine = Engine(store, models=ModelRegistry(builtin=lambda: embedder))
     with store.write() as w:
@@ -605,8 +605,8 @@ class KnownVectors:
 
 def import_rate(admin: str, embedder: KnownVectors, hnsw: bool) -> float:
     """Turns/s of Engine.import_memory, 4,000 turns per memory (a memory holds 10 MB)."""
-    from memstrata import Engine
-    from memstrata.providers.registry import ModelRegistry
+    from recallery import Engine
+    from recallery.providers.registry import ModelRegistry
 
     texts = embedder.texts
     with postgres_database(admin, f"import_{int(hnsw)}", hnsw=hnsw) as dsn:
@@ -673,7 +673,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs: list[dict[str, Any]] = []
     with (
-        tempfile.TemporaryDirectory(prefix="memstrata-scale-") as tmp,
+        tempfile.TemporaryDirectory(prefix="recallery-scale-") as tmp,
         server(args.dsn, dict(args.pg_set)) as admin,
     ):
         for size in args.sizes:
@@ -696,7 +696,7 @@ def server(dsn: str | None, settings: dict[str, str]) -> Iterator[str]:
     if dsn is not None:
         yield dsn
         return
-    from memstrata.testing.postgres import EmbeddedPostgres
+    from recallery.testing.postgres import EmbeddedPostgres
 
     with EmbeddedPostgres(settings=settings) as pg:
         yield pg.dsn

@@ -8,7 +8,7 @@ a filter that keeps one entry in ten. PostgreSQL is loaded with COPY and its HNS
 after the load; SQLite with ``executemany`` in large transactions. Also reported: the overlap
 of PostgreSQL's top 50 with SQLite's (exact vectors; FTS5 BM25).
 
-Recall: benchmarks/memstrata_locomo.py's retriever (engine write and search paths, local
+Recall: benchmarks/recallery_locomo.py's retriever (engine write and search paths, local
 MiniLM embedder with the on-disk cache) over each store.
 
     python -m benchmarks.postgres_vs_sqlite --sizes 100000 --locomo --out benchmarks/results/pg.json
@@ -33,13 +33,13 @@ from numpy.typing import NDArray
 from pgvector.psycopg import register_vector
 
 from benchmarks.locomo import evaluate, load_conversations, markdown_table, select, write_json
-from memstrata.clock import to_epoch
-from memstrata.models import Memory, Scope
-from memstrata.settings import Settings
-from memstrata.store.base import Store
-from memstrata.store.filters import EntryFilter
-from memstrata.store.postgres import PostgresStore
-from memstrata.store.sqlite import SQLiteStore
+from recallery.clock import to_epoch
+from recallery.models import Memory, Scope
+from recallery.settings import Settings
+from recallery.store.base import Store
+from recallery.store.filters import EntryFilter
+from recallery.store.postgres import PostgresStore
+from recallery.store.sqlite import SQLiteStore
 
 DIM = 384
 POOL = 50
@@ -285,15 +285,15 @@ def scale_run(size: int, queries: int, dsn: str, work: Path) -> dict[str, Any]:
 
 
 def locomo_run(dsn: str, work: Path, convs: str | None) -> dict[str, Any]:
-    from benchmarks.memstrata_locomo import CachingEmbedder
-    from memstrata.providers.local import LocalEmbedder
+    from benchmarks.recallery_locomo import CachingEmbedder
+    from recallery.providers.local import LocalEmbedder
 
     conversations = select(load_conversations(), convs)
     embedder = CachingEmbedder(LocalEmbedder())
     results: dict[str, Any] = {}
     for name, store in (
-        ("memstrata on SQLite", lambda: SQLiteStore(work / "locomo.db")),
-        ("memstrata on PostgreSQL", lambda: PostgresStore(dsn)),
+        ("recallery on SQLite", lambda: SQLiteStore(work / "locomo.db")),
+        ("recallery on PostgreSQL", lambda: PostgresStore(dsn)),
     ):
         retriever = retriever_on(store(), embedder)
         try:
@@ -304,12 +304,12 @@ def locomo_run(dsn: str, work: Path, convs: str | None) -> dict[str, Any]:
 
 
 def retriever_on(store: Store, embedder: Any) -> Any:
-    """benchmarks/memstrata_locomo.py's retriever, with its engine moved onto ``store``."""
-    from benchmarks.memstrata_locomo import MemstrataRetriever
-    from memstrata import Engine
-    from memstrata.providers.registry import ModelRegistry
+    """benchmarks/recallery_locomo.py's retriever, with its engine moved onto ``store``."""
+    from benchmarks.recallery_locomo import RecalleryRetriever
+    from recallery import Engine
+    from recallery.providers.registry import ModelRegistry
 
-    retriever = MemstrataRetriever(embedder)
+    retriever = RecalleryRetriever(embedder)
     retriever.engine.close()
     retriever.engine = Engine(store, models=ModelRegistry(builtin=lambda: embedder))
     retriever.actor = retriever.engine.principal(retriever.engine.create_user("bench").id)
@@ -340,7 +340,7 @@ def report(scale: list[dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from memstrata.testing.postgres import EmbeddedPostgres
+    from recallery.testing.postgres import EmbeddedPostgres
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[100_000])
@@ -350,7 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write the result JSON here")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {"scale": []}
-    with tempfile.TemporaryDirectory(prefix="memstrata-pg-bench-") as tmp, EmbeddedPostgres() as pg:
+    with tempfile.TemporaryDirectory(prefix="recallery-pg-bench-") as tmp, EmbeddedPostgres() as pg:
         for size in args.sizes:
             dsn = pg.create_database(f"scale_{size}")
             results["scale"].append(scale_run(size, args.queries, dsn, Path(tmp)))

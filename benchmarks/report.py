@@ -4,13 +4,13 @@
 
 Reads, and says which are missing (the tables are made from whatever is there):
 
-- `locomo-memstrata.json` (`python -m benchmarks.memstrata_locomo --out ...`): memstrata and BM25;
+- `locomo-recallery.json` (`python -m benchmarks.recallery_locomo --out ...`): recallery and BM25;
 - `locomo-<peer>-cached.json` (`python benchmarks/run_peers_locomo.py`): one per peer;
-- `speed.json` (`python -m benchmarks.speed --out ...`): memstrata's speed and scale;
+- `speed.json` (`python -m benchmarks.speed --out ...`): recallery's speed and scale;
 - `speed-peers.json` (`python benchmarks/run_peers_speed.py`): the peers', one record per size.
 
 Prints the LoCoMo recall table (with the DRAGON row of the paper) and the speed table, where each
-peer's cells carry the ratio to memstrata (peer time / memstrata time: above 1 is slower), writes
+peer's cells carry the ratio to recallery (peer time / recallery time: above 1 is slower), writes
 them to `report.md` and plots search p50 latency against store size (`latency.png`, log-log;
 live and store-only panels). The plot needs matplotlib (the `bench` extra); without it the
 tables are still written.
@@ -30,7 +30,7 @@ from typing import Any
 from benchmarks.locomo import REPO, markdown_table
 
 RESULTS = REPO / "benchmarks" / "results"
-MEMSTRATA = "memstrata"
+RECALLERY = "recallery"
 KINDS = ("live", "store")
 _PEER_LOCOMO = re.compile(r"locomo-(?P<peer>.+)-cached\.json")
 
@@ -78,16 +78,16 @@ class Results:
 
 
 def locomo_table(results: Results) -> str | None:
-    """Rows: memstrata, BM25, the paper's DRAGON, then each peer (all recall in %)."""
+    """Rows: recallery, BM25, the paper's DRAGON, then each peer (all recall in %)."""
     ours = results.load(
-        "locomo-memstrata.json",
-        "python -m benchmarks.memstrata_locomo --out benchmarks/results/locomo-memstrata.json",
+        "locomo-recallery.json",
+        "python -m benchmarks.recallery_locomo --out benchmarks/results/locomo-recallery.json",
     )
     peers = results.peer_locomo()
     head: dict[str, Mapping[str, Any]] = {}
     if ours is not None:
-        if MEMSTRATA in ours:
-            head[MEMSTRATA] = ours[MEMSTRATA]
+        if RECALLERY in ours:
+            head[RECALLERY] = ours[RECALLERY]
         if "BM25 baseline" in ours:
             head["BM25 (k1 1.2, b 0.75)"] = ours["BM25 baseline"]
     if not head and not peers:
@@ -147,7 +147,7 @@ def _fill_rate(fills: Sequence[Mapping[str, Any] | None]) -> float | None:
     return round(added / seconds, 1)
 
 
-def memstrata_speed(data: Mapping[str, Any]) -> SpeedRow:
+def recallery_speed(data: Mapping[str, Any]) -> SpeedRow:
     """Read `speed.json` (benchmarks/speed.py)."""
     sizes = {
         int(size): _search(entry, "ok", entry.get("rss_mb"), "")
@@ -155,7 +155,7 @@ def memstrata_speed(data: Mapping[str, Any]) -> SpeedRow:
     }
     fills = [entry.get("fill") for entry in data.get("sizes", {}).values()]
     ingest = (data.get("ingest_single") or {}).get("turns_per_s")
-    return SpeedRow(MEMSTRATA, ingest, _fill_rate(fills), sizes)
+    return SpeedRow(RECALLERY, ingest, _fill_rate(fills), sizes)
 
 
 def _peer_note(record: Mapping[str, Any]) -> str:
@@ -217,7 +217,7 @@ def _num(value: float) -> str:
 
 
 def _rate(value: float | None, base: float | None) -> str:
-    """A turns/s cell; its ratio is time per turn, so memstrata's rate over the peer's."""
+    """A turns/s cell; its ratio is time per turn, so recallery's rate over the peer's."""
     if value is None:
         return "–"
     ratio = "" if base is None else f" ({_ratio(base, value)})"
@@ -231,10 +231,10 @@ def _rss(value: float | None, base: float | None) -> str:
 
 
 def speed_table(rows: Sequence[SpeedRow]) -> str | None:
-    """Rows = systems; ratios in brackets are peer / memstrata (time, or memory for RSS)."""
+    """Rows = systems; ratios in brackets are peer / recallery (time, or memory for RSS)."""
     if not rows:
         return None
-    base = next((r for r in rows if r.name == MEMSTRATA), None)
+    base = next((r for r in rows if r.name == RECALLERY), None)
     sizes = sorted({s for r in rows for s in r.sizes})
     header = ["system", "ingest turns/s (live, 1 per call)", "fill turns/s (store only)"]
     header += [f"{_size(s)} {k} p50 / p95 ms" for s in sizes for k in KINDS]
@@ -270,7 +270,7 @@ def speed_rows(results: Results) -> list[SpeedRow]:
         "python -m benchmarks.speed --queries 200 --out benchmarks/results/speed.json",
     )
     if ours is not None:
-        rows.append(memstrata_speed(ours))
+        rows.append(recallery_speed(ours))
     peers = results.load("speed-peers.json", "python benchmarks/run_peers_speed.py")
     if peers is not None:
         rows += peer_speed(peers)
@@ -297,7 +297,7 @@ def plot_latency(rows: Sequence[SpeedRow], path: Path) -> str | None:
             if points:
                 xs, ys = zip(*points, strict=True)
                 ax.plot(
-                    xs, ys, marker="o", label=row.name, linewidth=2 if row.name == MEMSTRATA else 1
+                    xs, ys, marker="o", label=row.name, linewidth=2 if row.name == RECALLERY else 1
                 )
         ax.set(xscale="log", yscale="log", title=f"search p50, {title}", xlabel="entries")
         ax.set_xticks(sizes, [_size(s) for s in sizes], minor=False)
@@ -321,7 +321,7 @@ def build(results: Results) -> tuple[str, list[SpeedRow]]:
     rows = speed_rows(results)
     parts += ["## Speed and scale", speed_table(rows) or "(no speed results)"]
     parts.append(
-        "Ratios in brackets: peer / memstrata for time per turn, per query and for memory "
+        "Ratios in brackets: peer / recallery for time per turn, per query and for memory "
         "(above 1: the peer is slower or larger)."
     )
     if results.missing:

@@ -1,6 +1,6 @@
 """Retrieval as a ``ragflow-sdk`` user gets it: LoCoMo and MADial-Bench through REST.
 
-A real HTTP server (uvicorn in this process, over ``memstrata.api.create_app``) is written
+A real HTTP server (uvicorn in this process, over ``recallery.api.create_app``) is written
 to and searched the way an agent using RAGFlow's SDK does:
 
 - **writes**: ``POST /api/v1/messages``, one call per turn, ``user_input`` = the turn as the
@@ -19,7 +19,7 @@ MADial-Bench (``../shared/benchmarks/madial-bench``, MIT): each user's remembere
 written as turns of that user's memory (one session per event), and the query is the
 dialogue before the turn that should recall a memory; recall@k as its paper defines it.
 
-Beside memstrata, in the same run and over the same stored texts: BM25 (k1 1.2, b 0.75),
+Beside recallery, in the same run and over the same stored texts: BM25 (k1 1.2, b 0.75),
 dense cosine with the same MiniLM vectors, and the naive hybrid of the two (each leg min-max
 normalised over the pool, weight 0.5). Usage::
 
@@ -63,17 +63,17 @@ from benchmarks.locomo import (
     turn_text,
     write_json,
 )
-from benchmarks.memstrata_locomo import CachingEmbedder
-from memstrata import Engine
-from memstrata.api import create_app
-from memstrata.providers.base import Embedder, embed_query
-from memstrata.providers.e5 import MODEL_ID as E5_MODEL_ID
-from memstrata.providers.registry import ModelRegistry
-from memstrata.settings import Settings
-from memstrata.store import open_store
-from memstrata.store.base import Store
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.testing.ports import HOST, free_port
+from benchmarks.recallery_locomo import CachingEmbedder
+from recallery import Engine
+from recallery.api import create_app
+from recallery.providers.base import Embedder, embed_query
+from recallery.providers.e5 import MODEL_ID as E5_MODEL_ID
+from recallery.providers.registry import ModelRegistry
+from recallery.settings import Settings
+from recallery.store import open_store
+from recallery.store.base import Store
+from recallery.store.sqlite import SQLiteStore
+from recallery.testing.ports import HOST, free_port
 
 MADIAL = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "madial-bench"
 KS = (5, 10)
@@ -81,7 +81,7 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 #: What the SDK sends (RAGFlow's defaults), with the threshold at 0 so a full ranking comes back.
 SDK_SEARCH = {"keywords_similarity_weight": 0.7, "similarity_threshold": 0.0, "top_n": 50}
 EMBD_ID = "BAAI/bge-small-en-v1.5@Builtin"
-#: ``--model e5``: the local multilingual-e5-small (``memstrata.providers.e5``).
+#: ``--model e5``: the local multilingual-e5-small (``recallery.providers.e5``).
 E5_EMBD_ID = "multilingual-e5-small@Builtin"
 LLM_ID = "gpt-4o-mini@OpenAI"
 MEMORY_SIZE = 10 * 1024 * 1024
@@ -185,11 +185,11 @@ def served(
     served over REST; an administrator's calls to it, creating memories with ``embd_id``.
     The store is a temporary SQLite file, or the PostgreSQL database that
     ``settings.database_url`` names."""
-    with tempfile.TemporaryDirectory(prefix="memstrata-rest-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="recallery-rest-") as tmp:
         if settings is not None and settings.database_url:
             store: Store = open_store(settings)
         else:
-            store = SQLiteStore(Path(tmp) / "memstrata.db")
+            store = SQLiteStore(Path(tmp) / "recallery.db")
         registry = ModelRegistry(builtin=lambda: embedder, e5=lambda: embedder)
         engine = Engine(store, models=registry, settings=settings or Settings())
         try:
@@ -384,7 +384,7 @@ def evaluate(
         t0 = time.perf_counter()
         found = api.search(q.memory, q.text, **search)
         latencies.append(time.perf_counter() - t0)
-        ranked = {"memstrata": [labels[i] for i in found if i in labels]}
+        ranked = {"recallery": [labels[i] for i in found if i in labels]}
         ranked |= baselines[q.memory].rankings(q.text, vector)
         for system, order in ranked.items():
             rows.setdefault(system, []).append((q.group, recalls(q.gold, order)))
@@ -485,8 +485,8 @@ def _setting(pair: str) -> tuple[str, object]:
 def local_embedder(cached: bool = True, model: str = "minilm") -> Embedder:
     """The local MiniLM (``model`` "e5": multilingual-e5-small), behind the on-disk vector
     cache unless ``cached`` is False."""
-    from memstrata.providers.e5 import E5Embedder
-    from memstrata.providers.local import LocalEmbedder
+    from recallery.providers.e5 import E5Embedder
+    from recallery.providers.local import LocalEmbedder
 
     embedder: Embedder = E5Embedder() if model == "e5" else LocalEmbedder()
     return CachingEmbedder(embedder) if cached else embedder
@@ -526,7 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with contextlib.ExitStack() as stack:
         chosen = dict(_setting(p) for p in args.set)
         if args.postgres:
-            from memstrata.testing.postgres import EmbeddedPostgres
+            from recallery.testing.postgres import EmbeddedPostgres
 
             chosen["database_url"] = stack.enter_context(EmbeddedPostgres()).dsn
         result = run(

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.rest_locomo import SDK_SEARCH, Api, Baselines, Doc, local_embedder, report, served
-from memstrata.providers.base import Embedder
+from recallery.providers.base import Embedder
 
 SCIFACT = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "scifact"
 #: Abstracts per memory: under RAGFlow's 10 MB cap with their vectors (about 3 KB each).
@@ -131,7 +131,7 @@ def run(
             t0 = time.perf_counter()
             found = api.search(",".join(memories), claim, **(search or {}))
             latencies.append(time.perf_counter() - t0)
-            ranked = {"memstrata": [labels[i] for i in found if i in labels]}
+            ranked = {"recallery": [labels[i] for i in found if i in labels]}
             ranked |= baselines.rankings(claim, vector)
             for system, order in ranked.items():
                 rows.setdefault(system, []).append(scores(gold, order))

@@ -45,11 +45,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from benchmarks.locomo import write_json
-from memstrata import Engine, SearchRequest
-from memstrata.providers.base import Embedder
-from memstrata.providers.registry import ModelRegistry
-from memstrata.settings import Settings
-from memstrata.store.sqlite import SQLiteStore
+from recallery import Engine, SearchRequest
+from recallery.providers.base import Embedder
+from recallery.providers.registry import ModelRegistry
+from recallery.settings import Settings
+from recallery.store.sqlite import SQLiteStore
 
 QUERIES = 8
 #: keywords_similarity_weight of each mode: keyword only, vector only, hybrid.
@@ -83,7 +83,7 @@ def build(folder: Path, size: int, model: Embedder | None = None) -> dict[str, A
         stale.unlink()
     texts, questions = corpus()
     if model is None:
-        from memstrata.providers.local import LocalEmbedder
+        from recallery.providers.local import LocalEmbedder
 
         embedder = TimedEmbedder(LocalEmbedder())
     else:
@@ -252,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--started", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    folder = args.dir or Path(f"/tmp/memstrata-restart-{args.size}")
+    folder = args.dir or Path(f"/tmp/recallery-restart-{args.size}")
     if args.child:
         started = args.started or time.time()
         print(json.dumps(child(folder, started)))

@@ -5,7 +5,7 @@
     python benchmarks/run_peers_locomo.py --convs 1-2 --peers mem0-qdrant,chroma-persistent
     python benchmarks/run_peers_locomo.py --mode live    # peers embed inside add/search
 
-Every text is embedded once with memstrata's local embedder and cached in benchmarks/.cache/, so
+Every text is embedded once with recallery's local embedder and cached in benchmarks/.cache/, so
 all systems rank identical vectors. Results go to benchmarks/results/ (one JSON per peer and a
 summary with the markdown table, which also has plain BM25 and the paper's DRAGON row).
 """

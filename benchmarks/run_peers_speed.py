@@ -1,4 +1,4 @@
-"""Speed and scale of each peer memory system, measured as `benchmarks/speed.py` measures memstrata.
+"""Speed and scale of each peer memory system, measured as `benchmarks/speed.py` measures recallery.
 
     bash benchmarks/peers/setup.sh                       # once: builds benchmarks/.peers-venv
     python benchmarks/run_peers_speed.py                 # all peers at 10k and 100k entries

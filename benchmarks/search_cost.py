@@ -31,8 +31,8 @@ from numpy.typing import NDArray
 
 from benchmarks.locomo import write_json
 from benchmarks.speed import Bench, TimedEmbedder, corpus, corpus_vectors, timed
-from memstrata import Fusion
-from memstrata.providers.base import Embedder
+from recallery import Fusion
+from recallery.providers.base import Embedder
 
 #: Search parameters of each configuration, over the speed benchmark's request.
 CONFIGS: dict[str, dict[str, Any]] = {
@@ -84,7 +84,7 @@ def run(size: int, queries: int, rounds: int, *, model: Embedder | None = None) 
     model's corpus vectors come from the peers' cache (:func:`benchmarks.speed.corpus_vectors`)."""
     cache = model is None
     if model is None:
-        from memstrata.providers.local import LocalEmbedder
+        from recallery.providers.local import LocalEmbedder
 
         model = LocalEmbedder()
     embedder = TimedEmbedder(model)
@@ -93,7 +93,7 @@ def run(size: int, queries: int, rounds: int, *, model: Embedder | None = None) 
     vectors = timed("embed corpus", lambda: corpus_vectors(model, texts, qs, cache))
     report: dict[str, Any] = {"size": size, "queries": len(qs), "rounds": rounds}
     report["loadavg_start"] = [round(x, 2) for x in os.getloadavg()]
-    with tempfile.TemporaryDirectory(prefix="memstrata-cost-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="recallery-cost-") as tmp:
         bench = Bench(Path(tmp), embedder)
         timed(f"fill to {size}", lambda: bench.fill_to(size, texts, vectors))
         timed("index", bench.index_ready)

@@ -45,23 +45,23 @@ def _child(size: int, queries: int, rounds: int, fake: bool) -> dict[str, list[f
     """In a process whose path starts with the tree measured: build its store and time it
     (``fake``: with the deterministic test embedder instead of the local model)."""
     from benchmarks.speed import USERS, Bench, TimedEmbedder, corpus, corpus_vectors
-    from memstrata import SearchRequest
-    from memstrata.providers.base import Embedder
+    from recallery import SearchRequest
+    from recallery.providers.base import Embedder
 
     model: Embedder
     if fake:
-        from memstrata.testing import DeterministicEmbedder
+        from recallery.testing import DeterministicEmbedder
 
         model = DeterministicEmbedder(dimension=384)
     else:
-        from memstrata.providers.local import LocalEmbedder
+        from recallery.providers.local import LocalEmbedder
 
         model = LocalEmbedder()
     embedder = TimedEmbedder(model)
     texts, questions = corpus()
     qs = questions[:queries]
     vectors = corpus_vectors(model, texts, qs, not fake)
-    with tempfile.TemporaryDirectory(prefix="memstrata-revisions-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="recallery-revisions-") as tmp:
         bench = Bench(Path(tmp), embedder)
         bench.fill_to(size, texts, vectors)
         bench.index_ready()
@@ -97,7 +97,7 @@ def _child(size: int, queries: int, rounds: int, fake: bool) -> dict[str, list[f
 @contextmanager
 def worktree(revision: str) -> Iterator[Path]:
     """``revision`` checked out in a temporary folder, with ``shared`` beside it."""
-    with tempfile.TemporaryDirectory(prefix="memstrata-rev-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="recallery-rev-") as tmp:
         tree = Path(tmp) / "tree"
         subprocess.run(
             ["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), revision],

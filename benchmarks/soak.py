@@ -1,4 +1,4 @@
-"""Soak: a live ``memstrata serve`` under steady write and search load over HTTP.
+"""Soak: a live ``recallery serve`` under steady write and search load over HTTP.
 
 One memory (raw only) is prefilled with N LoCoMo turns through the import route (timed on its
 own), then writer threads post turns (``POST /messages``) and searcher threads search
@@ -55,7 +55,7 @@ SEARCH_DEFAULTS: dict[str, float | int] = {
     "top_n": 10,
 }
 IMPORT_BATCH = 250
-OWN = "memstrata serve started by the script (SQLite, worker on, temporary data directory)"
+OWN = "recallery serve started by the script (SQLite, worker on, temporary data directory)"
 REQUEST_TIMEOUT_S = 30.0
 #: RSS readings over the load, and the share of it counted as warm-up.
 RSS_SAMPLES, WARM_UP = 30, 0.25
@@ -207,8 +207,8 @@ def report(tally: Tally, elapsed: float) -> dict[str, Any]:
 
 @contextmanager
 def own_server() -> Iterator[LiveServer]:
-    """A fresh ``memstrata serve`` on a temporary data directory."""
-    with tempfile.TemporaryDirectory(prefix="memstrata-soak-") as tmp:
+    """A fresh ``recallery serve`` on a temporary data directory."""
+    with tempfile.TemporaryDirectory(prefix="recallery-soak-") as tmp:
         live = LiveServer(Path(tmp) / "data", secrets.token_urlsafe(24))
         with live:
             yield live

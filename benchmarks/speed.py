@@ -1,4 +1,4 @@
-"""Speed and scale of memstrata: ingest rate, write and search latency, store-only latency.
+"""Speed and scale of recallery: ingest rate, write and search latency, store-only latency.
 
 Texts are LoCoMo turns (read from ../shared, never copied), cycled with a counter so every
 entry is distinct; four conversation user ids share one memory and every search filters by
@@ -35,11 +35,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from benchmarks.locomo import load_conversations, turn_text, write_json
-from memstrata import Engine, Principal, SearchRequest, TurnInput
-from memstrata.providers.base import Embedder
-from memstrata.providers.registry import ModelRegistry
-from memstrata.settings import Settings
-from memstrata.store.sqlite import SQLiteStore
+from recallery import Engine, Principal, SearchRequest, TurnInput
+from recallery.providers.base import Embedder
+from recallery.providers.registry import ModelRegistry
+from recallery.settings import Settings
+from recallery.store.sqlite import SQLiteStore
 
 USERS = 4
 BATCH = 1000
@@ -269,7 +269,7 @@ def run(
     """The whole benchmark; ``embedder`` replaces the local model (tests pass a fake)."""
     if embedder is not None:
         return _run(sizes, queries, writes, TimedEmbedder(embedder), late, cache=False)
-    from memstrata.providers.local import LocalEmbedder
+    from recallery.providers.local import LocalEmbedder
 
     return _run(sizes, queries, writes, TimedEmbedder(LocalEmbedder()), late, cache=True)
 
@@ -278,7 +278,7 @@ def corpus_vectors(
     embedder: Embedder, texts: list[str], questions: list[str], cache: bool
 ) -> dict[str, NDArray[np.float32]]:
     """Text -> vector for every turn and question; `cache`: the peers' cache of the local model's
-    LoCoMo vectors (benchmarks/.cache), so memstrata and the peers rank the very same vectors."""
+    LoCoMo vectors (benchmarks/.cache), so recallery and the peers rank the very same vectors."""
     if cache:
         from benchmarks.peers.embedding import cached_vectors, locomo_texts
 
@@ -296,7 +296,7 @@ def _run(
     vectors = timed("embed corpus", lambda: corpus_vectors(embedder.inner, texts, qs, cache))
     report: dict[str, Any] = {"model": embedder.model_id, "loadavg_start": os.getloadavg()}
     report["sizes"] = {}
-    with tempfile.TemporaryDirectory(prefix="memstrata-speed-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="recallery-speed-") as tmp:
         bench = Bench(Path(tmp), embedder)
         fresh = list(numbered(texts, writes))
         report["ingest_single"] = timed("single writes", lambda: bench.single_writes(fresh))

@@ -33,12 +33,12 @@ from pathlib import Path
 import numpy as np
 from fastapi.testclient import TestClient
 
-from memstrata import Engine, Memory, Principal, TurnInput
-from memstrata.api import create_app
-from memstrata.models import EntryType, NewEntry, Origin
-from memstrata.providers.registry import ModelRegistry
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.testing import DeterministicEmbedder
+from recallery import Engine, Memory, Principal, TurnInput
+from recallery.api import create_app
+from recallery.models import EntryType, NewEntry, Origin
+from recallery.providers.registry import ModelRegistry
+from recallery.store.sqlite import SQLiteStore
+from recallery.testing import DeterministicEmbedder
 
 BUDGET_MS = 300.0
 BATCH = 2000
@@ -66,7 +66,7 @@ def filled(entries: int, data_dir: Path) -> Iterator[tuple[Engine, Principal, Me
     """An engine over a memory holding ``entries`` entries, its owner and a key."""
     embedder = DeterministicEmbedder(dimension=DIMENSION)
     engine = Engine(
-        SQLiteStore(data_dir / "memstrata.db"), models=ModelRegistry(builtin=lambda: embedder)
+        SQLiteStore(data_dir / "recallery.db"), models=ModelRegistry(builtin=lambda: embedder)
     )
     try:
         admin, key = engine.ensure_admin()

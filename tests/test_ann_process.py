@@ -14,7 +14,7 @@ SCRIPT = textwrap.dedent(
     """
     import sys, time
     import numpy as np
-    from memstrata.store.sqlite.vectors import VectorCache
+    from recallery.store.sqlite.vectors import VectorCache
 
     rng = np.random.default_rng(0)
     rows = rng.standard_normal((40_000, 384)).astype(np.float32)

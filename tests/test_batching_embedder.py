@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from memstrata.providers.batching import BatchingEmbedder
-from memstrata.testing import DeterministicEmbedder
+from recallery.providers.batching import BatchingEmbedder
+from recallery.testing import DeterministicEmbedder
 
 
 class Gated:

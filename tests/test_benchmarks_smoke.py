@@ -1,6 +1,6 @@
 """Every benchmark entry point on a tiny slice, so none of them can rot unnoticed.
 
-The LoCoMo data is read from ../shared (as the benchmarks do); memstrata runs on the
+The LoCoMo data is read from ../shared (as the benchmarks do); recallery runs on the
 deterministic test embedder instead of the real model. The peer drivers live in their own venv:
 here only their CLIs, their pins and the speed runner with the numpy-only `exact-cosine` driver
 are exercised.
@@ -24,7 +24,7 @@ import pytest
 from benchmarks import (
     concurrent_writes,
     locomo,
-    memstrata_locomo,
+    recallery_locomo,
     report,
     restart,
     run_peers_speed,
@@ -35,8 +35,8 @@ from benchmarks import (
 from benchmarks.peers import speed_worker, worker
 from numpy.typing import NDArray
 
-from memstrata import Fusion
-from memstrata.testing import DeterministicEmbedder
+from recallery import Fusion
+from recallery.testing import DeterministicEmbedder
 
 pytestmark = pytest.mark.skipif(
     not locomo.DEFAULT_DATA.exists(), reason=f"LoCoMo data not found at {locomo.DEFAULT_DATA}"
@@ -81,8 +81,8 @@ def test_locomo_bm25_on_conversation_one(tmp_path: Path) -> None:
     assert r["5"] <= r["10"] <= r["25"] <= r["50"]
 
 
-def test_memstrata_locomo_with_fake_embedder(conversation: locomo.Conversation) -> None:
-    ours = memstrata_locomo.run(
+def test_recallery_locomo_with_fake_embedder(conversation: locomo.Conversation) -> None:
+    ours = recallery_locomo.run(
         [conversation],
         cache=False,
         embedder=fake_embedder(),
@@ -90,10 +90,10 @@ def test_memstrata_locomo_with_fake_embedder(conversation: locomo.Conversation) 
         fusion=Fusion("weighted"),
     )
     results = {"BM25 baseline": locomo.evaluate(locomo.BM25Retriever(), [conversation])}
-    results["memstrata"] = ours
+    results["recallery"] = ours
     assert_recalls(ours)
     assert ours["overall"]["n"] == len(conversation.questions)
-    assert re.search(r"^\| memstrata \|", locomo.markdown_table(results), re.M)
+    assert re.search(r"^\| recallery \|", locomo.markdown_table(results), re.M)
 
 
 def test_speed_at_300_with_fake_embedder() -> None:
@@ -177,7 +177,7 @@ def _speed_sizes(p50: float) -> dict[str, Any]:
 def _fake_results(folder: Path, conversation: locomo.Conversation) -> None:
     bm25 = locomo.evaluate(locomo.BM25Retriever(), [conversation])
     files: dict[str, Any] = {
-        "locomo-memstrata.json": {"BM25 baseline": bm25, "memstrata": bm25},
+        "locomo-recallery.json": {"BM25 baseline": bm25, "recallery": bm25},
         "locomo-mem0-faiss-cached.json": {"system": "mem0-faiss", **bm25},
         "locomo-peers-cached.json": {"table": "", "results": {}},
         "speed.json": {"ingest_single": {"turns_per_s": 50.0}, "sizes": _speed_sizes(2.0)},
@@ -196,11 +196,11 @@ def test_report_from_fake_results(
     _fake_results(tmp_path, conversation)
     assert report.main(["--results", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    for row in ("memstrata", "BM25 (k1 1.2, b 0.75)", "DRAGON (paper, Table 3)", "mem0-faiss"):
+    for row in ("recallery", "BM25 (k1 1.2, b 0.75)", "DRAGON (paper, Table 3)", "mem0-faiss"):
         assert re.search(rf"^\| {re.escape(row)} \|", out, re.M), row
     assert "| system | ingest turns/s" in out
-    assert "| 5.00 / 10.0 (×2.5 / ×2.5) |" in out  # 1k p50 / p95 of the peer, ratios to memstrata
-    assert "| 20.0 (×2.5) |" in out  # ingest turns/s: memstrata's 50 over the peer's 20
+    assert "| 5.00 / 10.0 (×2.5 / ×2.5) |" in out  # 1k p50 / p95 of the peer, ratios to recallery
+    assert "| 20.0 (×2.5) |" in out  # ingest turns/s: recallery's 50 over the peer's 20
     assert "timed out" in out
     assert (tmp_path / "report.md").read_text() in out + "\n"
     pytest.importorskip("matplotlib")
@@ -210,7 +210,7 @@ def test_report_from_fake_results(
 def test_report_says_what_is_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert report.main(["--results", str(tmp_path)]) == 0
     captured = capsys.readouterr()
-    for name in ("locomo-memstrata.json", "speed.json", "speed-peers.json"):
+    for name in ("locomo-recallery.json", "speed.json", "speed-peers.json"):
         assert f"missing: {name}" in captured.err
     assert "(no speed results)" in captured.out
     assert not (tmp_path / "latency.png").exists()
@@ -272,10 +272,10 @@ def test_rest_benchmark_writes_and_searches_through_http(
         questions=conversation.questions[:10],
     )
     result = rest_locomo.run([short], embedder=fake_embedder(), madial=False, writers=1)
-    assert set(result["recall"]) == {"memstrata", "BM25", "dense MiniLM", "naive min-max hybrid"}
-    assert result["recall"]["memstrata"]["LoCoMo 1-5"]["n"] == 10
+    assert set(result["recall"]) == {"recallery", "BM25", "dense MiniLM", "naive min-max hybrid"}
+    assert result["recall"]["recallery"]["LoCoMo 1-5"]["n"] == 10
     assert result["cost"]["turns_written"] == sum(len(s.turns) for s in short.sessions)
-    assert "| memstrata |" in rest_locomo.table(result)
+    assert "| recallery |" in rest_locomo.table(result)
 
 
 def test_rest_benchmark_with_the_e5_model_sends_its_id_and_query_form(
@@ -313,8 +313,8 @@ def test_rest_benchmark_runs_on_postgres(
     turns the questions ask about."""
     from benchmarks import rest_locomo
 
-    from memstrata.settings import Settings
-    from memstrata.testing.postgres import truncate_all
+    from recallery.settings import Settings
+    from recallery.testing.postgres import truncate_all
 
     short = dataclasses.replace(
         conversation,
@@ -331,7 +331,7 @@ def test_rest_benchmark_runs_on_postgres(
     )
     on_sqlite = rest_locomo.run([short], embedder=fake_embedder(), madial=False, writers=1)
     assert on_pg["cost"]["turns_written"] == on_sqlite["cost"]["turns_written"]
-    found = on_pg["recall"]["memstrata"]["LoCoMo 1-5"]
+    found = on_pg["recall"]["recallery"]["LoCoMo 1-5"]
     assert found["n"] == 10 and found["R@10"] > 0
 
 
@@ -354,7 +354,7 @@ def test_chat_recall_is_also_counted_once_per_turn(conversation: locomo.Conversa
     for system, splits in chat["recall"].items():
         assert once[system]["LoCoMo 1-5"]["n"] == 10
         assert once[system]["LoCoMo 1-5"]["R@10"] >= splits["LoCoMo 1-5"]["R@10"]
-    assert "| memstrata |" in rest_locomo.table(chat, "recall_each_turn_once")
+    assert "| recallery |" in rest_locomo.table(chat, "recall_each_turn_once")
     whole = rest_locomo.run([short], embedder=fake_embedder(), madial=False, writers=1)
     assert "recall_each_turn_once" not in whole
 
@@ -424,6 +424,6 @@ def test_scifact_benchmark_searches_every_memory_it_wrote() -> None:
     assert result["cost"]["memories"] == math.ceil(len(small) / 5)
     assert result["cost"]["docs_written"] == len(small)
     # a claim's own abstract shares its rarest words: found though spread over the memories
-    assert result["scores"]["memstrata"]["R@50"] == 100.0
+    assert result["scores"]["recallery"]["R@50"] == 100.0
     assert result["scores"]["BM25"]["nDCG@10"] > 0
-    assert "| memstrata |" in rest_scifact.table(result)
+    assert "| recallery |" in rest_scifact.table(result)

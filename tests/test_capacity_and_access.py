@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from memstrata import (
+from recallery import (
     CapacityExceeded,
     Engine,
     Forbidden,
@@ -17,11 +17,11 @@ from memstrata import (
     SearchRequest,
     TurnInput,
 )
-from memstrata.access import Action, decide, readable
-from memstrata.models import Permission
-from memstrata.policies.capacity import entry_size, plan_eviction
-from memstrata.store.queries import EvictionCandidate
-from memstrata.testing import FrozenClock
+from recallery.access import Action, decide, readable
+from recallery.models import Permission
+from recallery.policies.capacity import entry_size, plan_eviction
+from recallery.store.queries import EvictionCandidate
+from recallery.testing import FrozenClock
 
 DIM = 64  # the deterministic embedder's dimension
 
@@ -271,8 +271,8 @@ def test_a_scoped_key_sees_only_its_memories(
 def test_memories_with_different_embedders_cannot_be_searched_together(
     engine: Engine, alice: Principal, memory: Memory
 ) -> None:
-    from memstrata import InvalidInput
-    from memstrata.settings import ProviderConfig
+    from recallery import InvalidInput
+    from recallery.settings import ProviderConfig
 
     engine.models.providers["remote"] = ProviderConfig("http://127.0.0.1:1")
     other = engine.create_memory(

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memstrata.models import Entry, EntryType, Hit
-from memstrata.retrieval.context import assemble
+from recallery.models import Entry, EntryType, Hit
+from recallery.retrieval.context import assemble
 
 AT = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
 

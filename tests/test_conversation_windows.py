@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from memstrata import Engine, Fusion, Memory, Principal, SearchRequest, TurnInput
-from memstrata.models import Scope
-from memstrata.providers.registry import (
+from recallery import Engine, Fusion, Memory, Principal, SearchRequest, TurnInput
+from recallery.models import Scope
+from recallery.providers.registry import (
     BUILTIN_KEYWORD_BALANCE,
     REMOTE_KEYWORD_BALANCE,
     ModelRegistry,
 )
-from memstrata.retrieval.fusion import fuse, hinted_weight, rank, score
-from memstrata.settings import ProviderConfig, providers_from_env
-from memstrata.store.filters import EntryFilter
-from memstrata.store.sqlite import SQLiteStore
+from recallery.retrieval.fusion import fuse, hinted_weight, rank, score
+from recallery.settings import ProviderConfig, providers_from_env
+from recallery.store.filters import EntryFilter
+from recallery.store.sqlite import SQLiteStore
 
 #: Turns of other conversations, so that the words below are rare in the memory.
 FILLER = [
@@ -289,9 +289,9 @@ def test_a_window_lifts_the_ranking_not_the_threshold() -> None:
 def test_the_keyword_balance_follows_the_embedding_model() -> None:
     providers = providers_from_env(
         {
-            "MEMSTRATA_PROVIDER_TEI_BASE_URL": "http://tei",
-            "MEMSTRATA_PROVIDER_TEI_KEYWORD_BALANCE": "0.2",
-            "MEMSTRATA_PROVIDER_OPENAI_BASE_URL": "http://openai",
+            "RECALLERY_PROVIDER_TEI_BASE_URL": "http://tei",
+            "RECALLERY_PROVIDER_TEI_KEYWORD_BALANCE": "0.2",
+            "RECALLERY_PROVIDER_OPENAI_BASE_URL": "http://openai",
         }
     )
     assert providers["tei"] == ProviderConfig("http://tei", "", 0.2)

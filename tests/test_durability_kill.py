@@ -1,6 +1,6 @@
 """Kill -9 under load, restart, and nothing the server acknowledged is lost, changed or doubled.
 
-``memstrata serve`` (SQLite, worker on, the real local embedder) runs as a subprocess. Writer
+``recallery serve`` (SQLite, worker on, the real local embedder) runs as a subprocess. Writer
 threads post turns, each with a unique marker, to a raw-only memory, to a memory that also
 extracts (so every turn enqueues a job in its write) and to both at once. The server is
 SIGKILLed mid-load several times and restarted on the same data directory. Then, with the
@@ -31,7 +31,7 @@ from benchmarks.live_server import LiveServer, client, create_memory, data
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
-ADMIN_KEY = "ms-durability-admin-key"
+ADMIN_KEY = "rc-durability-admin-key"
 WRITERS = 4
 KILLS = 5
 #: Acknowledged turns between restarts (and after the last one) before the next kill.

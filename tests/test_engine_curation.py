@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from memstrata import (
+from recallery import (
     Engine,
     Entry,
     EntryType,
@@ -20,9 +20,9 @@ from memstrata import (
     Principal,
     SearchRequest,
 )
-from memstrata.curation import Bucket, BulkAction, MessageFilter
-from memstrata.models import NewEntry
-from memstrata.testing import FrozenClock
+from recallery.curation import Bucket, BulkAction, MessageFilter
+from recallery.models import NewEntry
+from recallery.testing import FrozenClock
 
 TYPES = ["raw", "semantic", "episodic"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata import Engine, Forbidden, InvalidInput, Memory, Principal, SearchRequest
-from memstrata.models import ALL_CAPABILITIES, Capability
+from recallery import Engine, Forbidden, InvalidInput, Memory, Principal, SearchRequest
+from recallery.models import ALL_CAPABILITIES, Capability
 
 
 def _key(engine: Engine, owner: Principal, *capabilities: str) -> Principal:

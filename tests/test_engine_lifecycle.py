@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from memstrata import (
+from recallery import (
     Conflict,
     Engine,
     Entry,
@@ -27,10 +27,10 @@ from memstrata import (
     Trust,
     TurnInput,
 )
-from memstrata.models import NewEntry, Scope
-from memstrata.providers.registry import ModelRegistry
-from memstrata.store.base import Store
-from memstrata.testing import DeterministicEmbedder, FrozenClock
+from recallery.models import NewEntry, Scope
+from recallery.providers.registry import ModelRegistry
+from recallery.store.base import Store
+from recallery.testing import DeterministicEmbedder, FrozenClock
 
 
 def turn(engine: Engine, actor: Principal, memory: Memory, text: str, **kw: object) -> Entry:

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from memstrata import Engine, EntryType, InvalidInput, Memory, NotFound, Principal
-from memstrata.extraction.prompts import default_system_prompt
+from recallery import Engine, EntryType, InvalidInput, Memory, NotFound, Principal
+from recallery.extraction.prompts import default_system_prompt
 
 BUILTIN = "BAAI/bge-small-en-v1.5@Builtin"
 

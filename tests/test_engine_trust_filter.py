@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata import Engine, Entry, InvalidInput, Memory, Principal, SearchRequest, Trust
+from recallery import Engine, Entry, InvalidInput, Memory, Principal, SearchRequest, Trust
 
 
 @pytest.fixture

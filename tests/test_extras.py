@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import memstrata
-from memstrata import cli
-from memstrata.__main__ import main as console_script
-from memstrata.errors import MemstrataError, MissingExtra
-from memstrata.extras import require
-from memstrata.settings import Settings
-from memstrata.store import open_store
+import recallery
+from recallery import cli
+from recallery.__main__ import main as console_script
+from recallery.errors import MissingExtra, RecalleryError
+from recallery.extras import require
+from recallery.settings import Settings
+from recallery.store import open_store
 
-SERVER_LINE = 'needs the server extra: pip install "memstrata[server]"'
-POSTGRES_LINE = 'the PostgreSQL store needs the postgres extra: pip install "memstrata[postgres]"'
+SERVER_LINE = 'needs the server extra: pip install "recallery[server]"'
+POSTGRES_LINE = 'the PostgreSQL store needs the postgres extra: pip install "recallery[postgres]"'
 
 
 def hide(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
@@ -36,7 +36,7 @@ def test_require_names_the_extra_and_the_missing_module(monkeypatch: pytest.Monk
         require("json", "uvicorn", extra="server", what="a check")
     assert str(raised.value) == f"a check {SERVER_LINE}"
     assert (raised.value.extra, raised.value.name) == ("server", "uvicorn")
-    assert isinstance(raised.value, MemstrataError)
+    assert isinstance(raised.value, RecalleryError)
     assert isinstance(raised.value, ImportError)
 
 
@@ -44,14 +44,14 @@ def test_the_console_script_without_click_exits_with_one_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     hide(monkeypatch, "click")
-    monkeypatch.setattr(sys, "argv", ["memstrata", "serve"])
+    monkeypatch.setattr(sys, "argv", ["recallery", "serve"])
     with pytest.raises(SystemExit) as exited:
         console_script()
-    assert exited.value.code == f"Error: the memstrata command {SERVER_LINE}"
+    assert exited.value.code == f"Error: the recallery command {SERVER_LINE}"
 
 
 def test_the_console_script_runs_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "argv", ["memstrata", "--version"])
+    monkeypatch.setattr(sys, "argv", ["recallery", "--version"])
     with pytest.raises(SystemExit) as exited:
         console_script()
     assert exited.value.code == 0
@@ -63,7 +63,7 @@ def test_serve_without_the_server_extra_is_one_line(
     hide(monkeypatch, "uvicorn")
     result = CliRunner().invoke(cli.main, ["serve", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1
-    assert result.stderr == f"Error: memstrata serve {SERVER_LINE}\n"
+    assert result.stderr == f"Error: recallery serve {SERVER_LINE}\n"
     assert list(tmp_path.iterdir()) == []  # it stopped before opening the data directory
 
 
@@ -71,7 +71,7 @@ def test_a_command_on_postgres_without_the_postgres_extra_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     hide(monkeypatch, "psycopg")
-    monkeypatch.setenv("MEMSTRATA_DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
+    monkeypatch.setenv("RECALLERY_DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
     result = CliRunner().invoke(cli.main, ["user", "list", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1
     assert result.stderr == f"Error: {POSTGRES_LINE}\n"
@@ -81,7 +81,7 @@ def test_open_store_on_postgres_without_the_postgres_extra(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     hide(monkeypatch, "pgvector")
-    with pytest.raises(MissingExtra, match=r"^the PostgreSQL store .*memstrata\[postgres\]"):
+    with pytest.raises(MissingExtra, match=r"^the PostgreSQL store .*recallery\[postgres\]"):
         open_store(Settings(database_url="postgresql://nobody@127.0.0.1:1/none"))
 
 
@@ -89,5 +89,5 @@ def test_open_store_on_postgres_without_the_postgres_extra(
 def test_the_sdk_client_without_httpx(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     hide(monkeypatch, "httpx")
     with pytest.raises(MissingExtra) as raised:
-        getattr(memstrata, name)
-    assert str(raised.value) == f"memstrata.{name} {SERVER_LINE}"
+        getattr(recallery, name)
+    assert str(raised.value) == f"recallery.{name} {SERVER_LINE}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata import (
+from recallery import (
     Engine,
     Forbidden,
     InvalidInput,
@@ -14,9 +14,9 @@ from memstrata import (
     Principal,
     SearchRequest,
 )
-from memstrata.errors import KeyRevoked
-from memstrata.models import AuditAction
-from memstrata.providers.registry import ModelRegistry
+from recallery.errors import KeyRevoked
+from recallery.models import AuditAction
+from recallery.providers.registry import ModelRegistry
 
 
 def write(engine: Engine, actor: Principal, memory: Memory, text: str) -> int:
@@ -63,7 +63,7 @@ def test_message_ids_are_ascii_digits_in_64_bits(
 def test_the_largest_message_id_is_well_formed_but_absent(
     engine: Engine, alice: Principal, memory: Memory
 ) -> None:
-    from memstrata import NotFound
+    from recallery import NotFound
 
     with pytest.raises(NotFound):
         engine.get_entry(alice, memory.id, str(2**63 - 1))
@@ -163,7 +163,7 @@ def test_a_revoked_key_is_never_enabled_again(engine: Engine) -> None:
     engine.revoke_api_key(actor, admin.id, key.id)
     with pytest.raises(KeyRevoked):
         engine.ensure_admin("configured-admin-key")
-    from memstrata import Unauthorized
+    from recallery import Unauthorized
 
     with pytest.raises(Unauthorized):
         engine.authenticate("configured-admin-key")
@@ -175,7 +175,7 @@ def test_a_revoked_key_is_never_enabled_again(engine: Engine) -> None:
 def test_a_write_to_several_memories_is_all_or_nothing(
     engine: Engine, alice: Principal, memory: Memory
 ) -> None:
-    from memstrata import CapacityExceeded
+    from recallery import CapacityExceeded
 
     full = engine.create_memory(
         alice,
@@ -200,7 +200,7 @@ def test_a_write_to_several_memories_is_all_or_nothing(
 def test_a_hopeless_write_is_refused_before_anything_is_embedded(
     engine: Engine, alice: Principal, memory: Memory
 ) -> None:
-    from memstrata import CapacityExceeded, TurnInput
+    from recallery import CapacityExceeded, TurnInput
 
     class Counting:
         def __init__(self, inner: object) -> None:
@@ -229,7 +229,7 @@ def test_a_hopeless_write_is_refused_before_anything_is_embedded(
 def test_a_refused_import_into_a_new_memory_leaves_no_memory_behind(
     engine: Engine, alice: Principal, memory: Memory
 ) -> None:
-    from memstrata import CapacityExceeded
+    from recallery import CapacityExceeded
 
     for i in range(3):
         write(engine, alice, memory, f"turn {i} " + "z" * 400)

@@ -1,7 +1,7 @@
 """The house order, checked: imports flow adapters → engine → services → core, with no circle,
 and no module grows past what one reader can hold.
 
-Every ``import`` in ``src/memstrata`` counts, at module level or inside a function, and under
+Every ``import`` in ``src/recallery`` counts, at module level or inside a function, and under
 ``TYPE_CHECKING`` too: a deferred import is still an arrow between two rooms.
 """
 
@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-PACKAGE = SRC / "memstrata"
+PACKAGE = SRC / "recallery"
 
 #: Layers from the outside in; a module may import its own layer or an inner one only.
-ADAPTERS = ("memstrata.api", "memstrata.cli", "memstrata.__main__", "memstrata.client")
-ADAPTERS += ("memstrata.web", "memstrata.mcp", "memstrata.integrations")
+ADAPTERS = ("recallery.api", "recallery.cli", "recallery.__main__", "recallery.client")
+ADAPTERS += ("recallery.web", "recallery.mcp", "recallery.integrations")
 #: Shipped test support (fakes, the conformance suite) may use everything, like a test.
-SUPPORT = ("memstrata.testing",)
+SUPPORT = ("recallery.testing",)
 MAX_LINES = 400
 
 
@@ -40,24 +40,24 @@ def _within(name: str, prefixes: tuple[str, ...]) -> bool:
 def _layer(name: str) -> int:
     """1: adapters and the package root (its public names); 2: the engine; 3: services;
     4: the core."""
-    if name == "memstrata" or _within(name, ADAPTERS):
+    if name == "recallery" or _within(name, ADAPTERS):
         return 1
-    if name == "memstrata.engine":
+    if name == "recallery.engine":
         return 2
-    if _within(name, ("memstrata.services",)):
+    if _within(name, ("recallery.services",)):
         return 3
     return 4
 
 
 def _imports(name: str) -> set[str]:
-    """memstrata modules that ``name`` imports (``from pkg import mod`` names the module)."""
+    """recallery modules that ``name`` imports (``from pkg import mod`` names the module)."""
     tree = ast.parse(MODULES[name].read_text("utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.startswith("memstrata"))
+            found.update(a.name for a in node.names if a.name.startswith("recallery"))
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if not node.module.startswith("memstrata"):
+            if not node.module.startswith("recallery"):
                 continue
             for alias in node.names:
                 child = f"{node.module}.{alias.name}"
@@ -69,9 +69,9 @@ GRAPH = {name: _imports(name) for name in MODULES if not _within(name, SUPPORT)}
 
 
 def test_the_graph_is_read() -> None:
-    assert "memstrata.store.base" in GRAPH["memstrata.engine"]
-    assert "memstrata.retrieval.search" in GRAPH["memstrata.engine"]
-    assert "memstrata.models" in GRAPH["memstrata.requests"]
+    assert "recallery.store.base" in GRAPH["recallery.engine"]
+    assert "recallery.retrieval.search" in GRAPH["recallery.engine"]
+    assert "recallery.models" in GRAPH["recallery.requests"]
 
 
 def test_no_import_circle() -> None:

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import memstrata
-from memstrata.errors import ModelError
-from memstrata.providers import local
-from memstrata.providers.base import Embedder
-from memstrata.providers.local import LocalEmbedder
+import recallery
+from recallery.errors import ModelError
+from recallery.providers import local
+from recallery.providers.base import Embedder
+from recallery.providers.local import LocalEmbedder
 
 pytestmark = pytest.mark.model
 
@@ -112,8 +112,8 @@ def test_a_missing_onnx_package_names_the_exact_install_command(
         LocalEmbedder().load()
 
 
-def test_the_tokenizer_ships_inside_memstrata_with_its_licence_and_origin() -> None:
-    package = Path(memstrata.__file__).parent
+def test_the_tokenizer_ships_inside_recallery_with_its_licence_and_origin() -> None:
+    package = Path(recallery.__file__).parent
     assert local.TOKENIZER.is_relative_to(package)
     folder = local.TOKENIZER.parent
     assert "Apache License" in (folder / "LICENSE").read_text()
@@ -133,12 +133,12 @@ def test_each_file_is_hashed_once_per_process(
 
 
 def test_the_thread_count_is_a_setting(tmp_path: Path) -> None:
-    """``MEMSTRATA_EMBED_THREADS`` reaches the local model an engine builds."""
-    from memstrata import Engine
-    from memstrata.settings import Settings
-    from memstrata.store.sqlite import SQLiteStore
+    """``RECALLERY_EMBED_THREADS`` reaches the local model an engine builds."""
+    from recallery import Engine
+    from recallery.settings import Settings
+    from recallery.store.sqlite import SQLiteStore
 
-    settings = Settings.from_env({"MEMSTRATA_EMBED_THREADS": "1"}, data_dir=tmp_path)
+    settings = Settings.from_env({"RECALLERY_EMBED_THREADS": "1"}, data_dir=tmp_path)
     engine = Engine(SQLiteStore(tmp_path / "t.db"), settings=settings)
     try:
         built = engine.models.embedder("all-MiniLM-L6-v2@Builtin")

@@ -8,9 +8,9 @@ import json
 from dataclasses import replace
 from datetime import timedelta
 
-from memstrata import Engine, Memory, SearchRequest
-from memstrata.mcp.shapes import Recall, Recalled, recall_result, recalled
-from memstrata.models import Hit, Principal, Trust
+from recallery import Engine, Memory, SearchRequest
+from recallery.mcp.shapes import Recall, Recalled, recall_result, recalled
+from recallery.models import Hit, Principal, Trust
 
 
 def test_recall_json_is_the_models_own(engine: Engine, alice: Principal, memory: Memory) -> None:

@@ -26,9 +26,9 @@ import httpx
 import psycopg
 import pytest
 
-from memstrata.testing import FakeLLM
-from memstrata.testing.cluster import (
-    MEMSTRATA,
+from recallery.testing import FakeLLM
+from recallery.testing.cluster import (
+    RECALLERY,
     Cluster,
     Model,
     budget_problems,
@@ -41,11 +41,11 @@ from memstrata.testing.cluster import (
 )
 
 if TYPE_CHECKING:
-    from memstrata.testing.postgres import EmbeddedPostgres
+    from recallery.testing.postgres import EmbeddedPostgres
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
-TURNS = int(os.environ.get("MEMSTRATA_MULTIPROCESS_TURNS", "2000"))
+TURNS = int(os.environ.get("RECALLERY_MULTIPROCESS_TURNS", "2000"))
 CLIENT_THREADS = 8
 BUDGET = 300_000
 #: Room for every turn and its fact (about 3.3 kB a pair), so nothing is evicted there.
@@ -122,8 +122,8 @@ def _kill_a_server_midway(c: Cluster, dsn: str, memory_id: str, killed: threadin
 def test_servers_and_workers_share_one_database(
     postgres_server: EmbeddedPostgres, tmp_path: Path
 ) -> None:
-    if not MEMSTRATA.exists():
-        pytest.skip(f"{MEMSTRATA} is missing (pip install -e .)")
+    if not RECALLERY.exists():
+        pytest.skip(f"{RECALLERY} is missing (pip install -e .)")
     dsn = postgres_server.create_database(f"multiprocess_{uuid.uuid4().hex[:8]}")
     model = Model()
     with FakeLLM(model) as llm, cluster(dsn, llm, tmp_path / "logs") as c:

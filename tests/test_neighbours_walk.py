@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memstrata.store.neighbours import around, nearest_visible, reach, visible_neighbours
+from recallery.store.neighbours import around, nearest_visible, reach, visible_neighbours
 
 Near = dict[int, tuple[tuple[int, ...], tuple[int, ...]]]
 

@@ -11,12 +11,12 @@ import numpy as np
 import psycopg
 import pytest
 
-from memstrata.errors import StoreError
-from memstrata.models import Scope
-from memstrata.store.filters import EntryFilter
-from memstrata.store.postgres import PostgresStore, bulk
-from memstrata.testing.bm25 import corpus
-from memstrata.testing.conformance import T0, StoreConformance, make_memory, new_entry, unit
+from recallery.errors import StoreError
+from recallery.models import Scope
+from recallery.store.filters import EntryFilter
+from recallery.store.postgres import PostgresStore, bulk
+from recallery.testing.bm25 import corpus
+from recallery.testing.conformance import T0, StoreConformance, make_memory, new_entry, unit
 
 pytestmark = pytest.mark.postgres
 
@@ -60,8 +60,8 @@ def _documents_are_the_servers(dsn: str, memory_id: str) -> tuple[int, int]:
     """(rows, rows whose document and length are what the server computes from the text)."""
     with psycopg.connect(dsn) as conn:
         row = conn.execute(
-            "SELECT count(*), count(*) FILTER (WHERE fts = memstrata_fts_doc(content) "
-            "AND fts_len = memstrata_fts_len(fts)) FROM entries WHERE memory_id = %s",
+            "SELECT count(*), count(*) FILTER (WHERE fts = recallery_fts_doc(content) "
+            "AND fts_len = recallery_fts_len(fts)) FROM entries WHERE memory_id = %s",
             [memory_id],
         ).fetchone()
     assert row is not None
@@ -161,7 +161,7 @@ def test_a_changed_text_is_tokenised_again(
 def test_without_a_free_connection_the_server_tokenises(
     postgres_dsn: str, sides: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memstrata.testing.postgres import truncate_all
+    from recallery.testing.postgres import truncate_all
 
     monkeypatch.setattr(bulk, "SIDE_WAIT_S", 0.05)  # the pool's one connection is the writer's
     truncate_all(postgres_dsn)

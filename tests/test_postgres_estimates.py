@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.store.filters import EntryFilter
-from memstrata.store.postgres import topk
-from memstrata.store.postgres.estimates import MAX_AIM, Column, TableStatistics, parse
-from memstrata.testing.conformance import T0
+from recallery.store.filters import EntryFilter
+from recallery.store.postgres import topk
+from recallery.store.postgres.estimates import MAX_AIM, Column, TableStatistics, parse
+from recallery.testing.conformance import T0
 
 USERS = Column(0.0, 10.0, {f"u{i}": 0.1 for i in range(10)})  # ten users, each a tenth
 

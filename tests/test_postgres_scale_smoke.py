@@ -10,7 +10,7 @@ import pytest
 from benchmarks import postgres_scale
 
 if TYPE_CHECKING:
-    from memstrata.testing.postgres import EmbeddedPostgres
+    from recallery.testing.postgres import EmbeddedPostgres
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from memstrata.store.postgres import PostgresStore
-from memstrata.store.postgres.conn import PgConn
-from memstrata.testing.conformance import StoreConformance
+from recallery.store.postgres import PostgresStore
+from recallery.store.postgres.conn import PgConn
+from recallery.testing.conformance import StoreConformance
 
 pytestmark = pytest.mark.postgres
 

@@ -8,8 +8,8 @@ import itertools
 import numpy as np
 import pytest
 
-from memstrata.store.postgres import topk
-from memstrata.store.postgres.topk import Planner, Round, Term
+from recallery.store.postgres import topk
+from recallery.store.postgres.topk import Planner, Round, Term
 
 
 def terms(seed: int, n: int) -> list[Term]:

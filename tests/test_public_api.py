@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import memstrata
+import recallery
 
 EXPECTED = {
     "AsyncClient",
@@ -22,7 +22,7 @@ EXPECTED = {
     "Job",
     "JobState",
     "Memory",
-    "MemstrataError",
+    "RecalleryError",
     "MessagePage",
     "ModelError",
     "NotFound",
@@ -41,10 +41,10 @@ EXPECTED = {
 
 
 def test_exported_members_are_pinned() -> None:
-    assert set(memstrata.__all__) == EXPECTED
-    assert len(memstrata.__all__) == len(EXPECTED)
-    for name in memstrata.__all__:
-        assert hasattr(memstrata, name), name
+    assert set(recallery.__all__) == EXPECTED
+    assert len(recallery.__all__) == len(EXPECTED)
+    for name in recallery.__all__:
+        assert hasattr(recallery, name), name
 
 
 def test_errors_form_one_tree() -> None:
@@ -58,7 +58,7 @@ def test_errors_form_one_tree() -> None:
         "StoreError",
         "Unauthorized",
     ):
-        assert issubclass(getattr(memstrata, name), memstrata.MemstrataError)
-    assert issubclass(memstrata.NotFound, KeyError)
-    assert issubclass(memstrata.InvalidInput, ValueError)
-    assert str(memstrata.NotFound("Memory 'x' not found.")) == "Memory 'x' not found."
+        assert issubclass(getattr(recallery, name), recallery.RecalleryError)
+    assert issubclass(recallery.NotFound, KeyError)
+    assert issubclass(recallery.InvalidInput, ValueError)
+    assert str(recallery.NotFound("Memory 'x' not found.")) == "Memory 'x' not found."

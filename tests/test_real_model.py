@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memstrata import Engine, Principal, SearchRequest, TurnInput
-from memstrata.providers.registry import ModelRegistry
-from memstrata.store.sqlite import SQLiteStore
+from recallery import Engine, Principal, SearchRequest, TurnInput
+from recallery.providers.registry import ModelRegistry
+from recallery.store.sqlite import SQLiteStore
 
 pytestmark = pytest.mark.model
 

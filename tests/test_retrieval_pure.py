@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memstrata.models import Entry, EntryType, Fusion, Hit
-from memstrata.retrieval.context import HEADER, approx_tokens, assemble
-from memstrata.retrieval.fusion import fuse, rank, score
+from recallery.models import Entry, EntryType, Fusion, Hit
+from recallery.retrieval.context import HEADER, approx_tokens, assemble
+from recallery.retrieval.fusion import fuse, rank, score
 
 
 def ids(scored: list) -> list[int]:  # type: ignore[type-arg]

@@ -13,11 +13,11 @@ import pytest
 from numpy.typing import NDArray
 from tests.test_store_postgres import QueryFails
 
-from memstrata import Engine, ModelError, SearchRequest
-from memstrata.providers.registry import ModelRegistry
-from memstrata.store.postgres import PostgresStore
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.testing import DeterministicEmbedder
+from recallery import Engine, ModelError, SearchRequest
+from recallery.providers.registry import ModelRegistry
+from recallery.store.postgres import PostgresStore
+from recallery.store.sqlite import SQLiteStore
+from recallery.testing import DeterministicEmbedder
 
 MEET_S = 5.0
 #: The query the embedders below watch for.

@@ -1,4 +1,4 @@
-"""``memstrata serve`` stopped as a service manager stops it (SIGTERM) or from a terminal
+"""``recallery serve`` stopped as a service manager stops it (SIGTERM) or from a terminal
 (SIGINT) runs its shutdown code: status 0, and the SQLite store closed (its WAL files are
 removed by the last connection's close)."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.testing.ports import HOST, free_port
-from memstrata.testing.serve import wait_until_up
+from recallery.testing.ports import HOST, free_port
+from recallery.testing.serve import wait_until_up
 
 pytestmark = pytest.mark.slow
 
@@ -21,20 +21,20 @@ pytestmark = pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_stop_signal_closes_the_store_and_exits_cleanly(tmp_path: Path, sig: int) -> None:
     data, log, port = tmp_path / "data", tmp_path / "serve.log", free_port()
-    command = [sys.executable, "-m", "memstrata.cli", "serve", "--data-dir", str(data)]
-    env = {**os.environ, "MEMSTRATA_ADMIN_API_KEY": "ms-signal-test-key"}
+    command = [sys.executable, "-m", "recallery.cli", "serve", "--data-dir", str(data)]
+    env = {**os.environ, "RECALLERY_ADMIN_API_KEY": "rc-signal-test-key"}
     with log.open("w") as out:
         proc = subprocess.Popen(
             [*command, "--port", str(port), "--no-worker"], env=env, stdout=out, stderr=out
         )
     try:
         wait_until_up(f"http://{HOST}:{port}", proc, log, 60)
-        assert (data / "memstrata.db-wal").exists()  # open, in WAL mode
+        assert (data / "recallery.db-wal").exists()  # open, in WAL mode
         proc.send_signal(sig)
         assert proc.wait(timeout=30) == 0, log.read_text()
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert not (data / "memstrata.db-wal").exists(), "the store was not closed"
+    assert not (data / "recallery.db-wal").exists(), "the store was not closed"
     assert "Aborted" not in log.read_text()

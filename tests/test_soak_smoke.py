@@ -62,7 +62,7 @@ def test_soak_on_its_own_server(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 def test_soak_against_a_running_server(tmp_path: Path) -> None:
-    with LiveServer(tmp_path / "data", "ms-soak-smoke-key") as live:
+    with LiveServer(tmp_path / "data", "rc-soak-smoke-key") as live:
         result = run(tmp_path, "--url", live.url, "--api-key", live.api_key)
         assert_loaded(result)
         assert result["server"] == live.url and "rss_mb" not in result

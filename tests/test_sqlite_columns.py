@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstrata.models import EntryType, Scope, Trust
-from memstrata.store.filters import EntryFilter
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.testing.conformance import T0, StoreConformance, make_memory, new_entry, unit
+from recallery.models import EntryType, Scope, Trust
+from recallery.store.filters import EntryFilter
+from recallery.store.sqlite import SQLiteStore
+from recallery.testing.conformance import T0, StoreConformance, make_memory, new_entry, unit
 
 USERS, SESSIONS = ["", "u1", "u2"], ["", "s1", "s2"]
 TYPES = [EntryType.RAW, EntryType.SEMANTIC, EntryType.EPISODIC]

@@ -11,13 +11,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memstrata.models import EntryType, Scope
-from memstrata.store.base import Store
-from memstrata.store.filters import EntryFilter
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.store.sqlite.keywords import query_terms
-from memstrata.testing.bm25 import corpus, fts5_bm25
-from memstrata.testing.conformance import T0, StoreConformance, make_memory, unit
+from recallery.models import EntryType, Scope
+from recallery.store.base import Store
+from recallery.store.filters import EntryFilter
+from recallery.store.sqlite import SQLiteStore
+from recallery.store.sqlite.keywords import query_terms
+from recallery.testing.bm25 import corpus, fts5_bm25
+from recallery.testing.conformance import T0, StoreConformance, make_memory, unit
 
 
 @pytest.fixture

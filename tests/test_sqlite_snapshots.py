@@ -16,19 +16,19 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memstrata import Engine, SearchRequest, TurnInput
-from memstrata.models import EntryType, Memory, Scope
-from memstrata.providers.registry import ModelRegistry
-from memstrata.store import sqlite as sqlite_module
-from memstrata.store.filters import EntryFilter
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.store.sqlite import indexes as indexes_module
-from memstrata.store.sqlite import vectors as vectors_module
-from memstrata.store.sqlite.indexes import prune_changes
-from memstrata.store.sqlite.vectors import VectorCache
-from memstrata.testing.bm25 import corpus
-from memstrata.testing.conformance import DIM, T0, StoreConformance, make_memory
-from memstrata.testing.fakes import DeterministicEmbedder, FrozenClock
+from recallery import Engine, SearchRequest, TurnInput
+from recallery.models import EntryType, Memory, Scope
+from recallery.providers.registry import ModelRegistry
+from recallery.store import sqlite as sqlite_module
+from recallery.store.filters import EntryFilter
+from recallery.store.sqlite import SQLiteStore
+from recallery.store.sqlite import indexes as indexes_module
+from recallery.store.sqlite import vectors as vectors_module
+from recallery.store.sqlite.indexes import prune_changes
+from recallery.store.sqlite.vectors import VectorCache
+from recallery.testing.bm25 import corpus
+from recallery.testing.conformance import DIM, T0, StoreConformance, make_memory
+from recallery.testing.fakes import DeterministicEmbedder, FrozenClock
 
 SECRET = "zanzibarquokka"
 

@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from memstrata.settings import Settings
-from memstrata.store import open_store
-from memstrata.store.sqlite import SQLiteStore, ann, vectors
-from memstrata.store.sqlite.ann import AnnIndex
-from memstrata.store.sqlite.ranking import best_passing
-from memstrata.store.sqlite.vectors import ANN_THRESHOLD, Hits, VectorCache
-from memstrata.testing.conformance import StoreConformance
+from recallery.settings import Settings
+from recallery.store import open_store
+from recallery.store.sqlite import SQLiteStore, ann, vectors
+from recallery.store.sqlite.ann import AnnIndex
+from recallery.store.sqlite.ranking import best_passing
+from recallery.store.sqlite.vectors import ANN_THRESHOLD, Hits, VectorCache
+from recallery.testing.conformance import StoreConformance
 
 DIM = 32
 M = "memory-a"
@@ -283,7 +283,7 @@ class TestSQLiteConformanceWithIndex(StoreConformance):
 
 def test_the_threshold_is_a_setting(tmp_path: Path) -> None:
     assert Settings().ann_threshold == ANN_THRESHOLD
-    settings = Settings.from_env({"MEMSTRATA_ANN_THRESHOLD": "1234"}, data_dir=tmp_path)
+    settings = Settings.from_env({"RECALLERY_ANN_THRESHOLD": "1234"}, data_dir=tmp_path)
     assert settings.ann_threshold == 1234
     store = open_store(settings)
     try:

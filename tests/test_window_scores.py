@@ -13,8 +13,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstrata.store import windowing
-from memstrata.store.sqlite.keywords import K1, B, KeywordIndex, Row, idf, query_terms
+from recallery.store import windowing
+from recallery.store.sqlite.keywords import K1, B, KeywordIndex, Row, idf, query_terms
 
 WORDS = ["tea", "harbour", "violin", "garden", "rain", "lamp", "river", "cello", "bread", "kite"]
 MEMORIES = ("m1", "m2")

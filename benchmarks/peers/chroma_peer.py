@@ -2,7 +2,7 @@
 
 Never let Chroma embed by itself: its default embedding function downloads an ONNX MiniLM on first
 use. The collection is created with `embedding_function=None` and every add/query passes vectors
-(memstrata's embedder live, or the precomputed ones cached). Users are separated with `where`.
+(recallery's embedder live, or the precomputed ones cached). Users are separated with `where`.
 """
 
 from __future__ import annotations

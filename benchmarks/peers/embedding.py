@@ -1,6 +1,6 @@
 """The one embedder every system shares, and the on-disk cache of LoCoMo's vectors.
 
-`local` is memstrata's all-MiniLM-L6-v2 ONNX embedder (`memstrata.providers.local`). `hash` is
+`local` is recallery's all-MiniLM-L6-v2 ONNX embedder (`recallery.providers.local`). `hash` is
 a deterministic bag-of-words hashing embedder for smoke tests of the plumbing only: its recall
 means nothing. Vectors are cached in `benchmarks/.cache/` under a hash of the model id and the
 texts, so every peer (and every run) gets byte-identical vectors; `PEERS_CACHE_DIR` moves the
@@ -53,11 +53,11 @@ class HashEmbedder:
 
 
 def make_embedder(kind: str) -> Embedder:
-    """`local` (memstrata's ONNX MiniLM) or `hash` (smoke tests)."""
+    """`local` (recallery's ONNX MiniLM) or `hash` (smoke tests)."""
     if kind == "hash":
         return HashEmbedder()
     if kind == "local":
-        from memstrata.providers.local import LocalEmbedder  # only the peers' process has it
+        from recallery.providers.local import LocalEmbedder  # only the peers' process has it
 
         embedder: Embedder = LocalEmbedder()
         return embedder

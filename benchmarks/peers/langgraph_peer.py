@@ -2,7 +2,7 @@
 
 Layout: namespace ("mem", user_id), key = item id, value {text, speaker, session_id, at};
 only `text` is embedded. The store embeds through the `embed` function of its index config,
-here `Vectors.lookup` (memstrata's embedder live, or the precomputed vectors cached).
+here `Vectors.lookup` (recallery's embedder live, or the precomputed vectors cached).
 
 Gotchas: SqliteStore reads `text_fields` and InMemoryStore reads `fields` (pass both, or
 SqliteStore silently embeds the whole JSON value); this CPython has no loadable SQLite

@@ -3,7 +3,7 @@
 No LLM is called: `infer=False` stores each message verbatim. mem0's own embedder providers
 would load sentence-transformers (torch) or call an API, so the Memory is built with the OpenAI
 provider and a dummy key (never called) and its `embedding_model` is then replaced by
-`LookupEmbedding`, a mem0 `EmbeddingBase` over memstrata's embedder or the precomputed vectors.
+`LookupEmbedding`, a mem0 `EmbeddingBase` over recallery's embedder or the precomputed vectors.
 
 mem0 reads MEM0_TELEMETRY and MEM0_DIR at import time: the worker sets them (`base.PEER_ENV`)
 before it imports this module.

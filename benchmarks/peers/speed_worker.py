@@ -1,12 +1,12 @@
-"""Speed and scale of one peer, measured as `benchmarks/speed.py` measures memstrata.
+"""Speed and scale of one peer, measured as `benchmarks/speed.py` measures recallery.
 
 Runs inside the peers' venv, one process per peer (`benchmarks/run_peers_speed.py` calls it):
 
     python -m benchmarks.peers.speed_worker PEER --workdir DIR --out FILE [--sizes 10000,100000]
 
-Same data as memstrata's speed benchmark: LoCoMo turn texts cycled with a counter (`text (#i)`),
+Same data as recallery's speed benchmark: LoCoMo turn texts cycled with a counter (`text (#i)`),
 four user ids (`user-{i % 4}`) in one store, each search filtered by one of them, LoCoMo questions
-as queries. Vectors come from memstrata's local embedder: live inside the peer's add/search, or
+as queries. Vectors come from recallery's local embedder: live inside the peer's add/search, or
 precomputed (the cached LoCoMo vectors; a numbered copy reuses its base text's vector).
 
 1. ingest: `--writes` single adds (batch 1) with the live embedder, from an empty store;
@@ -104,7 +104,7 @@ def rss_mb() -> float:
 
 
 class SpeedRun:
-    """One peer driver, filled and searched like memstrata in `benchmarks/speed.py`."""
+    """One peer driver, filled and searched like recallery in `benchmarks/speed.py`."""
 
     def __init__(self, driver: PeerDriver, corpus: Corpus, embed: TimedEmbed, batch: int) -> None:
         self.driver = driver

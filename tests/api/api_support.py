@@ -12,8 +12,8 @@ import numpy as np
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from memstrata import Engine, Principal, User
-from memstrata.models import EntryType, NewEntry
+from recallery import Engine, Principal, User
+from recallery.models import EntryType, NewEntry
 
 EMBD = "BAAI/bge-small-en-v1.5@Builtin"
 LLM = "glm-4-flash@ZHIPU-AI"

@@ -12,8 +12,8 @@ from api_support import Account, PortalTransport
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from memstrata import Client, Engine
-from memstrata.api import create_app
+from recallery import Client, Engine
+from recallery.api import create_app
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """MCP sessions for the tests: the SDK's own client over streamable HTTP (the app in process,
-with ``/mcp`` mounted) or in process over the ``--url`` backend (the memstrata SDK)."""
+with ``/mcp`` mounted) or in process over the ``--url`` backend (the recallery SDK)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from fastapi import FastAPI
 from mcp import Client as MCPClient
 from mcp.client.streamable_http import streamable_http_client
 
-from memstrata import Client, Engine
-from memstrata.mcp.backend import ClientBackend
-from memstrata.mcp.server import build_server
+from recallery import Client, Engine
+from recallery.mcp.backend import ClientBackend
+from recallery.mcp.server import build_server
 
 BASE = "http://127.0.0.1:9380"
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from api_support import API, Account, add_turn, create_memory, error, ok
 from fastapi.testclient import TestClient
 
-from memstrata import Client
-from memstrata.requests import EntryInput
+from recallery import Client
+from recallery.requests import EntryInput
 
 
 def _semantic_hits(api: TestClient, memory_id: str, query: str) -> list[str]:

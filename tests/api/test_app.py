@@ -14,7 +14,7 @@ from api_support import API, Account, error
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from memstrata import Engine
+from recallery import Engine
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -22,7 +22,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 def test_openapi_and_interactive_docs_are_served(http: Callable[[str | None], TestClient]) -> None:
     client = http(None)
     schema = client.get("/openapi.json").json()
-    assert schema["info"]["title"] == "memstrata"
+    assert schema["info"]["title"] == "recallery"
     assert "HTTPBearer" in schema["components"]["securitySchemes"]
     assert "swagger" in client.get("/docs").text.lower()
 
@@ -81,7 +81,7 @@ def test_a_chosen_admin_key_on_an_empty_store(engine: Engine) -> None:
 
 def test_the_core_imports_no_web_framework() -> None:
     code = (
-        "import sys, memstrata, memstrata.engine, memstrata.wire, memstrata.transfer\n"
+        "import sys, recallery, recallery.engine, recallery.wire, recallery.transfer\n"
         "web = {'fastapi', 'starlette', 'click', 'uvicorn', 'httpx', 'pydantic'}\n"
         "bad = web & set(sys.modules)\n"
         "assert not bad, bad\n"

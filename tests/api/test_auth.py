@@ -8,7 +8,7 @@ import pytest
 from api_support import API, Account, add_turn, create_memory, error, ok
 from fastapi.testclient import TestClient
 
-from memstrata import Engine
+from recallery import Engine
 
 UNAUTHORIZED = "<Unauthorized '401: Unauthorized'>"
 Http = Callable[[str | None], TestClient]
@@ -211,7 +211,7 @@ def test_users_manage_their_own_keys_and_revoked_keys_stop_working(
 ) -> None:
     as_alice = http(alice.key)
     new = ok(as_alice.post(f"{API}/users/{alice.id}/keys", json={"name": "laptop"}))
-    assert new["key"].startswith("ms-") and new["user_id"] == alice.id
+    assert new["key"].startswith("rc-") and new["user_id"] == alice.id
     listed = ok(as_alice.get(f"{API}/users/{alice.id}/keys"))
     assert {k["name"] for k in listed} == {"", "laptop"}
     assert all("key" not in k for k in listed)

@@ -133,7 +133,7 @@ def test_a_lone_surrogate_anywhere_in_a_body_names_its_field(
 def test_an_error_that_echoes_a_lone_surrogate_is_still_sent(as_alice: TestClient) -> None:
     """The engine's message quotes the value; the answer escapes it instead of failing."""
     header = (
-        '{"record": "memory", "format": "memstrata.memory", "version": 1, "memory": '
+        '{"record": "memory", "format": "recallery.memory", "version": 1, "memory": '
         '{"name": "x", "memory_type": ["raw"], "embd_id": "m@Builtin", "llm_id": "a@b", '
         '"permissions": "\\ud800"}}\n'
     )

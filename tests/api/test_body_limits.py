@@ -15,9 +15,9 @@ from api_support import API, Account, create_memory, error, ok
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from memstrata import Engine
-from memstrata.api import create_app
-from memstrata.settings import Settings
+from recallery import Engine
+from recallery.api import create_app
+from recallery.settings import Settings
 
 LIMIT = 4_000
 IMPORT_LIMIT = 40_000
@@ -156,7 +156,7 @@ def test_imports_have_the_larger_limit(
 
 def test_the_default_limits_come_from_the_settings() -> None:
     assert (Settings().max_body_bytes, Settings().max_import_bytes) == (2**20, 64 * 2**20)
-    env = {"MEMSTRATA_MAX_BODY_BYTES": "10", "MEMSTRATA_MAX_IMPORT_BYTES": "20"}
+    env = {"RECALLERY_MAX_BODY_BYTES": "10", "RECALLERY_MAX_IMPORT_BYTES": "20"}
     read = Settings.from_env(env)
     assert (read.max_body_bytes, read.max_import_bytes) == (10, 20)
 

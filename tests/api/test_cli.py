@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from memstrata import Engine
-from memstrata.cli import main
+from recallery import Engine
+from recallery.cli import main
 
 
 def run(data_dir: Path, *args: str) -> Result:

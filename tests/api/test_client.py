@@ -12,8 +12,8 @@ import pytest
 from api_support import EMBD, LLM, Account, seed_extract
 from fastapi import FastAPI
 
-import memstrata
-from memstrata import (
+import recallery
+from recallery import (
     AsyncClient,
     Client,
     Conflict,
@@ -23,10 +23,10 @@ from memstrata import (
     NotFound,
     Unauthorized,
 )
-from memstrata import client as client_module
-from memstrata.models import EntryType, Permission, Trust
-from memstrata.testing import FrozenClock
-from memstrata.wire import entry_dict
+from recallery import client as client_module
+from recallery.models import EntryType, Permission, Trust
+from recallery.testing import FrozenClock
+from recallery.wire import entry_dict
 
 Sdk = Callable[[str | None], Client]
 
@@ -164,7 +164,7 @@ def test_both_clients_offer_every_operation_from_one_definition() -> None:
     for name in client_module.OPERATIONS:
         sync, async_ = getattr(Client, name), getattr(AsyncClient, name)
         assert sync.__wrapped__ is async_.__wrapped__ is getattr(client_module, name)
-    assert memstrata.Client is Client and memstrata.AsyncClient is AsyncClient
+    assert recallery.Client is Client and recallery.AsyncClient is AsyncClient
 
 
 @pytest.fixture

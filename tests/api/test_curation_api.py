@@ -9,10 +9,10 @@ import pytest
 from api_support import API, Account, add_turn, create_memory, error, ok, seed_extract
 from fastapi.testclient import TestClient
 
-from memstrata import Client, Engine, Forbidden, InvalidInput, NotFound
-from memstrata.curation import Bucket, BulkAction, MessageFilter
-from memstrata.models import EntryType
-from memstrata.wire import entry_dict
+from recallery import Client, Engine, Forbidden, InvalidInput, NotFound
+from recallery.curation import Bucket, BulkAction, MessageFilter
+from recallery.models import EntryType
+from recallery.wire import entry_dict
 
 Sdk = Callable[[str | None], Client]
 

@@ -1,4 +1,4 @@
-"""memstrata's extensions over HTTP: correct, review, restore, erase, history, evidence, audit,
+"""recallery's extensions over HTTP: correct, review, restore, erase, history, evidence, audit,
 as-of and valid-on search, context, jobs, export and import."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 from api_support import API, Account, add_turn, create_memory, error, ok, seed_extract
 from fastapi.testclient import TestClient
 
-from memstrata import Engine
-from memstrata.models import JobState
-from memstrata.retrieval.context import HEADER, approx_tokens
-from memstrata.testing import FrozenClock
+from recallery import Engine
+from recallery.models import JobState
+from recallery.retrieval.context import HEADER, approx_tokens
+from recallery.testing import FrozenClock
 
 Http = Callable[[str | None], TestClient]
 
@@ -330,7 +330,7 @@ def test_export_is_a_header_then_every_current_entry(exported: tuple[dict[str, A
     header, *entries = lines
     assert (header["record"], header["format"], header["version"]) == (
         "memory",
-        "memstrata.memory",
+        "recallery.memory",
         1,
     )
     assert header["memory"]["name"] == "journal" and header["memory"]["memory_type"] == [

@@ -11,9 +11,9 @@ from api_support import API, Account, add_turn, create_memory, error, ok
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
-from memstrata import Client, Engine, Forbidden
-from memstrata.cli import main
-from memstrata.models import Capability
+from recallery import Client, Engine, Forbidden
+from recallery.cli import main
+from recallery.models import Capability
 
 
 def _read_only(as_alice: TestClient, alice: Account) -> str:

@@ -1,5 +1,5 @@
 """The MCP server through the SDK's own client, over streamable HTTP (``/mcp`` in the app)
-and in process over the ``--url`` backend (the memstrata SDK): every tool checked against the
+and in process over the ``--url`` backend (the recallery SDK): every tool checked against the
 engine, and the credential deciding what exists and which tools are listed."""
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from api_support import EMBD, Account
 from fastapi import FastAPI
 from mcp_support import BASE, Session, engine_ids, ids, over_http, over_sdk
 
-from memstrata import Client, Engine, Memory, NotFound, SearchRequest
-from memstrata.api import create_app
-from memstrata.mcp.http import local_security, mount
-from memstrata.mcp.server import allowed_tools, build_server
-from memstrata.models import Capability
-from memstrata.testing import FrozenClock
+from recallery import Client, Engine, Memory, NotFound, SearchRequest
+from recallery.api import create_app
+from recallery.mcp.http import local_security, mount
+from recallery.mcp.server import allowed_tools, build_server
+from recallery.models import Capability
+from recallery.testing import FrozenClock
 
 READ_TOOLS = {"list_memories", "recall", "get_context", "get_entry", "task_status"}
 LLM = "glm-4-flash@ZHIPU-AI"
@@ -222,7 +222,7 @@ def test_mcp_over_http_needs_a_key_and_a_local_origin(world: World, mcp_app: Fas
             mcp_app.router.lifespan_context(mcp_app),
             httpx2.AsyncClient(transport=httpx2.ASGITransport(app=mcp_app)) as http,
         ):
-            for headers in ({}, {"Authorization": "Bearer ms-not-a-key"}, {"Authorization": "x"}):
+            for headers in ({}, {"Authorization": "Bearer rc-not-a-key"}, {"Authorization": "x"}):
                 r = await http.post(f"{BASE}/mcp", json=call, headers={**accept, **headers})
                 assert r.status_code == 401 and r.headers["www-authenticate"].startswith("Bearer")
                 assert r.json()["code"] == 401
@@ -242,7 +242,7 @@ def test_server_resource_and_prompt_follow_the_key(world: World, opener: Opener)
 
     async def check() -> None:
         async with opener(key) as s:
-            listed = await s.client.read_resource("memstrata://memories")
+            listed = await s.client.read_resource("recallery://memories")
             assert world.notes.id in listed.contents[0].text  # type: ignore[union-attr]
             assert world.diary.id not in listed.contents[0].text  # type: ignore[union-attr]
             prompt = await s.client.get_prompt("recall_context", {"query": "Berlin"})

@@ -1,5 +1,5 @@
-"""``memstrata mcp`` over stdio, as a desktop client runs it: a subprocess on a data directory,
-acting with the key in ``MEMSTRATA_API_KEY`` (the real local embedding model)."""
+"""``recallery mcp`` over stdio, as a desktop client runs it: a subprocess on a data directory,
+acting with the key in ``RECALLERY_API_KEY`` (the real local embedding model)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from mcp import Client as MCPClient
 from mcp import StdioServerParameters
 from mcp_support import Session, ids
 
-from memstrata import Engine
+from recallery import Engine
 
 pytestmark = pytest.mark.model
 EMBD = "BAAI/bge-small-en-v1.5@Builtin"
@@ -42,8 +42,8 @@ def _seed(data: Path) -> tuple[str, str, dict[str, int]]:
 def _server(data: Path, key: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memstrata", "mcp", "--data-dir", str(data)],
-        env={**os.environ, "MEMSTRATA_API_KEY": key},
+        args=["-m", "recallery", "mcp", "--data-dir", str(data)],
+        env={**os.environ, "RECALLERY_API_KEY": key},
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 from api_support import API, Account, add_turn, create_memory, ok, seed_extract
 from fastapi.testclient import TestClient
 
-from memstrata import Client, Engine
+from recallery import Client, Engine
 
 Sdk = Callable[[str | None], Client]
 

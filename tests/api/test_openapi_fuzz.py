@@ -20,17 +20,17 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from memstrata import Engine
-from memstrata.api import create_app
-from memstrata.providers.registry import ModelRegistry
-from memstrata.settings import Settings
-from memstrata.store.sqlite import SQLiteStore
-from memstrata.testing import DeterministicEmbedder, FrozenClock
+from recallery import Engine
+from recallery.api import create_app
+from recallery.providers.registry import ModelRegistry
+from recallery.settings import Settings
+from recallery.store.sqlite import SQLiteStore
+from recallery.testing import DeterministicEmbedder, FrozenClock
 
 pytestmark = pytest.mark.slow
 
 EXAMPLES = 12
-KEY = "ms-fuzz-admin-key"
+KEY = "rc-fuzz-admin-key"
 #: Operations whose schema-valid requests may still be refused (400) by state or configuration:
 #: only configured embedding providers resolve, ``embd_id`` and ``memory_type`` lock once a
 #: memory holds entries, ``memory_size`` may not drop below the bytes held, an import's text

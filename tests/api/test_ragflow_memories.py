@@ -8,8 +8,8 @@ import pytest
 from api_support import API, EMBD, LLM, Account, add_turn, create_memory, error, ok, seed_extract
 from fastapi.testclient import TestClient
 
-from memstrata import Engine
-from memstrata.testing import FrozenClock
+from recallery import Engine
+from recallery.testing import FrozenClock
 
 MEMORY_FIELDS = {
     "id",

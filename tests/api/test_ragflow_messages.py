@@ -9,8 +9,8 @@ import pytest
 from api_support import API, Account, add_turn, create_memory, error, ok, seed_extract
 from fastapi.testclient import TestClient
 
-from memstrata import Engine
-from memstrata.testing import FrozenClock
+from recallery import Engine
+from recallery.testing import FrozenClock
 
 MESSAGE_FIELDS = {
     "message_id",

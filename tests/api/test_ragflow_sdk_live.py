@@ -1,4 +1,4 @@
-"""RAGFlow's own published SDK (``ragflow-sdk``), unchanged, against a live ``memstrata serve``.
+"""RAGFlow's own published SDK (``ragflow-sdk``), unchanged, against a live ``recallery serve``.
 
 The server runs as a subprocess on a free port with a fresh data directory, the real local
 embedder and the background worker; the SDK talks to it over real HTTP. Every memory method
@@ -21,14 +21,14 @@ from typing import Any
 import httpx
 import pytest
 
-from memstrata.testing.serve import live_serve
+from recallery.testing.serve import live_serve
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 INSTALL = (
     "pip install requests && pip install --no-deps --ignore-requires-python ragflow-sdk==0.27.3"
 )
-ADMIN_KEY = "ms-live-test-admin-key"
+ADMIN_KEY = "rc-live-test-admin-key"
 EMBD = "BAAI/bge-small-en-v1.5@Builtin"
 LLM = "glm-4-flash@ZHIPU-AI"
 START_TIMEOUT_S = 90.0
@@ -36,9 +36,9 @@ START_TIMEOUT_S = 90.0
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """A live ``memstrata serve``: its base URL and its log file."""
+    """A live ``recallery serve``: its base URL and its log file."""
     data = tmp_path_factory.mktemp("live-data")
-    env = {"MEMSTRATA_ADMIN_API_KEY": ADMIN_KEY}
+    env = {"RECALLERY_ADMIN_API_KEY": ADMIN_KEY}
     with live_serve(data, env, timeout_s=START_TIMEOUT_S) as found:
         yield found
 
@@ -56,8 +56,8 @@ def test_serve_announces_where_it_is(server: tuple[str, Path]) -> None:
     url, log = server
     text = log.read_text()
     assert f"{url}/api/v1" in text and f"{url}/docs" in text
-    assert "MEMSTRATA_ADMIN_API_KEY" in text
-    assert httpx.get(f"{url}/openapi.json").json()["info"]["title"] == "memstrata"
+    assert "RECALLERY_ADMIN_API_KEY" in text
+    assert httpx.get(f"{url}/openapi.json").json()["info"]["title"] == "recallery"
 
 
 def test_every_memory_method_of_the_sdk(rag: Any) -> None:

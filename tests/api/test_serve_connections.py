@@ -1,4 +1,4 @@
-"""A live ``memstrata serve`` over real HTTP: after an error the client's keep-alive connection
+"""A live ``recallery serve`` over real HTTP: after an error the client's keep-alive connection
 still serves the next request, and the access log names paths without their query strings.
 
 The server is the real ``serve`` command in a subprocess, with one bug planted at start-up
@@ -15,14 +15,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from memstrata.testing.serve import live_serve
+from recallery.testing.serve import live_serve
 
 pytestmark = pytest.mark.slow
 
-ADMIN_KEY = "ms-connections-test-admin-key"
+ADMIN_KEY = "rc-connections-test-admin-key"
 #: Run by the server's interpreter at start-up (``sitecustomize``), before ``serve``.
 PLANTED_BUG = """\
-from memstrata.engine import Engine
+from recallery.engine import Engine
 
 
 def broken(*args, **kwargs):
@@ -39,7 +39,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     plant = tmp_path_factory.mktemp("plant")
     (plant / "sitecustomize.py").write_text(PLANTED_BUG)
     path = os.pathsep.join(p for p in (str(plant), os.environ.get("PYTHONPATH")) if p)
-    env = {"MEMSTRATA_ADMIN_API_KEY": ADMIN_KEY, "PYTHONUNBUFFERED": "1", "PYTHONPATH": path}
+    env = {"RECALLERY_ADMIN_API_KEY": ADMIN_KEY, "PYTHONUNBUFFERED": "1", "PYTHONPATH": path}
     with live_serve(tmp_path_factory.mktemp("serve-data"), env) as found:
         yield found
 

@@ -12,7 +12,7 @@ import pytest
 from api_support import API, Account, add_turn, create_memory, error, ok, seed_extract
 from fastapi.testclient import TestClient
 
-from memstrata import Client, Engine, InvalidInput, Trust
+from recallery import Client, Engine, InvalidInput, Trust
 
 Sdk = Callable[[str | None], Client]
 

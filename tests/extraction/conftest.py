@@ -7,10 +7,10 @@ from collections.abc import Iterator
 import pytest
 from extraction_support import CONFIG, build_engine, make_memory
 
-from memstrata import Engine, Memory, Principal
-from memstrata.jobs import Worker
-from memstrata.store.base import Store
-from memstrata.testing import DeterministicEmbedder, FakeLLM, FrozenClock
+from recallery import Engine, Memory, Principal
+from recallery.jobs import Worker
+from recallery.store.base import Store
+from recallery.testing import DeterministicEmbedder, FakeLLM, FrozenClock
 
 
 @pytest.fixture

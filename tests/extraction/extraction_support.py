@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memstrata import Engine, Entry, Job, Memory, Principal
-from memstrata.jobs import WorkerConfig
-from memstrata.models import EntryType, Scope
-from memstrata.providers.chat import OpenAIChatModel
-from memstrata.providers.registry import ModelRegistry
-from memstrata.store.base import Store
-from memstrata.store.filters import EntryFilter
-from memstrata.testing import DeterministicEmbedder, FakeLLM, FrozenClock
+from recallery import Engine, Entry, Job, Memory, Principal
+from recallery.jobs import WorkerConfig
+from recallery.models import EntryType, Scope
+from recallery.providers.chat import OpenAIChatModel
+from recallery.providers.registry import ModelRegistry
+from recallery.store.base import Store
+from recallery.store.filters import EntryFilter
+from recallery.testing import DeterministicEmbedder, FakeLLM, FrozenClock
 
 ALL_TYPES = ("raw", "semantic", "episodic", "procedural")
 LLM_ID = "fake-model@fake"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.errors import ChatError
-from memstrata.providers.base import ChatMessage, ChatModel, ChatRequest
-from memstrata.providers.chat import OpenAIChatModel
-from memstrata.testing import FakeLLM, Reply, ScriptedChatModel
-from memstrata.testing.fake_llm import count_tokens
+from recallery.errors import ChatError
+from recallery.providers.base import ChatMessage, ChatModel, ChatRequest
+from recallery.providers.chat import OpenAIChatModel
+from recallery.testing import FakeLLM, Reply, ScriptedChatModel
+from recallery.testing.fake_llm import count_tokens
 
 SCHEMA = {
     "type": "object",

@@ -18,13 +18,13 @@ from extraction_support import (
     say,
 )
 
-from memstrata import Engine, EntryType, JobState, Memory, Principal, SearchRequest, Trust
-from memstrata.jobs import Worker
-from memstrata.models import Origin
-from memstrata.policies.capacity import entry_size
-from memstrata.store.base import Store
-from memstrata.testing import DeterministicEmbedder, FakeLLM, FrozenClock, Reply
-from memstrata.testing.fake_llm import Responder
+from recallery import Engine, EntryType, JobState, Memory, Principal, SearchRequest, Trust
+from recallery.jobs import Worker
+from recallery.models import Origin
+from recallery.policies.capacity import entry_size
+from recallery.store.base import Store
+from recallery.testing import DeterministicEmbedder, FakeLLM, FrozenClock, Reply
+from recallery.testing.fake_llm import Responder
 
 S, E, P = EntryType.SEMANTIC, EntryType.EPISODIC, EntryType.PROCEDURAL
 
@@ -244,7 +244,7 @@ def test_no_chat_model_configured_is_skipped_and_says_why(
     job = job_of(engine, raw)
     assert (job.state, job.outcome, job.progress) == (JobState.PARKED, "skipped", -1.0)
     assert "no chat model" in job.progress_msg
-    assert "MEMSTRATA_PROVIDER_ZHIPU_AI_BASE_URL" in job.progress_msg
+    assert "RECALLERY_PROVIDER_ZHIPU_AI_BASE_URL" in job.progress_msg
     assert llm.requests == []
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memstrata import Engine, EntryType, Memory, Principal
-from memstrata.extraction import prompts, prompts_reconcile
-from memstrata.extraction.extractor import Candidate
-from memstrata.extraction.reconcile import Neighbour
-from memstrata.models import Entry
+from recallery import Engine, EntryType, Memory, Principal
+from recallery.extraction import prompts, prompts_reconcile
+from recallery.extraction.extractor import Candidate
+from recallery.extraction.reconcile import Neighbour
+from recallery.models import Entry
 
 S, E, P = EntryType.SEMANTIC, EntryType.EPISODIC, EntryType.PROCEDURAL
 NOW = datetime(2026, 3, 3, 8, 0, tzinfo=UTC)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memstrata.extraction.extractor import Candidate
-from memstrata.extraction.reconcile import (
+from recallery.extraction.extractor import Candidate
+from recallery.extraction.reconcile import (
     Action,
     Neighbour,
     Thresholds,
@@ -15,7 +15,7 @@ from memstrata.extraction.reconcile import (
     resolve,
     same_statement,
 )
-from memstrata.models import EntryType
+from recallery.models import EntryType
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 T1 = datetime(2026, 6, 1, tzinfo=UTC)

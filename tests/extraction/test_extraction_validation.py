@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from memstrata.extraction.extractor import Candidate, normalise_time, parse_reply, strip_fence
-from memstrata.models import EntryType, Outcome
+from recallery.extraction.extractor import Candidate, normalise_time, parse_reply, strip_fence
+from recallery.models import EntryType, Outcome
 
 S, E, P = EntryType.SEMANTIC, EntryType.EPISODIC, EntryType.PROCEDURAL
 WHEN = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

@@ -10,8 +10,8 @@ from datetime import timedelta
 import pytest
 from extraction_support import CONFIG, extracted, facts, job_of, say
 
-from memstrata import Engine, Job, JobState, Memory, Principal
-from memstrata.jobs import (
+from recallery import Engine, Job, JobState, Memory, Principal
+from recallery.jobs import (
     JobContext,
     JobQueue,
     JobResult,
@@ -21,8 +21,8 @@ from memstrata.jobs import (
     next_progress,
     start_worker,
 )
-from memstrata.models import Outcome
-from memstrata.testing import FakeLLM, FrozenClock, Reply
+from recallery.models import Outcome
+from recallery.testing import FakeLLM, FrozenClock, Reply
 
 LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S")
 

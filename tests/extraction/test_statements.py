@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from extraction_support import judgement, make_memory, say
 
-from memstrata import Engine, Forbidden, InvalidInput, Memory, NotFound, Principal, SearchRequest
-from memstrata.models import EntryType, JobState, Origin
-from memstrata.requests import EntryInput
-from memstrata.testing import FakeLLM, FrozenClock
+from recallery import Engine, Forbidden, InvalidInput, Memory, NotFound, Principal, SearchRequest
+from recallery.models import EntryType, JobState, Origin
+from recallery.requests import EntryInput
+from recallery.testing import FakeLLM, FrozenClock
 
 SEMANTIC = frozenset({EntryType.SEMANTIC})
 

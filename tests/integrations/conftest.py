@@ -13,10 +13,10 @@ from fastapi import FastAPI
 from integration_support import BOB_SECRET, DIARY_SECRET, World, make_memory
 from tests.api.api_support import PortalTransport
 
-from memstrata import AsyncClient, Client, Engine
-from memstrata.api import create_app
-from memstrata.store.base import Store
-from memstrata.store.sqlite import SQLiteStore
+from recallery import AsyncClient, Client, Engine
+from recallery.api import create_app
+from recallery.store.base import Store
+from recallery.store.sqlite import SQLiteStore
 
 BASE = "http://testserver"
 

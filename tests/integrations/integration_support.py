@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from memstrata import AsyncClient, Client, Engine, Memory, Principal
-from memstrata.models import Entry
+from recallery import AsyncClient, Client, Engine, Memory, Principal
+from recallery.models import Entry
 
 EMBD = "BAAI/bge-small-en-v1.5@Builtin"
 LLM = "glm-4-flash@ZHIPU-AI"

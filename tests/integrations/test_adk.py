@@ -1,6 +1,6 @@
 """The Google ADK memory service, held to ADK's own ``InMemoryMemoryService`` side by side
 (sessions added again and again, deltas, deletion that stays deleted, app and user scope),
-then what only memstrata has and the key deciding what exists and what may change."""
+then what only recallery has and the key deciding what exists and what may change."""
 
 from __future__ import annotations
 
@@ -16,18 +16,18 @@ from google.adk.sessions import Session
 from google.genai import types
 from integration_support import World, make_memory
 
-from memstrata import Forbidden, NotFound
-from memstrata.integrations.adk import MemstrataMemoryService
+from recallery import Forbidden, NotFound
+from recallery.integrations.adk import RecalleryMemoryService
 
 APP, USER = "helper", "u-42"
-KINDS = ["InMemoryMemoryService", "Memstrata over Client", "Memstrata over AsyncClient"]
+KINDS = ["InMemoryMemoryService", "Recallery over Client", "Recallery over AsyncClient"]
 
 
 def build(kind: str, world: World, memory_id: str | None = None) -> BaseMemoryService:
     if kind == "InMemoryMemoryService":
         return InMemoryMemoryService()
     client = world.async_client() if kind.endswith("AsyncClient") else world.client()
-    return MemstrataMemoryService(client, memory_id or world.notes.id)
+    return RecalleryMemoryService(client, memory_id or world.notes.id)
 
 
 @pytest.fixture(params=KINDS)
@@ -141,11 +141,11 @@ def test_events_added_as_deltas_are_stored_once(service: BaseMemoryService, said
     run(check)
 
 
-# --- what only memstrata has ------------------------------------------------------------
+# --- what only recallery has ------------------------------------------------------------
 
 
 def test_events_are_raw_turns_and_results_name_their_entries(world: World, said: Said) -> None:
-    service = build("Memstrata over AsyncClient", world)
+    service = build("Recallery over AsyncClient", world)
     user, agent = said("user", "I moved to Berlin."), said("helper_agent", "Berlin, noted.")
     run(lambda: service.add_session_to_memory(session([user, agent])))
     reply, turn = world.turns(world.notes)
@@ -169,7 +169,7 @@ def test_events_are_raw_turns_and_results_name_their_entries(world: World, said:
 
 def test_add_memory_states_facts(world: World) -> None:
     facts = make_memory(world.engine, world.alice, "facts", ["raw", "semantic"])
-    service = build("Memstrata over AsyncClient", world, facts.id)
+    service = build("Recallery over AsyncClient", world, facts.id)
     fact = MemoryEntry(content=types.Content(parts=[types.Part(text="The user likes tea.")]))
 
     async def check() -> None:
@@ -193,7 +193,7 @@ def test_a_key_scoped_to_one_memory_gets_nothing_of_another(world: World, said: 
 
     async def check() -> None:
         for memory in (world.diary, world.bobs):
-            service = MemstrataMemoryService(scoped, memory.id)
+            service = RecalleryMemoryService(scoped, memory.id)
             with pytest.raises(NotFound):
                 await service.add_session_to_memory(session([said("user", "Overwrite it.")]))
             with pytest.raises(NotFound):
@@ -210,9 +210,9 @@ def test_a_key_scoped_to_one_memory_gets_nothing_of_another(world: World, said: 
 
 def test_a_read_only_key_reads_but_cannot_write(world: World, said: Said) -> None:
     events = [said("user", "I moved to Berlin.")]
-    run(lambda: build("Memstrata over Client", world).add_session_to_memory(session(events)))
+    run(lambda: build("Recallery over Client", world).add_session_to_memory(session(events)))
     before = world.contents(world.notes)
-    reader = MemstrataMemoryService(world.async_client(world.key(capabilities=["read"])),
+    reader = RecalleryMemoryService(world.async_client(world.key(capabilities=["read"])),
                                     world.notes.id)  # fmt: skip
     fact = MemoryEntry(content=types.Content(parts=[types.Part(text="A new fact.")]))
 

@@ -1,4 +1,4 @@
-"""``examples/chat_agent.py`` run as a user runs it: a subprocess talking to memstrata over real
+"""``examples/chat_agent.py`` run as a user runs it: a subprocess talking to recallery over real
 HTTP (the app on a local port, over the test's engine) and to the fake OpenAI-compatible chat
 server; what it recalls reaches the prompt, what it is told is kept, and a key decides."""
 
@@ -21,8 +21,8 @@ import uvicorn
 from fastapi import FastAPI
 from integration_support import DIARY_SECRET, World
 
-from memstrata.testing import FakeLLM
-from memstrata.testing.ports import HOST, free_port
+from recallery.testing import FakeLLM
+from recallery.testing.ports import HOST, free_port
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "chat_agent.py"
 
@@ -56,7 +56,7 @@ def llm() -> Iterator[FakeLLM]:
 def chat(
     url: str, llm: FakeLLM, key: str, memory_id: str, *lines: str
 ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MEMSTRATA_API_KEY": key, "OPENAI_API_KEY": "test-key",
+    env = {**os.environ, "RECALLERY_API_KEY": key, "OPENAI_API_KEY": "test-key",
            "OPENAI_BASE_URL": llm.url}  # fmt: skip
     command = [sys.executable, str(EXAMPLE), "--url", url, "--memory", memory_id,
                "--model", "fake-model", "--user", "u-42", "--session", "chat-1"]  # fmt: skip
@@ -109,7 +109,7 @@ def test_a_key_decides_what_the_example_sees_and_keeps(
     monkeypatch.setenv("OPENAI_BASE_URL", llm.url)
 
     def run(key: str, memory_id: str, line: str) -> str:
-        monkeypatch.setenv("MEMSTRATA_API_KEY", key)
+        monkeypatch.setenv("RECALLERY_API_KEY", key)
         monkeypatch.setattr(sys, "stdin", io.StringIO(f"{line}\n"))
         assert example.main(["--url", url, "--memory", memory_id, "--model", "fake-model"]) == 1
         return capsys.readouterr().err

@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from memstrata.errors import MissingExtra
+from recallery.errors import MissingExtra
 
 ADAPTERS = [
-    ("memstrata.integrations.langgraph", "langgraph", "langgraph"),
-    ("memstrata.integrations.openai_agents", "agents", "openai-agents"),
-    ("memstrata.integrations.adk", "google.adk", "adk"),
-    ("memstrata.integrations.llamaindex", "llama_index.core", "llamaindex"),
+    ("recallery.integrations.langgraph", "langgraph", "langgraph"),
+    ("recallery.integrations.openai_agents", "agents", "openai-agents"),
+    ("recallery.integrations.adk", "google.adk", "adk"),
+    ("recallery.integrations.llamaindex", "llama_index.core", "llamaindex"),
 ]
 
 
@@ -27,7 +27,7 @@ def test_an_adapter_without_its_extra_is_one_line(
     with pytest.raises(MissingExtra) as raised:
         importlib.import_module(module)
     assert (
-        str(raised.value) == f'{module} needs the {extra} extra: pip install "memstrata[{extra}]"'
+        str(raised.value) == f'{module} needs the {extra} extra: pip install "recallery[{extra}]"'
     )
     assert (raised.value.extra, raised.value.name) == (extra, framework)
 
@@ -35,6 +35,6 @@ def test_an_adapter_without_its_extra_is_one_line(
 def test_the_shared_parts_need_no_framework(monkeypatch: pytest.MonkeyPatch) -> None:
     for framework in {a[1] for a in ADAPTERS}:
         monkeypatch.setitem(sys.modules, framework, None)
-    for shared in ("memstrata.integrations.base", "memstrata.integrations.matching"):
+    for shared in ("recallery.integrations.base", "recallery.integrations.matching"):
         monkeypatch.delitem(sys.modules, shared, raising=False)
         assert importlib.import_module(shared).__all__

@@ -1,6 +1,6 @@
 """The LangGraph store, held to LangGraph's own semantics: every case runs against the real
-``InMemoryStore`` (with the same embedder) and against :class:`MemstrataStore` over the SDK,
-side by side. Then what only memstrata has: where items live, erasure, and the key deciding
+``InMemoryStore`` (with the same embedder) and against :class:`RecalleryStore` over the SDK,
+side by side. Then what only recallery has: where items live, erasure, and the key deciding
 what exists and what may change."""
 
 from __future__ import annotations
@@ -14,26 +14,26 @@ from integration_support import DIARY_SECRET, World
 from langgraph.store.base import BaseStore, GetOp, PutOp
 from langgraph.store.memory import InMemoryStore
 
-from memstrata import Forbidden, InvalidInput, NotFound, SearchRequest
-from memstrata.integrations.langgraph import MemstrataStore
-from memstrata.testing import DeterministicEmbedder
+from recallery import Forbidden, InvalidInput, NotFound, SearchRequest
+from recallery.integrations.langgraph import RecalleryStore
+from recallery.testing import DeterministicEmbedder
 
 NS = ("memories", "u-42")
 Factory = Callable[..., BaseStore]
 
 
-@pytest.fixture(params=["InMemoryStore", "MemstrataStore"])
+@pytest.fixture(params=["InMemoryStore", "RecalleryStore"])
 def kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
 def build(kind: str, world: World, embedder: DeterministicEmbedder, **options: Any) -> BaseStore:
-    """A fresh store of a kind (memstrata's in Alice's notes, through either SDK client)."""
+    """A fresh store of a kind (recallery's in Alice's notes, through either SDK client)."""
     if kind == "InMemoryStore":
         embed = lambda texts: embedder.embed(texts).tolist()  # noqa: E731
         return InMemoryStore(index={"dims": embedder.dimension, "embed": embed})
     client = world.async_client() if kind.endswith("AsyncClient") else world.client()
-    return MemstrataStore(client, world.notes.id, **options)
+    return RecalleryStore(client, world.notes.id, **options)
 
 
 @pytest.fixture
@@ -209,7 +209,7 @@ def test_a_batch_reads_the_store_as_it_was_and_the_last_put_wins(kv: BaseStore) 
 
 
 @pytest.mark.parametrize(
-    "which", ["InMemoryStore", "MemstrataStore over Client", "MemstrataStore over AsyncClient"]
+    "which", ["InMemoryStore", "RecalleryStore over Client", "RecalleryStore over AsyncClient"]
 )
 def test_the_async_api(which: str, world: World, embedder: DeterministicEmbedder) -> None:
     store = build(which, world, embedder)
@@ -227,11 +227,11 @@ def test_the_async_api(which: str, world: World, embedder: DeterministicEmbedder
     anyio.run(check)
 
 
-# --- what only memstrata has ------------------------------------------------------------
+# --- what only recallery has ------------------------------------------------------------
 
 
 def test_items_are_raw_turns_of_the_memory_and_a_replaced_one_is_erased(world: World) -> None:
-    store = MemstrataStore(world.client(), world.notes.id)
+    store = RecalleryStore(world.client(), world.notes.id)
     store.put(("users", "u1"), "home.city", {"text": "Lyon"})
     (old,) = world.turns(world.notes)
     assert (old.agent_id, old.session_id) == ("users.u1", "users.u1.home.city")
@@ -250,16 +250,16 @@ def test_items_are_raw_turns_of_the_memory_and_a_replaced_one_is_erased(world: W
 
 
 def test_the_limits_of_the_mapping(world: World) -> None:
-    store = MemstrataStore(world.client(), world.notes.id)
+    store = RecalleryStore(world.client(), world.notes.id)
     with pytest.raises(InvalidInput, match="255 bytes"):
         store.put(NS, "k" * 300, {"text": "too long"})
     assert store.get(NS, "k" * 300) is None and world.turns(world.notes) == []
-    with pytest.raises(TypeError, match=r"memstrata\.Client"):
-        MemstrataStore(world.async_client(), world.notes.id).get(NS, "k")
+    with pytest.raises(TypeError, match=r"recallery\.Client"):
+        RecalleryStore(world.async_client(), world.notes.id).get(NS, "k")
 
 
 def test_a_turn_changed_by_hand_or_disabled_holds_no_item(world: World) -> None:
-    store = MemstrataStore(world.client(), world.notes.id)
+    store = RecalleryStore(world.client(), world.notes.id)
     store.put(NS, "home", {"text": "Berlin"})
     store.put(NS, "tea", {"text": "green tea"})
     home, tea = sorted(world.turns(world.notes), key=lambda t: t.session_id)
@@ -280,7 +280,7 @@ def test_a_turn_changed_by_hand_or_disabled_holds_no_item(world: World) -> None:
 
 def test_without_erase_a_read_write_key_corrects_and_forgets(world: World) -> None:
     key = world.key(capabilities=["read", "write"])
-    store = MemstrataStore(world.client(key), world.notes.id, erase=False)
+    store = RecalleryStore(world.client(key), world.notes.id, erase=False)
     store.put(NS, "home", {"text": "Lyon"})
     store.put(NS, "home", {"text": "Berlin"})
     (turn,) = world.turns(world.notes)
@@ -295,7 +295,7 @@ def test_without_erase_a_read_write_key_corrects_and_forgets(world: World) -> No
     (forgotten,) = world.turns(world.notes)
     assert forgotten.forget_at is not None
 
-    erasing = MemstrataStore(world.client(key), world.notes.id)
+    erasing = RecalleryStore(world.client(key), world.notes.id)
     erasing.put(NS, "other", {"text": "tea"})
     with pytest.raises(Forbidden, match="manage"):
         erasing.delete(NS, "other")
@@ -303,11 +303,11 @@ def test_without_erase_a_read_write_key_corrects_and_forgets(world: World) -> No
 
 
 def test_a_key_scoped_to_one_memory_gets_nothing_of_another(world: World) -> None:
-    MemstrataStore(world.client(), world.diary.id).put(NS, "code", {"text": DIARY_SECRET})
+    RecalleryStore(world.client(), world.diary.id).put(NS, "code", {"text": DIARY_SECRET})
     scoped = world.client(world.key(scope=[world.notes.id]))
     before = world.contents(world.diary)
     for memory in (world.diary, world.bobs):
-        named = MemstrataStore(scoped, memory.id)
+        named = RecalleryStore(scoped, memory.id)
         for attempt in (
             lambda s: s.get(NS, "code"),
             lambda s: s.search(NS, query="door code 4711"),
@@ -319,8 +319,8 @@ def test_a_key_scoped_to_one_memory_gets_nothing_of_another(world: World) -> Non
             with pytest.raises(NotFound):
                 attempt(named)
     assert world.contents(world.diary) == before
-    MemstrataStore(world.client(), world.notes.id).put(NS, "home", {"text": "Berlin notes"})
-    own = MemstrataStore(scoped, world.notes.id)
+    RecalleryStore(world.client(), world.notes.id).put(NS, "home", {"text": "Berlin notes"})
+    own = RecalleryStore(scoped, world.notes.id)
     found = own.search((), query="Berlin diary door code 4711")
     assert [(i.namespace, i.key, i.value) for i in found] == [
         (NS, "home", {"text": "Berlin notes"})
@@ -329,9 +329,9 @@ def test_a_key_scoped_to_one_memory_gets_nothing_of_another(world: World) -> Non
 
 
 def test_a_read_only_key_reads_but_cannot_write(world: World) -> None:
-    MemstrataStore(world.client(), world.notes.id).put(NS, "home", {"text": "Berlin"})
+    RecalleryStore(world.client(), world.notes.id).put(NS, "home", {"text": "Berlin"})
     before = world.contents(world.notes)
-    reader = MemstrataStore(world.client(world.key(capabilities=["read"])), world.notes.id)
+    reader = RecalleryStore(world.client(world.key(capabilities=["read"])), world.notes.id)
     assert reader.get(NS, "home").value == {"text": "Berlin"}  # type: ignore[union-attr]
     assert keys(reader.search(NS, query="Berlin")) == ["home"]
     for attempt in (

@@ -1,5 +1,5 @@
 """The LlamaIndex memory block inside LlamaIndex's own ``Memory``: what leaves the short-term
-queue is kept in memstrata as turns, and memstrata's context block comes back into the prompt;
+queue is kept in recallery as turns, and recallery's context block comes back into the prompt;
 then how messages make turns, and the key deciding what exists and what may change."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from integration_support import World
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.memory import Memory
 
-from memstrata import Forbidden, NotFound
-from memstrata.integrations.llamaindex import MemstrataMemoryBlock, turns_of
+from recallery import Forbidden, NotFound
+from recallery.integrations.llamaindex import RecalleryMemoryBlock, turns_of
 
 CLIENTS = ["Client", "AsyncClient"]
 
@@ -27,9 +27,9 @@ def says(role: str, text: str, **extra: Any) -> ChatMessage:
     return ChatMessage(role=role, content=text, additional_kwargs=extra)
 
 
-def block_for(world: World, which: str = "AsyncClient", **options: Any) -> MemstrataMemoryBlock:
+def block_for(world: World, which: str = "AsyncClient", **options: Any) -> RecalleryMemoryBlock:
     client = world.async_client() if which == "AsyncClient" else world.client()
-    return MemstrataMemoryBlock(client=client, memory_id=world.notes.id, **options)
+    return RecalleryMemoryBlock(client=client, memory_id=world.notes.id, **options)
 
 
 @pytest.mark.parametrize("which", CLIENTS)
@@ -56,7 +56,7 @@ def test_the_block_in_llamaindex_memory(world: World, which: str) -> None:
             await memory.aput(message)
         prompt = await memory.aget()
         system = prompt[0]
-        assert system.role is MessageRole.SYSTEM and "<memstrata>" in (system.content or "")
+        assert system.role is MessageRole.SYSTEM and "<recallery>" in (system.content or "")
         assert "I moved to Berlin last spring" in (system.content or "")
         assert prompt[-1].content == "Where do I live?"
 
@@ -112,7 +112,7 @@ def test_a_key_scoped_to_one_memory_gets_nothing_of_another(world: World) -> Non
 
     async def check() -> None:
         for memory in (world.diary, world.bobs):
-            block = MemstrataMemoryBlock(client=scoped, memory_id=memory.id)
+            block = RecalleryMemoryBlock(client=scoped, memory_id=memory.id)
             assert await block.aget([says("user", "door code 4711 Berlin locker 8080")]) == ""
             with pytest.raises(NotFound):
                 await block.aput([says("user", "Overwrite the code."), says("assistant", "ok")])
@@ -124,7 +124,7 @@ def test_a_key_scoped_to_one_memory_gets_nothing_of_another(world: World) -> Non
 def test_a_read_only_key_reads_but_cannot_write(world: World) -> None:
     run(lambda: block_for(world).aput([says("user", "I moved to Berlin.")]))
     before = world.contents(world.notes)
-    reader = MemstrataMemoryBlock(
+    reader = RecalleryMemoryBlock(
         client=world.async_client(world.key(capabilities=["read"])), memory_id=world.notes.id
     )
 

@@ -18,9 +18,9 @@ from agents.tool_context import ToolContext
 from integration_support import DIARY_SECRET, World, make_memory
 from openai import AsyncOpenAI
 
-from memstrata import Forbidden, NotFound, SearchRequest
-from memstrata.integrations.openai_agents import MemstrataSession, memory_tools
-from memstrata.testing import FakeLLM, Reply
+from recallery import Forbidden, NotFound, SearchRequest
+from recallery.integrations.openai_agents import RecallerySession, memory_tools
+from recallery.testing import FakeLLM, Reply
 
 USER_1 = {"role": "user", "content": "I moved to Berlin last spring.\nIt is lovely."}
 REPLY_1 = {
@@ -36,15 +36,15 @@ USER_2 = {"role": "user", "content": "Where do I live?"}
 ITEMS: list[Any] = [USER_1, REPLY_1, CALL, OUTPUT, USER_2]
 
 Factory = Callable[..., Session]
-KINDS = ["SQLiteSession", "MemstrataSession over Client", "MemstrataSession over AsyncClient"]
+KINDS = ["SQLiteSession", "RecallerySession over Client", "RecallerySession over AsyncClient"]
 
 
 def build(kind: str, world: World, db: Path, session_id: str = "chat-1", **options: Any) -> Session:
-    """A session of a kind (the SDK's in one database file, memstrata's in Alice's notes)."""
+    """A session of a kind (the SDK's in one database file, recallery's in Alice's notes)."""
     if kind == "SQLiteSession":
         return SQLiteSession(session_id, db, **options)
     client = world.async_client() if kind.endswith("AsyncClient") else world.client()
-    return MemstrataSession(session_id, client, world.notes.id, **options)
+    return RecallerySession(session_id, client, world.notes.id, **options)
 
 
 @pytest.fixture(params=KINDS)
@@ -104,11 +104,11 @@ def test_sessions_are_apart_and_clearing_one_leaves_the_other(make: Factory) -> 
     run(check)
 
 
-# --- what only memstrata has ------------------------------------------------------------
+# --- what only recallery has ------------------------------------------------------------
 
 
 def test_items_are_turns_of_the_memory(world: World) -> None:
-    session = MemstrataSession("chat-1", world.client(), world.notes.id, user_id="u-42")
+    session = RecallerySession("chat-1", world.client(), world.notes.id, user_id="u-42")
     run(lambda: session.add_items(ITEMS[:2]))
     reply, user = world.turns(world.notes)
     assert user.content == f"User Input: {json.dumps(USER_1, ensure_ascii=False)}\nAgent Response: "
@@ -128,11 +128,11 @@ def llm() -> Iterator[FakeLLM]:
         yield server
 
 
-def test_the_runner_keeps_the_conversation_in_memstrata(world: World, llm: FakeLLM) -> None:
+def test_the_runner_keeps_the_conversation_in_recallery(world: World, llm: FakeLLM) -> None:
     llm.push(Reply.text("Noted, you live in Berlin."), Reply.text("You live in Berlin."))
     model = OpenAIChatCompletionsModel("fake-model", AsyncOpenAI(base_url=llm.url, api_key="k"))
     agent = Agent(name="assistant", instructions="Be brief.", model=model)
-    session = MemstrataSession("chat-7", world.async_client(), world.notes.id)
+    session = RecallerySession("chat-7", world.async_client(), world.notes.id)
     config = RunConfig(tracing_disabled=True)
 
     async def check() -> None:
@@ -183,7 +183,7 @@ def test_a_key_scoped_to_one_memory_gets_nothing_of_another(world: World) -> Non
 
     async def check() -> None:
         for memory in (world.diary, world.bobs):
-            session = MemstrataSession("chat-1", scoped, memory.id)
+            session = RecallerySession("chat-1", scoped, memory.id)
             for attempt in (session.get_items, session.pop_item, session.clear_session):
                 with pytest.raises(NotFound):
                     await attempt()
@@ -201,10 +201,10 @@ def test_a_key_scoped_to_one_memory_gets_nothing_of_another(world: World) -> Non
 
 
 def test_a_read_only_key_reads_but_cannot_write(world: World) -> None:
-    run(lambda: MemstrataSession("chat-1", world.client(), world.notes.id).add_items([USER_1]))
+    run(lambda: RecallerySession("chat-1", world.client(), world.notes.id).add_items([USER_1]))
     before = world.contents(world.notes)
     reader = world.async_client(world.key(capabilities=["read"]))
-    session = MemstrataSession("chat-1", reader, world.notes.id)
+    session = RecallerySession("chat-1", reader, world.notes.id)
     recall, remember = memory_tools(reader, world.notes.id)
 
     async def check() -> None:

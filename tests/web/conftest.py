@@ -10,10 +10,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from web_support import Login, login_token
 
-from memstrata import Engine, Memory, Principal
-from memstrata.api import create_app
-from memstrata.store.base import Store
-from memstrata.store.sqlite import SQLiteStore
+from recallery import Engine, Memory, Principal
+from recallery.api import create_app
+from recallery.store.base import Store
+from recallery.store.sqlite import SQLiteStore
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """The web UI in a real browser: headless Chromium (Debian's ``/usr/bin/chromium``, driven by
-Playwright) against a live ``memstrata serve`` on a fresh data directory, with the shipped
+Playwright) against a live ``recallery serve`` on a fresh data directory, with the shipped
 fake OpenAI-compatible chat model doing extraction (provider ``fake`` set through
-``MEMSTRATA_PROVIDER_FAKE_BASE_URL``) and the real local embedder.
+``RECALLERY_PROVIDER_FAKE_BASE_URL``) and the real local embedder.
 
 Turns go in over the REST API, as an agent writes them; everything else is done the way a
 curator does it, by clicking and typing. Each journey ends by finding its change in the audit
@@ -20,13 +20,13 @@ from typing import Any
 import httpx
 import pytest
 
-from memstrata.testing import FakeLLM, Reply
-from memstrata.testing.serve import live_serve
+from recallery.testing import FakeLLM, Reply
+from recallery.testing.serve import live_serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
 
 CHROMIUM = Path("/usr/bin/chromium")
-ADMIN_KEY = "ms-browser-test-admin-key"
+ADMIN_KEY = "rc-browser-test-admin-key"
 LLM = "fake-model@fake"
 #: What the fake model extracts from a turn that says the key.
 FACTS = {
@@ -116,14 +116,14 @@ def photograph(page: Page, live: Live, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
-    """``memstrata serve`` with the fake chat model as provider ``fake``."""
+    """``recallery serve`` with the fake chat model as provider ``fake``."""
     data = tmp_path_factory.mktemp("web-data")
     shots = tmp_path_factory.mktemp("screenshots")
     with FakeLLM(extract) as llm:
         env = {
-            "MEMSTRATA_ADMIN_API_KEY": ADMIN_KEY,
-            "MEMSTRATA_PROVIDER_FAKE_BASE_URL": llm.url,
-            "MEMSTRATA_PROVIDER_FAKE_API_KEY": "k",
+            "RECALLERY_ADMIN_API_KEY": ADMIN_KEY,
+            "RECALLERY_PROVIDER_FAKE_BASE_URL": llm.url,
+            "RECALLERY_PROVIDER_FAKE_API_KEY": "k",
         }
         with (
             live_serve(data, env) as (url, _),

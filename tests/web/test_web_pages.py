@@ -11,11 +11,11 @@ import pytest
 from fastapi.testclient import TestClient
 from web_support import Login, form_token, login_token
 
-from memstrata import Engine, Memory, Principal, SearchRequest
-from memstrata.curation import Bucket, Timeline
-from memstrata.models import EntryType
-from memstrata.web.chart import chart
-from memstrata.web.session import LOGIN_COOKIE, SESSION_COOKIE
+from recallery import Engine, Memory, Principal, SearchRequest
+from recallery.curation import Bucket, Timeline
+from recallery.models import EntryType
+from recallery.web.chart import chart
+from recallery.web.session import LOGIN_COOKIE, SESSION_COOKIE
 
 
 def turn(engine: Engine, actor: Principal, memory: Memory, text: str, **kw: object) -> int:
@@ -47,7 +47,7 @@ def test_login_needs_its_form_token_and_a_live_key(
     refused = client.post("/login", data={"key": alice_key})
     assert refused.status_code == 403 and SESSION_COOKIE not in refused.cookies
     token = login_token(client)
-    wrong = client.post("/login", data={"csrf": token, "key": "ms-nope"})
+    wrong = client.post("/login", data={"csrf": token, "key": "rc-nope"})
     assert wrong.status_code == 401 and "not valid" in wrong.text
     assert SESSION_COOKIE not in client.cookies
     ok = client.post("/login", data={"csrf": login_token(client), "key": alice_key, "next": "/"})
@@ -360,13 +360,13 @@ def test_without_the_server_extra_the_web_ui_says_what_to_install(
 ) -> None:
     from fastapi import FastAPI
 
-    from memstrata import web
-    from memstrata.errors import MissingExtra
+    from recallery import web
+    from recallery.errors import MissingExtra
 
     monkeypatch.setitem(sys.modules, module, None)
     app = FastAPI()
     app.state.engine = engine
     with pytest.raises(MissingExtra) as raised:
         web.install(app)
-    assert str(raised.value) == 'the web UI needs the server extra: pip install "memstrata[server]"'
+    assert str(raised.value) == 'the web UI needs the server extra: pip install "recallery[server]"'
     assert raised.value.name == module

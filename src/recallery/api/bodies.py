@@ -1,0 +1,239 @@
+"""Request bodies. Fields are documented with their types but accepted as sent: the engine
+checks them and answers with RAGFlow's messages, which name the field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from recallery import validation as v
+from recallery.api import schemas as S
+from recallery.errors import InvalidInput
+from recallery.requests import (
+    DEFAULT_KEYWORD_WEIGHT,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_SIMILARITY_THRESHOLD,
+    DEFAULT_TOP_N,
+)
+
+#: Memory ids in a body: a list, or one string (maybe comma-separated).
+_IDS = {"anyOf": [S.MEMORY_IDS, {"type": "string", "pattern": "^[\\s,]*[0-9a-f]{32}[\\s,]*$"}]}
+_TYPES = S.nullable({"anyOf": [S.ENTRY_TYPES, S.listed(S.ENTRY_TYPE["enum"])]})
+_TRUST = S.nullable(
+    {
+        "anyOf": [
+            {"type": "array", "items": S.SEARCHABLE_TRUST},
+            S.listed(S.SEARCHABLE_TRUST["enum"]),
+        ]
+    }
+)
+
+
+#: ``openapi_extra`` of a route whose body must be sent: the schema says so (and that it is not
+#: null), while the route reads it as optional to answer RAGFlow's message for what is missing.
+REQUIRED_BODY: dict[str, Any] = {"requestBody": {"required": True}}
+
+
+def _field(schema: dict[str, Any], description: str) -> Any:
+    return Field(None, description=description, json_schema_extra=schema)
+
+
+def _required(*names: str) -> ConfigDict:
+    """A body whose schema lists ``names`` as required (RAGFlow's check still names them)."""
+    return ConfigDict(extra="allow", json_schema_extra={"required": list(names)})
+
+
+def _valid_unicode(value: object) -> bool:
+    """No lone surrogate anywhere in ``value`` (JSON's ``\\ud800`` escapes can send one)."""
+    if isinstance(value, str):
+        return value.isascii() or not any("\ud800" <= c <= "\udfff" for c in value)
+    if isinstance(value, list):
+        return all(_valid_unicode(item) for item in value)
+    if isinstance(value, dict):
+        return all(_valid_unicode(k) and _valid_unicode(item) for k, item in value.items())
+    return True
+
+
+def _json_number(value: object) -> object:
+    """JSON has one kind of number: ``5.0`` is the integer 5 (as JSON Schema says), in lists
+    and objects too."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_json_number(item) for item in value]
+    if isinstance(value, dict):
+        return {k: _json_number(item) for k, item in value.items()}
+    return value
+
+
+class Lenient(BaseModel):
+    """A lenient body: only the keys that were sent count. Text must be valid Unicode, which
+    is checked here for every field, before any of it reaches the engine; integral numbers
+    arrive as integers."""
+
+    model_config = ConfigDict(extra="allow")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _unicode(cls, value: Any) -> Any:
+        if not _valid_unicode(value):
+            raise PydanticCustomError("unicode", "not valid Unicode (a lone surrogate)")
+        return _json_number(value)
+
+    def sent(self) -> dict[str, Any]:
+        return self.model_dump(exclude_unset=True)
+
+    def require(self, *names: str) -> None:
+        """RAGFlow's check that every named key is present."""
+        missing = [n for n in names if n not in self.model_fields_set]
+        if missing:
+            raise InvalidInput(missing[0], f"required argument are missing: {','.join(missing)}; ")
+
+
+class MemoryFields(Lenient):
+    """The fields of a memory; any of them on update. Unknown fields are refused."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={"additionalProperties": False})
+
+    name: Any = _field(S.NAME, "Trimmed, 1 to 128 characters; de-duplicated per owner.")
+    memory_type: Any = _field(S.ENTRY_TYPES, "Entry types to keep; raw turns are always stored.")
+    embd_id: Any = _field(
+        S.MODEL_ID,
+        "Embedding model id, `name@Provider`: `@Builtin` (local) or a configured provider.",
+    )
+    llm_id: Any = _field(S.NON_BLANK, "Chat model id for extraction, `name@Provider`.")
+    permissions: Any = _field({"enum": ["me", "team"]}, "`me` (owner only) or `team`.")
+    memory_size: Any = _field(
+        {"type": "integer", "minimum": 1, "maximum": v.MEMORY_SIZE_LIMIT},
+        "Byte budget, in (0, 10485760]; on update not below the bytes held (see `evict`).",
+    )
+    forgetting_policy: Any = _field({"enum": ["FIFO", "LRU"]}, "What is evicted when full.")
+    temperature: Any = _field(S.UNIT, "Extraction temperature in [0, 1], a JSON number.")
+    avatar: Any = _field(S.nullable(S.TEXT), "Base64 data URL.")
+    description: Any = _field(S.nullable(S.TEXT), "Free text.")
+    system_prompt: Any = _field(S.nullable(S.TEXT), "Extraction system prompt.")
+    user_prompt: Any = _field(S.nullable(S.TEXT), "Extraction user prompt template.")
+    tenant_llm_id: Any = _field({}, "Sent by RAGFlow's clients; ignored.")
+    tenant_embd_id: Any = _field({}, "Sent by RAGFlow's clients; ignored.")
+
+
+class NewMemory(MemoryFields):
+    """A new memory: RAGFlow's four required fields, and any of the others."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "additionalProperties": False,
+            "required": ["name", "memory_type", "embd_id", "llm_id"],
+        },
+    )
+
+
+_BLANK: dict[str, Any] = {"type": "string", "pattern": "^\\s*$"}
+
+
+class AddMessage(Lenient):
+    """A turn; the input and the response may not both be blank."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "required": ["memory_id", "agent_id", "session_id", "user_input", "agent_response"],
+            "not": {
+                "properties": {"user_input": _BLANK, "agent_response": _BLANK},
+                "required": ["user_input", "agent_response"],
+            },
+        },
+    )
+
+    memory_id: Any = _field(_IDS, "Memories to write the turn to (at most 100).")
+    agent_id: Any = _field(S.nullable(S.TEXT), "The agent that produced the turn.")
+    session_id: Any = _field(S.nullable(S.TEXT), "The conversation.")
+    user_input: Any = _field(S.TEXT, "What the user said.")
+    agent_response: Any = _field(S.TEXT, "What the agent answered.")
+    user_id: Any = _field(S.nullable(S.TEXT), "The end user; defaults to the caller.")
+    conversation_time: Any = _field(S.nullable(S.TIME), "When the turn happened (default: now).")
+
+
+class SetStatus(Lenient):
+    model_config = _required("status")
+
+    status: Any = _field(S.BOOLEAN, "Enabled (true) or disabled (false).")
+
+
+class Correct(Lenient):
+    model_config = _required("content")
+
+    content: Any = _field(S.NON_BLANK, "The corrected text.")
+    reason: Any = _field(S.nullable(S.TEXT), "Why, for the audit log.")
+    valid_at: Any = _field(
+        S.nullable(S.TIME), "When the corrected fact became true (default: unchanged)."
+    )
+
+
+class Review(Lenient):
+    model_config = _required("verdict")
+
+    verdict: Any = _field({"enum": ["confirmed", "rejected"]}, "The reviewer's verdict.")
+    reason: Any = _field(S.nullable(S.TEXT), "Why, for the audit log.")
+
+
+class Reason(Lenient):
+    reason: Any = _field(S.nullable(S.TEXT), "Why, for the audit log.")
+
+
+class ContextQuery(Lenient):
+    model_config = _required("query", "memory_id")
+
+    query: Any = _field(S.NON_BLANK, "What to recall.")
+    memory_id: Any = _field(_IDS, "Memories to search.")
+    max_tokens: Any = _field(
+        S.nullable({"type": "integer", "minimum": 1}),
+        f"Token budget of the block (default {DEFAULT_MAX_TOKENS}).",
+    )
+    top_n: Any = _field(
+        S.LENIENT_TOP_N,
+        f"Entries to consider (default {DEFAULT_TOP_N}, at most 100; invalid or below 1: 30).",
+    )
+    similarity_threshold: Any = _field(
+        S.nullable(S.UNIT), f"Least fused score, default {DEFAULT_SIMILARITY_THRESHOLD}."
+    )
+    keywords_similarity_weight: Any = _field(
+        S.nullable(S.UNIT), f"Weight of the keyword side, {DEFAULT_KEYWORD_WEIGHT}."
+    )
+    agent_id: Any = _field(S.nullable(S.TEXT), "Exact agent filter.")
+    session_id: Any = _field(S.nullable(S.TEXT), "Exact session filter.")
+    user_id: Any = _field(S.nullable(S.TEXT), "Exact user filter.")
+    message_type: Any = _field(_TYPES, "Entry types to include, a list or comma-separated.")
+    as_of: Any = _field(S.nullable(S.TIME), "What the store knew at this time.")
+    valid_on: Any = _field(S.nullable(S.TIME), "What was true at this time.")
+    fusion: Any = _field(
+        {"enum": ["weighted", "rrf", "", None]}, "How the two legs are fused (default weighted)."
+    )
+    trust: Any = _field(
+        _TRUST,
+        "Only entries in these trust states, a list or comma-separated: `unreviewed`, "
+        "`confirmed` (default: both; rejected entries are never found).",
+    )
+
+
+class NewUser(Lenient):
+    model_config = _required("name")
+
+    name: Any = _field(S.NON_BLANK, "Unique user name.")
+    is_admin: Any = _field(S.nullable(S.BOOLEAN), "Administrator (default false).")
+
+
+class NewKey(Lenient):
+    name: Any = _field(S.nullable(S.TEXT), "A label for the key.")
+    scope: Any = _field(
+        S.nullable(S.MEMORY_IDS), "Memory ids the key is limited to (default: no limit)."
+    )
+
+
+class NewMember(Lenient):
+    model_config = _required("user_id")
+
+    user_id: Any = _field(S.TEXT, "The user who joins the team.")

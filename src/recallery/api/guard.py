@@ -1,0 +1,170 @@
+"""What happens before a route runs: the caller's key is checked, then the body is read, never
+past its limit. A request without a valid key is refused before a byte of its body is read,
+and no body larger than the limit is ever held in memory.
+
+The guard knows the routes from the routers themselves: a route needs a key when it depends on
+the authenticated caller, and import routes get the larger import limit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute, APIRouter
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
+from starlette.responses import Response
+from starlette.routing import compile_path
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from recallery.api.responses import error_response, routing_error
+from recallery.engine import Engine
+from recallery.errors import InvalidInput, RecalleryError, Unauthorized
+from recallery.models import Principal
+from recallery.settings import Settings
+
+#: Where the guard leaves the authenticated caller for the route (see ``api.deps``).
+PRINCIPAL = "recallery.principal"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One route as the guard sees it."""
+
+    methods: frozenset[str]
+    template: str
+    path: re.Pattern[str]
+    needs_key: bool
+    large_body: bool
+
+
+def rules(
+    routers: Iterable[APIRouter],
+    prefix: str,
+    caller: Callable[..., Any],
+    large: Iterable[Callable[..., Any]],
+) -> list[Rule]:
+    """The rules of the routers' routes mounted at ``prefix``: a route needs a key when it
+    depends on ``caller``; the ``large`` endpoints take the import limit."""
+    imports = set(large)
+    found = []
+    for router in routers:
+        for route in router.routes:
+            if isinstance(route, APIRoute):
+                regex, _, _ = compile_path(prefix + route.path)
+                methods = frozenset(route.methods or ())
+                needs = _depends_on(route.dependant, caller)
+                is_import = route.endpoint in imports
+                found.append(Rule(methods, prefix + route.path, regex, needs, is_import))
+    return found
+
+
+def _depends_on(dependant: Dependant, call: Callable[..., Any]) -> bool:
+    return any(d.call is call or _depends_on(d, call) for d in dependant.dependencies)
+
+
+class Guard:
+    """ASGI middleware: key first, then the body within its limit, then the route."""
+
+    def __init__(self, app: ASGIApp, rules: list[Rule]) -> None:
+        self.app = app
+        self.rules = rules
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        path = _route_path(scope)
+        matching = _most_specific([r for r in self.rules if r.path.match(path)])
+        rule = next((r for r in matching if scope["method"] in r.methods), None)
+        if rule is None and matching:  # Allow names every method of the path
+            allow = ", ".join(sorted(set().union(*(r.methods for r in matching))))
+            refused = routing_error(405, "Method Not Allowed", {"Allow": allow})
+            await _refuse(refused, headers, scope, receive, send)
+            return
+        if rule is None:  # not a route: routing answers it without reading the body
+            await self.app(scope, receive, send)
+            return
+        web = scope["app"]
+        settings: Settings = web.state.settings
+        limit = settings.max_import_bytes if rule.large_body else settings.max_body_bytes
+        try:
+            if rule.needs_key:
+                scope[PRINCIPAL] = await _authenticate(web.state.engine, headers)
+        except RecalleryError as exc:
+            await _refuse(error_response(exc), headers, scope, receive, send)
+            return
+        received = await _read_body(headers, receive, limit)
+        if received is None:
+            too_large = InvalidInput(
+                "body", f"The request body is larger than the limit of {limit} bytes."
+            )
+            await _refuse(error_response(too_large, 413), headers, scope, receive, send)
+            return
+        await self.app(scope, _replay(received, receive), send)
+
+
+def _most_specific(matching: list[Rule]) -> list[Rule]:
+    """The rules of the path template with the fewest parameters: ``/memories/import`` is
+    that path, never the memory ``import`` of ``/memories/{memory_id}``."""
+    if not matching:
+        return matching
+    template = min((r.template for r in matching), key=lambda t: t.count("{"))
+    return [r for r in matching if r.template == template]
+
+
+async def _authenticate(engine: Engine, headers: Headers) -> Principal:
+    """The caller of an ``Authorization: Bearer <key>`` header; a missing or malformed one is
+    refused without a lookup."""
+    scheme, _, key = headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not key:
+        raise Unauthorized("Missing API key.")
+    return await run_in_threadpool(engine.authenticate, key)
+
+
+async def _read_body(headers: Headers, receive: Receive, limit: int) -> deque[Message] | None:
+    """The body's messages, or None once it is known to pass ``limit`` bytes: by its
+    Content-Length before reading, or by counting the chunks as they come."""
+    declared = headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        return None
+    messages: deque[Message] = deque()
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages
+        size += len(message.get("body", b""))
+        if size > limit:
+            return None
+        if not message.get("more_body", False):
+            return messages
+
+
+async def _refuse(
+    response: Response, headers: Headers, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """Answer without running the route; a body left unread closes the connection."""
+    if headers.get("content-length", "0") != "0" or "transfer-encoding" in headers:
+        response.headers["Connection"] = "close"
+    await response(scope, receive, send)
+
+
+def _replay(messages: deque[Message], receive: Receive) -> Receive:
+    async def replayed() -> Message:
+        return messages.popleft() if messages else await receive()
+
+    return replayed
+
+
+def _route_path(scope: Scope) -> str:
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path

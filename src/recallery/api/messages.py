@@ -1,0 +1,333 @@
+"""Message routes: RAGFlow's 1.7–1.12, then context, correction, review, restore, erasure,
+history and evidence."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+
+from recallery import validation as v
+from recallery import wire
+from recallery.api import params
+from recallery.api import schemas as S
+from recallery.api.bodies import (
+    REQUIRED_BODY,
+    AddMessage,
+    ContextQuery,
+    Correct,
+    Reason,
+    Review,
+    SetStatus,
+)
+from recallery.api.deps import Actor, EngineDep
+from recallery.errors import InvalidInput
+from recallery.requests import DEFAULT_MAX_TOKENS, DEFAULT_TOP_N, SearchRequest
+
+router = APIRouter(tags=["messages"])
+
+MemoryIds = Annotated[
+    list[str] | None, params.listing(S.MEMORY_ID, "Memories, repeated or comma-separated.")
+]
+Text = params.Text
+Time = params.Time
+MemoryId = params.MemoryId
+MessageId = params.MessageId
+Unit = Annotated[str | None, params.query(S.UNIT)]
+TrustStates = Annotated[
+    list[str] | None,
+    params.listing(
+        S.SEARCHABLE_TRUST,
+        "Only entries in these trust states, repeated or comma-separated: "
+        "`unreviewed`, `confirmed` (default: both; rejected entries are never found).",
+    ),
+]
+#: A search needs a query and memories (the route still answers RAGFlow's message without).
+SEARCH_NEEDS = {params.REQUIRED_QUERY: ["query", "memory_id"]}
+ENTRY = "/messages/{memory_id}:{message_id}"
+_DIGITS = re.compile(r"[0-9]{1,18}")
+TOKEN_BUDGET = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
+
+
+@router.post(
+    "/messages",
+    summary="Add a conversation turn to memories (RAGFlow 1.7)",
+    openapi_extra=REQUIRED_BODY,
+)
+def add_message(engine: EngineDep, actor: Actor, body: AddMessage | None = None) -> Any:
+    fields = body or AddMessage()
+    fields.require("memory_id", "agent_id", "session_id", "user_input", "agent_response")
+    written = engine.add_turn(
+        actor,
+        _ids(fields.memory_id, "memory_id"),
+        user_input=fields.user_input,
+        agent_response=fields.agent_response,
+        user_id=fields.user_id or actor.user_id,
+        agent_id=fields.agent_id,
+        session_id=fields.session_id,
+        conversation_time=fields.conversation_time,
+    )
+    return wire.envelope(wire.entries_dict(written), wire.ADD_MESSAGE_OK)
+
+
+def search_parameters(
+    query: Annotated[str | None, params.query(S.NON_BLANK)] = None,
+    memory_id: MemoryIds = None,
+    similarity_threshold: Unit = None,
+    keywords_similarity_weight: Unit = None,
+    top_n: Annotated[str | None, params.query(S.LENIENT_SIZE, params.SIZE)] = None,
+    agent_id: Text = None,
+    session_id: Text = None,
+    user_id: Text = None,
+    message_type: Annotated[list[str] | None, params.listing(S.ENTRY_TYPE)] = None,
+    as_of: Time = None,
+    valid_on: Time = None,
+    fusion: Annotated[str | None, params.query({"enum": ["", "weighted", "rrf"]})] = None,
+    trust: TrustStates = None,
+) -> dict[str, Any]:
+    """Search parameters as query strings (RAGFlow's names; the last five are recallery's)."""
+    return {
+        "query": query,
+        "memory_id": memory_id,
+        "similarity_threshold": similarity_threshold,
+        "keywords_similarity_weight": keywords_similarity_weight,
+        "top_n": top_n,
+        "agent_id": agent_id,
+        "session_id": session_id,
+        "user_id": user_id,
+        "message_type": message_type,
+        "as_of": as_of,
+        "valid_on": valid_on,
+        "fusion": fusion,
+        "trust": trust,
+    }
+
+
+SearchParameters = Annotated[dict[str, Any], Depends(search_parameters)]
+
+
+@router.get(
+    "/messages/search",
+    summary="Hybrid keyword + vector search (RAGFlow 1.10), by type, time and trust too",
+    openapi_extra=SEARCH_NEEDS,
+)
+def search(engine: EngineDep, actor: Actor, query: SearchParameters) -> Any:
+    hits = engine.search(actor, _search_request(query))
+    return wire.envelope(wire.hits_dict(hits))
+
+
+@router.get(
+    "/messages",
+    summary="Most recent messages (RAGFlow 1.11)",
+    openapi_extra={params.REQUIRED_QUERY: ["memory_id"]},
+)
+def recent(
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: MemoryIds = None,
+    agent_id: params.Free = None,
+    session_id: params.Free = None,
+    limit: Annotated[str | None, params.query(S.LENIENT_SIZE, params.SIZE)] = None,
+) -> Any:
+    ids = params.id_list(memory_id, "memory_id")
+    if not ids:
+        raise InvalidInput("memory_id", "memory_ids is required.")
+    found = engine.recent(
+        actor,
+        ids,
+        agent_id=params.optional(agent_id),
+        session_id=params.optional(session_id),
+        limit=params.size(limit, 10, "limit"),
+    )
+    return wire.envelope(wire.entries_dict(found))
+
+
+@router.get(
+    "/messages/context",
+    summary="A prompt-ready, token-bounded block of memories (search parameters, trust too)",
+    openapi_extra=SEARCH_NEEDS,
+)
+def context_get(
+    engine: EngineDep,
+    actor: Actor,
+    query: SearchParameters,
+    max_tokens: Annotated[str | None, params.query(TOKEN_BUDGET)] = None,
+) -> Any:
+    found = engine.context(actor, _search_request(query), _max_tokens(max_tokens))
+    return wire.envelope(wire.context_dict(found))
+
+
+@router.post(
+    "/messages/context",
+    summary="The same, with a JSON body (trust too)",
+    openapi_extra=REQUIRED_BODY,
+)
+def context_post(engine: EngineDep, actor: Actor, body: ContextQuery | None = None) -> Any:
+    sent = (body or ContextQuery()).sent()
+    budget = _max_tokens(sent.get("max_tokens"))
+    found = engine.context(actor, _search_request(sent), budget)
+    return wire.envelope(wire.context_dict(found))
+
+
+@router.delete(ENTRY, summary="Forget a message (soft; RAGFlow 1.8)")
+def forget(engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: MessageId) -> Any:
+    changed = engine.forget(actor, params.path_memory_id(memory_id), message_id)
+    return wire.envelope(wire.changed_dict(changed))
+
+
+@router.put(ENTRY, summary="Enable or disable a message (RAGFlow 1.9)", openapi_extra=REQUIRED_BODY)
+def set_status(
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: MemoryId,
+    message_id: MessageId,
+    body: SetStatus | None = None,
+) -> Any:
+    fields = body or SetStatus()
+    fields.require("status")
+    mid = params.path_memory_id(memory_id)
+    changed = engine.set_status(actor, mid, message_id, fields.status)
+    return wire.envelope(wire.changed_dict(changed))
+
+
+@router.get(ENTRY + "/content", summary="A message with its vector (RAGFlow 1.12)")
+def content(engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: MessageId) -> Any:
+    entry, vector = engine.get_entry(actor, params.path_memory_id(memory_id), message_id)
+    embed = None if vector is None else [float(x) for x in vector]
+    return wire.envelope(wire.content_dict(entry, embed))
+
+
+@router.post(
+    ENTRY + "/correct",
+    summary="Write a corrected version; the old one is retired",
+    openapi_extra=REQUIRED_BODY,
+)
+def correct(
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: MemoryId,
+    message_id: MessageId,
+    body: Correct | None = None,
+) -> Any:
+    fields = body or Correct()
+    fields.require("content")
+    entry = engine.correct(
+        actor,
+        params.path_memory_id(memory_id),
+        message_id,
+        fields.content,
+        reason=_reason(fields.reason),
+        valid_at=fields.valid_at,
+    )
+    return wire.envelope(wire.entry_dict(entry))
+
+
+@router.post(ENTRY + "/review", summary="Confirm or reject a message", openapi_extra=REQUIRED_BODY)
+def review(
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: MemoryId,
+    message_id: MessageId,
+    body: Review | None = None,
+) -> Any:
+    fields = body or Review()
+    fields.require("verdict")
+    mid = params.path_memory_id(memory_id)
+    entry = engine.review(actor, mid, message_id, fields.verdict, _reason(fields.reason))
+    return wire.envelope(wire.entry_dict(entry))
+
+
+@router.post(ENTRY + "/restore", summary="Undo forget")
+def restore(engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: MessageId) -> Any:
+    changed = engine.restore(actor, params.path_memory_id(memory_id), message_id)
+    return wire.envelope(wire.changed_dict(changed))
+
+
+@router.post(ENTRY + "/erase", summary="Hard-delete a message, its versions and its extracts")
+def erase(
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: MemoryId,
+    message_id: MessageId,
+    body: Reason | None = None,
+) -> Any:
+    reason = _reason((body or Reason()).reason)
+    receipt = engine.erase(actor, params.path_memory_id(memory_id), message_id, reason=reason)
+    return wire.envelope(wire.receipt_dict(receipt))
+
+
+@router.get(ENTRY + "/history", summary="Every version of a message, oldest first")
+def history(engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: MessageId) -> Any:
+    versions = engine.history(actor, params.path_memory_id(memory_id), message_id)
+    return wire.envelope(wire.entries_dict(versions))
+
+
+@router.get(ENTRY + "/evidence", summary="Raw turns that support a message")
+def evidence(engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: MessageId) -> Any:
+    sources = engine.evidence(actor, params.path_memory_id(memory_id), message_id)
+    return wire.envelope(wire.evidence_dict(v.message_id(message_id), sources))
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _ids(value: object, field: str) -> list[str]:
+    """Ids (or names) from a query (a list of strings, each maybe comma-separated) or a
+    body (a string or a list of strings)."""
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+        raise InvalidInput(field, f"{field} must be a list of strings.")
+    return params.id_list(items, field)
+
+
+def _listed(value: object, field: str) -> object:
+    """A list filter: a list is split as ids are; one string (maybe comma-separated) goes to
+    the engine as sent."""
+    if value is None or isinstance(value, str):
+        return value
+    if not isinstance(value, list):
+        raise InvalidInput(field, f"{field} must be a list or comma-separated text.")
+    return _ids(value, field)
+
+
+def _reason(value: object) -> str:
+    return "" if value is None else v.text(value, "reason", limit=v.MAX_ID_TEXT * 4)
+
+
+def _max_tokens(value: object) -> int:
+    """The token budget: an integer, or text of (at most 18) ASCII digits holding one."""
+    if value is None:
+        return DEFAULT_MAX_TOKENS
+    if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise InvalidInput("max_tokens", "max_tokens must be a positive integer.")
+
+
+def _search_request(raw: Mapping[str, Any]) -> SearchRequest:
+    """One search request from query parameters or a JSON body: RAGFlow's names mapped to the
+    request's fields, id lists split, ``top_n`` read RAGFlow's lenient way. The engine checks
+    every value; what was not sent takes the request's defaults."""
+    top_n = raw.get("top_n")
+    sent: dict[str, Any] = {
+        "top_n": params.size(None if top_n is None else str(top_n), DEFAULT_TOP_N, "top_n"),
+        "similarity_threshold": raw.get("similarity_threshold"),
+        "keywords_similarity_weight": raw.get("keywords_similarity_weight"),
+        "user_id": raw.get("user_id"),
+        "agent_id": raw.get("agent_id"),
+        "session_id": raw.get("session_id"),
+        "types": _listed(raw.get("message_type"), "message_type"),
+        "valid_on": raw.get("valid_on"),
+        "as_of": raw.get("as_of"),
+        "fusion": None if raw.get("fusion") == "" else raw.get("fusion"),
+        "trust": _listed(raw.get("trust"), "trust"),
+    }
+    query: Any = raw.get("query")  # even None: the engine says what a query must be
+    memory_ids = tuple(_ids(raw.get("memory_id"), "memory_id"))
+    options = {k: val for k, val in sent.items() if val is not None}
+    return SearchRequest(query, memory_ids, **options)

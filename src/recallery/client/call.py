@@ -1,0 +1,58 @@
+"""A call: one request of the REST API and how to read its answer, built by the operations in
+:mod:`recallery.client.memories`, :mod:`~recallery.client.messages` and
+:mod:`~recallery.client.accounts`, and sent by either client."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+Data = Any
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """One request and how to turn its envelope's ``data`` into a result."""
+
+    method: str
+    path: str
+    parse: Callable[[Data], T]
+    params: Mapping[str, Any] | None = None
+    json: object = None
+    content: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    #: The body is the result itself (JSONL), not an envelope.
+    raw: bool = False
+
+
+def query(values: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Query parameters as httpx sends them: None left out, times as ISO text, lists repeated."""
+    if values is None:
+        return None
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        if isinstance(value, datetime):
+            value = value.isoformat()
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            value = [str(v) for v in value]
+        out[key] = value
+    return out
+
+
+def states(value: str | Iterable[str] | None) -> str | list[str] | None:
+    """Trust states as sent: one text (maybe comma-separated) as is, any other iterable as a
+    list."""
+    return value if value is None or isinstance(value, str) else list(value)
+
+
+def time_text(value: datetime | str | None) -> str | None:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def none(data: Data) -> None:
+    return None

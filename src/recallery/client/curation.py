@@ -1,0 +1,44 @@
+"""The SDK's curation operations: bulk changes with a dry run, the review queue and entries
+over time (shapes from :mod:`recallery.curation`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from recallery import curation
+from recallery.client.call import Call
+from recallery.curation import BulkResult, MessageFilter, ReviewPage, Timeline
+
+
+def bulk(
+    memory_id: str,
+    action: str,
+    *,
+    message_ids: Sequence[int] | None = None,
+    filter: MessageFilter | None = None,
+    dry_run: bool = True,
+    reason: str = "",
+) -> Call[BulkResult]:
+    """Disable, enable, forget, restore, confirm, reject or erase the entries ``message_ids``
+    names, or every raw turn ``filter`` selects; a dry run (the default) only counts them."""
+    body: dict[str, object] = {"action": action, "dry_run": dry_run, "reason": reason}
+    if message_ids is not None:
+        body["message_ids"] = list(message_ids)
+    if filter is not None:
+        body["filter"] = curation.message_filter_dict(filter)
+    path = f"/memories/{memory_id}/bulk"
+    return Call("POST", path, curation.bulk_result_from_dict, json=body)
+
+
+def review_queue(memory_id: str, *, page: int = 1, page_size: int = 30) -> Call[ReviewPage]:
+    """Extracted entries nobody has reviewed, oldest first, each with its source turn."""
+    params = {"page": page, "page_size": page_size}
+    path = f"/memories/{memory_id}/review"
+    return Call("GET", path, curation.review_page_from_dict, params=params)
+
+
+def timeline(memory_id: str, *, bucket: str = "day", buckets: int = 30) -> Call[Timeline]:
+    """Entries the memory holds per type, by the ``bucket`` (hour, day, week) of recording."""
+    params = {"bucket": bucket, "buckets": buckets}
+    path = f"/memories/{memory_id}/timeline"
+    return Call("GET", path, curation.timeline_from_dict, params=params)

@@ -1,0 +1,110 @@
+"""The SDK's memory operations: configuration, the message list, jobs, export and import."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from recallery import transfer, wire
+from recallery.client.call import Call, none, states
+from recallery.models import Job, Memory, Page
+from recallery.requests import MessagePage
+from recallery.wire import MemorySummary
+
+
+def create_memory(
+    name: str, memory_type: Sequence[str], embd_id: str, llm_id: str, **options: object
+) -> Call[Memory]:
+    """Create a memory; ``options`` are any of the configuration fields (permissions...)."""
+    body = {"name": name, "memory_type": list(memory_type), "embd_id": embd_id, "llm_id": llm_id}
+    return Call("POST", "/memories", wire.memory_from_dict, json={**body, **options})
+
+
+def list_memories(
+    *,
+    keywords: str | None = None,
+    memory_types: Sequence[str] | None = None,
+    storage_type: str | None = None,
+    owner_ids: Sequence[str] | None = None,
+    ids: Sequence[str] | None = None,
+    page: int = 1,
+    page_size: int = 30,
+) -> Call[Page[MemorySummary]]:
+    params = {
+        "keywords": keywords,
+        "memory_type": None if memory_types is None else ",".join(memory_types),
+        "storage_type": storage_type,
+        "owner_ids": None if owner_ids is None else ",".join(owner_ids),
+        "ids": None if ids is None else ",".join(ids),
+        "page": page,
+        "page_size": page_size,
+    }
+    return Call("GET", "/memories", wire.memory_page_from_dict, params=params)
+
+
+def get_memory(memory_id: str) -> Call[Memory]:
+    return Call("GET", f"/memories/{memory_id}/config", wire.memory_from_dict)
+
+
+def update_memory(memory_id: str, changes: Mapping[str, object]) -> Call[Memory]:
+    return Call("PUT", f"/memories/{memory_id}", wire.memory_from_dict, json=dict(changes))
+
+
+def delete_memory(memory_id: str) -> Call[None]:
+    return Call("DELETE", f"/memories/{memory_id}", none)
+
+
+def list_messages(
+    memory_id: str,
+    *,
+    agent_ids: Sequence[str] | None = None,
+    keywords: str | None = None,
+    trust: str | Iterable[str] | None = None,
+    user_id: str | None = None,
+    session_id: str | None = None,
+    types: str | Iterable[str] | None = None,
+    status: bool | None = None,
+    forgotten: bool | None = None,
+    page: int = 1,
+    page_size: int = 50,
+) -> Call[MessagePage]:
+    """Raw turns newest first, each with its extracted entries and its extraction job.
+    Filters (None: any): ``trust`` states (``unreviewed``, ``confirmed``, ``rejected``);
+    exact ``user_id`` and ``session_id``; ``types``, turns with a current extract of these
+    types; ``status`` enabled or not; ``forgotten`` or not."""
+    params = {
+        "agent_id": agent_ids,
+        "keywords": keywords,
+        "trust": states(trust),
+        "user_id": user_id,
+        "session_id": session_id,
+        "message_type": states(types),
+        "status": None if status is None else str(status).lower(),
+        "forgotten": None if forgotten is None else str(forgotten).lower(),
+        "page": page,
+        "page_size": page_size,
+    }
+    return Call("GET", f"/memories/{memory_id}", wire.message_page_from_dict, params=params)
+
+
+def jobs(
+    memory_id: str, *, state: str | None = None, page: int = 1, page_size: int = 30
+) -> Call[Page[Job]]:
+    params = {"state": state, "page": page, "page_size": page_size}
+    return Call("GET", f"/memories/{memory_id}/jobs", wire.job_page_from_dict, params=params)
+
+
+def export_memory(memory_id: str) -> Call[list[dict[str, Any]]]:
+    """The memory as JSONL records (see :mod:`recallery.transfer`)."""
+    return Call("GET", f"/memories/{memory_id}/export", transfer.parse_jsonl, raw=True)
+
+
+def import_memory(
+    memory_id: str | None, records: str | Iterable[Mapping[str, Any]]
+) -> Call[transfer.ImportReport]:
+    """Import JSONL text or records into a memory, or into a new one when ``memory_id`` is
+    None (the records then start with an export's header)."""
+    text = records if isinstance(records, str) else transfer.to_jsonl(records)
+    path = "/memories/import" if memory_id is None else f"/memories/{memory_id}/import"
+    headers = {"Content-Type": "application/x-ndjson"}
+    return Call("POST", path, transfer.report_from_dict, content=text, headers=headers)

@@ -1,0 +1,213 @@
+"""The SDK's message operations: turns, search and context, and the life of one entry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from recallery import wire
+from recallery.client.call import Call, states, time_text
+from recallery.models import Entry, EraseReceipt, Hit
+from recallery.requests import (
+    DEFAULT_KEYWORD_WEIGHT,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_SIMILARITY_THRESHOLD,
+    DEFAULT_TOP_N,
+)
+from recallery.retrieval.context import Context
+
+
+def add_turn(
+    memory_ids: Sequence[str],
+    *,
+    user_input: str,
+    agent_response: str,
+    agent_id: str = "",
+    session_id: str = "",
+    user_id: str | None = None,
+    conversation_time: datetime | str | None = None,
+) -> Call[list[Entry]]:
+    """Store a conversation turn in each memory; returns the raw entries written."""
+    body = {
+        "memory_id": list(memory_ids),
+        "agent_id": agent_id,
+        "session_id": session_id,
+        "user_input": user_input,
+        "agent_response": agent_response,
+        "user_id": user_id,
+        "conversation_time": time_text(conversation_time),
+    }
+    return Call(
+        "POST",
+        "/messages",
+        wire.entries_from_dict,
+        json={k: v for k, v in body.items() if v is not None},
+    )
+
+
+def _search_params(
+    query: str,
+    memory_ids: Sequence[str],
+    top_n: int,
+    similarity_threshold: float,
+    keywords_similarity_weight: float,
+    filters: Mapping[str, Any],
+) -> dict[str, Any]:
+    return {
+        "query": query,
+        "memory_id": list(memory_ids),
+        "top_n": top_n,
+        "similarity_threshold": similarity_threshold,
+        "keywords_similarity_weight": keywords_similarity_weight,
+        **filters,
+    }
+
+
+def search(
+    query: str,
+    memory_ids: Sequence[str],
+    *,
+    top_n: int = DEFAULT_TOP_N,
+    similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
+    keywords_similarity_weight: float = DEFAULT_KEYWORD_WEIGHT,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    types: Sequence[str] | None = None,
+    as_of: datetime | str | None = None,
+    valid_on: datetime | str | None = None,
+    fusion: str | None = None,
+    trust: str | Iterable[str] | None = None,
+) -> Call[list[Hit]]:
+    """Hybrid search, best first. ``keywords_similarity_weight`` weighs the keyword side;
+    ``trust``: only entries in these states (``unreviewed``, ``confirmed``; default both)."""
+    filters = {
+        "user_id": user_id,
+        "agent_id": agent_id,
+        "session_id": session_id,
+        "message_type": None if types is None else ",".join(types),
+        "as_of": time_text(as_of),
+        "valid_on": time_text(valid_on),
+        "fusion": fusion,
+        "trust": states(trust),
+    }
+    params = _search_params(
+        query, memory_ids, top_n, similarity_threshold, keywords_similarity_weight, filters
+    )
+    return Call("GET", "/messages/search", wire.hits_from_dict, params=params)
+
+
+def context(
+    query: str,
+    memory_ids: Sequence[str],
+    *,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    top_n: int = DEFAULT_TOP_N,
+    similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
+    keywords_similarity_weight: float = DEFAULT_KEYWORD_WEIGHT,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    types: Sequence[str] | None = None,
+    as_of: datetime | str | None = None,
+    valid_on: datetime | str | None = None,
+    trust: str | Iterable[str] | None = None,
+) -> Call[Context]:
+    """A token-bounded block of the best entries, fenced as data, for a prompt (``trust`` as
+    in :func:`search`)."""
+    filters = {
+        "max_tokens": max_tokens,
+        "user_id": user_id,
+        "agent_id": agent_id,
+        "session_id": session_id,
+        "message_type": None if types is None else list(types),
+        "as_of": time_text(as_of),
+        "valid_on": time_text(valid_on),
+        "trust": states(trust),
+    }
+    body = _search_params(
+        query, memory_ids, top_n, similarity_threshold, keywords_similarity_weight, filters
+    )
+    body = {k: v for k, v in body.items() if v is not None}
+    return Call("POST", "/messages/context", wire.context_from_dict, json=body)
+
+
+def recent(
+    memory_ids: Sequence[str],
+    *,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    limit: int = 10,
+) -> Call[list[Entry]]:
+    params = {
+        "memory_id": list(memory_ids),
+        "agent_id": agent_id,
+        "session_id": session_id,
+        "limit": limit,
+    }
+    return Call("GET", "/messages", wire.entries_from_dict, params=params)
+
+
+def _entry_path(memory_id: str, message_id: int) -> str:
+    return f"/messages/{memory_id}:{message_id}"
+
+
+def get_entry(memory_id: str, message_id: int) -> Call[tuple[Entry, NDArray[np.float32] | None]]:
+    """An entry with its vector."""
+    path = _entry_path(memory_id, message_id) + "/content"
+    return Call("GET", path, wire.content_from_dict)
+
+
+def set_status(memory_id: str, message_id: int, enabled: bool) -> Call[list[int]]:
+    """Enable or disable an entry (and what was extracted from it); returns the ids changed."""
+    path = _entry_path(memory_id, message_id)
+    return Call("PUT", path, wire.changed_from_dict, json={"status": enabled})
+
+
+def forget(memory_id: str, message_id: int) -> Call[list[int]]:
+    return Call("DELETE", _entry_path(memory_id, message_id), wire.changed_from_dict, json={})
+
+
+def restore(memory_id: str, message_id: int) -> Call[list[int]]:
+    path = _entry_path(memory_id, message_id) + "/restore"
+    return Call("POST", path, wire.changed_from_dict)
+
+
+def review(memory_id: str, message_id: int, verdict: str, reason: str = "") -> Call[Entry]:
+    """``verdict`` is ``confirmed`` or ``rejected``."""
+    body = {"verdict": verdict, "reason": reason}
+    path = _entry_path(memory_id, message_id) + "/review"
+    return Call("POST", path, wire.entry_from_dict, json=body)
+
+
+def correct(
+    memory_id: str,
+    message_id: int,
+    content: str,
+    *,
+    reason: str = "",
+    valid_at: datetime | str | None = None,
+) -> Call[Entry]:
+    """Write a corrected version; returns the new current entry."""
+    body = {"content": content, "reason": reason, "valid_at": time_text(valid_at)}
+    path = _entry_path(memory_id, message_id) + "/correct"
+    return Call("POST", path, wire.entry_from_dict, json=body)
+
+
+def erase(memory_id: str, message_id: int, *, reason: str = "") -> Call[EraseReceipt]:
+    path = _entry_path(memory_id, message_id) + "/erase"
+    return Call("POST", path, wire.receipt_from_dict, json={"reason": reason})
+
+
+def history(memory_id: str, message_id: int) -> Call[list[Entry]]:
+    path = _entry_path(memory_id, message_id) + "/history"
+    return Call("GET", path, wire.entries_from_dict)
+
+
+def evidence(memory_id: str, message_id: int) -> Call[list[int]]:
+    path = _entry_path(memory_id, message_id) + "/evidence"
+    return Call("GET", path, wire.evidence_from_dict)

@@ -1,0 +1,187 @@
+"""The facade: every operation a user can do, with its permission check, audit event and
+transaction. REST, MCP, CLI, UI and jobs call this and nothing lower.
+
+:class:`Engine` is one plain class over services, each built with only what it needs; its
+public methods are theirs, named here once (``create_memory = _via(...)``), so a reader finds
+every operation in this file and its body in the service that owns it:
+
+=====================  ===========================================================
+service                operations
+=====================  ===========================================================
+``MemoryService``      create, get, list, update and delete memories
+``EntryService``       add turns and messages; list, recent, get, history, evidence
+``LifecycleService``   enable/disable, forget/restore, review, correct, erase
+``SearchService``      search, context (:mod:`recallery.retrieval.search`)
+``AccountService``     users, teams, API keys, authentication
+``ActivityService``    audit log, jobs, extraction costs
+``TransferService``    export and import
+``StatementService``   entries agents state directly (reconciled), a turn's task status
+``CurationService``    bulk changes with a dry run, the review queue, entries over time
+=====================  ===========================================================
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from recallery.clock import Clock, SystemClock
+from recallery.extraction.pipeline import Extraction
+from recallery.jobs import Handler
+from recallery.models import JobKind
+from recallery.providers.registry import ModelRegistry
+from recallery.requests import MessagePage, SearchRequest, TurnInput
+from recallery.retrieval.search import SearchService
+from recallery.retrieval.usage import UsageRecorder
+from recallery.services.accounts import AccountService
+from recallery.services.activity import ActivityService
+from recallery.services.curation import CurationService
+from recallery.services.entries import EntryService
+from recallery.services.lifecycle import LifecycleService
+from recallery.services.memories import MemoryService
+from recallery.services.statements import StatementService
+from recallery.services.transfer import TransferService
+from recallery.settings import Settings
+from recallery.store.base import Store
+
+S = TypeVar("S")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _via(service: str, method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[Any, P], R]:
+    """An engine method that calls ``method`` on the engine's ``service`` attribute."""
+
+    @functools.wraps(method)
+    def call(engine: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return method(getattr(engine, service), *args, **kwargs)
+
+    return call
+
+
+class Engine:
+    """recallery's operations over one store, one model registry and one clock."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        models: ModelRegistry | None = None,
+        clock: Clock | None = None,
+        settings: Settings | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings or Settings()
+        self.models = models or ModelRegistry(
+            self.settings.providers,
+            chat_timeout=self.settings.chat_timeout_s,
+            embed_threads=self.settings.embed_threads,
+        )
+        self.clock = clock or SystemClock()
+        self.usage = UsageRecorder(store)
+        models_, clock_ = self.models, self.clock
+        self._memories = MemoryService(store, models_, clock_, self.settings)
+        self._entries = EntryService(store, models_, clock_)
+        self._lifecycle = LifecycleService(store, models_, clock_)
+        self._search = SearchService(store, models_, clock_, self.settings, self.usage)
+        self._accounts = AccountService(store, clock_)
+        self._activity = ActivityService(store, self._memories)
+        self._statements = StatementService(store, models_, clock_)
+        self._transfer = TransferService(
+            store, clock_, self._memories, self._entries, self._lifecycle
+        )
+        self._curation = CurationService(store, clock_, self._lifecycle)
+
+    @classmethod
+    def open(cls, data_dir: str | Path = "data", **kwargs: Any) -> Engine:
+        """An engine on the store ``settings`` name (SQLite in ``data_dir`` by default)."""
+        from recallery.store import open_store
+
+        settings: Settings = kwargs.pop("settings", None) or Settings(data_dir=Path(data_dir))
+        return cls(open_store(settings), settings=settings, **kwargs)
+
+    def job_handlers(self) -> Mapping[str, Handler]:
+        """The handler of each job kind the engine enqueues (what a worker runs)."""
+        extraction = Extraction(
+            self.store, self.models, self.clock, self.settings.max_items_per_type
+        )
+        return {JobKind.EXTRACTION: extraction}
+
+    def warm(self) -> None:
+        """Build the store's in-process search indexes now rather than at the first search."""
+        self.store.warm()
+
+    def close(self) -> None:
+        self.usage.close()
+        self.store.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- memories
+    create_memory = _via("_memories", MemoryService.create_memory)
+    get_memory = _via("_memories", MemoryService.get_memory)
+    list_memories = _via("_memories", MemoryService.list_memories)
+    update_memory = _via("_memories", MemoryService.update_memory)
+    delete_memory = _via("_memories", MemoryService.delete_memory)
+
+    # --- entries in and out
+    add_turn = _via("_entries", EntryService.add_turn)
+    add_messages = _via("_entries", EntryService.add_messages)
+    list_messages = _via("_entries", EntryService.list_messages)
+    recent = _via("_entries", EntryService.recent)
+    get_entry = _via("_entries", EntryService.get_entry)
+    history = _via("_entries", EntryService.history)
+    evidence = _via("_entries", EntryService.evidence)
+
+    # --- lifecycle
+    set_status = _via("_lifecycle", LifecycleService.set_status)
+    forget = _via("_lifecycle", LifecycleService.forget)
+    restore = _via("_lifecycle", LifecycleService.restore)
+    review = _via("_lifecycle", LifecycleService.review)
+    correct = _via("_lifecycle", LifecycleService.correct)
+    erase = _via("_lifecycle", LifecycleService.erase)
+
+    # --- what agents state directly, and the extraction job of a turn
+    add_entries = _via("_statements", StatementService.add_entries)
+    task_status = _via("_statements", StatementService.task_status)
+
+    # --- search
+    search = _via("_search", SearchService.search)
+    context = _via("_search", SearchService.context)
+
+    # --- accounts
+    create_user = _via("_accounts", AccountService.create_user)
+    add_user = _via("_accounts", AccountService.add_user)
+    list_users = _via("_accounts", AccountService.list_users)
+    user_names = _via("_accounts", AccountService.user_names)
+    principal = _via("_accounts", AccountService.principal)
+    authenticate = _via("_accounts", AccountService.authenticate)
+    ensure_admin = _via("_accounts", AccountService.ensure_admin)
+    create_api_key = _via("_accounts", AccountService.create_api_key)
+    register_api_key = _via("_accounts", AccountService.register_api_key)
+    list_api_keys = _via("_accounts", AccountService.list_api_keys)
+    revoke_api_key = _via("_accounts", AccountService.revoke_api_key)
+    join_team = _via("_accounts", AccountService.join_team)
+    leave_team = _via("_accounts", AccountService.leave_team)
+    team_members = _via("_accounts", AccountService.team_members)
+
+    # --- activity, export and import
+    audit_log = _via("_activity", ActivityService.audit_log)
+    jobs = _via("_activity", ActivityService.jobs)
+    extraction_costs = _via("_activity", ActivityService.extraction_costs)
+    export_memory = _via("_transfer", TransferService.export_memory)
+    import_memory = _via("_transfer", TransferService.import_memory)
+
+    # --- curation
+    bulk = _via("_curation", CurationService.bulk)
+    review_queue = _via("_curation", CurationService.review_queue)
+    timeline = _via("_curation", CurationService.timeline)
+
+
+__all__ = ["Engine", "MessagePage", "SearchRequest", "TurnInput"]

@@ -1,0 +1,176 @@
+"""Model ids (RAGFlow's ``name@Provider``) resolved to embedders and chat model endpoints."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from recallery.errors import InvalidInput
+from recallery.providers.base import ChatModel, Embedder
+from recallery.providers.batching import BatchingEmbedder
+from recallery.providers.e5 import MODEL_ID as E5_MODEL_ID
+from recallery.providers.e5 import NAMES as E5_NAMES
+from recallery.settings import ProviderConfig, normalise_provider
+
+BUILTIN = "builtin"
+#: Balanced fusion's keyword weight at a caller's 0.5, by embedder: the local MiniLM (tuned on
+#: LoCoMo conversations 1-5), and any remote embedder unless its provider sets its own
+#: (``RECALLERY_PROVIDER_<NAME>_KEYWORD_BALANCE``): stronger dense models need less keyword
+#: weight, so the default leans further to the vector side.
+BUILTIN_KEYWORD_BALANCE = 0.5
+REMOTE_KEYWORD_BALANCE = 0.3
+#: The same for the local multilingual-e5-small (``@Builtin`` by that name; tuned on LoCoMo
+#: conversations 1-5, as MiniLM's was).
+E5_KEYWORD_BALANCE = 0.5
+
+
+@dataclass(frozen=True)
+class ModelId:
+    name: str
+    provider: str
+
+    @classmethod
+    def parse(cls, value: str, field: str) -> ModelId:
+        text = value.strip() if isinstance(value, str) else ""
+        name, sep, provider = text.rpartition("@")
+        if not sep or not name or not provider:
+            raise InvalidInput(field, f"{field} must look like 'name@Provider', got {value!r}.")
+        return cls(name, normalise_provider(provider))
+
+
+class ModelRegistry:
+    """Resolves embedding model ids to embedders, each built once and shared.
+
+    ``@Builtin`` answers with the local multilingual-e5-small for that model name
+    (:data:`~recallery.providers.e5.NAMES`) and with the local default, MiniLM, for any other
+    name; other providers need an OpenAI-compatible endpoint in the settings.
+    """
+
+    def __init__(
+        self,
+        providers: Mapping[str, ProviderConfig] | None = None,
+        *,
+        builtin: Callable[[], Embedder] | None = None,
+        e5: Callable[[], Embedder] | None = None,
+        remote: Callable[[str, ProviderConfig], Embedder] | None = None,
+        chat: Callable[[str, ProviderConfig], ChatModel] | None = None,
+        chat_timeout: float | None = None,
+        embed_threads: int | None = None,
+    ) -> None:
+        """``embed_threads``: intra-op threads of the local model (None: up to two)."""
+        self.providers = dict(providers or {})
+        self._builtin_factory = builtin or (lambda: _local_default(embed_threads))
+        self._e5_factory = e5 or (lambda: _local_e5(embed_threads))
+        self._remote_factory = remote or _openai_embedder
+        self._chat_factory = chat or _openai_chat(chat_timeout)
+        self._cache: dict[ModelId, Embedder] = {}
+        self._chats: dict[ModelId, ChatModel] = {}
+        self._lock = threading.Lock()
+
+    def check_embedder(self, embd_id: str) -> ModelId:
+        """Validate that ``embd_id`` can be resolved, without loading anything."""
+        model = ModelId.parse(embd_id, "embd_id")
+        if model.provider != BUILTIN and model.provider not in self.providers:
+            raise InvalidInput(
+                "embd_id",
+                f"Embedding model '{embd_id}' cannot be resolved: provider '{model.provider}' "
+                "is not configured (set RECALLERY_PROVIDER_<NAME>_BASE_URL) and is not Builtin.",
+            )
+        return model
+
+    def check_chat(self, llm_id: str) -> ModelId:
+        """Chat ids only need the right shape; an unconfigured provider is reported by jobs."""
+        return ModelId.parse(llm_id, "llm_id")
+
+    def chat_provider(self, llm_id: str) -> ProviderConfig | None:
+        return self.providers.get(ModelId.parse(llm_id, "llm_id").provider)
+
+    def chat_model(self, llm_id: str) -> ChatModel | None:
+        """The chat model for ``llm_id``, built once; ``None`` when its provider has no
+        endpoint configured (extraction then reports the job as skipped)."""
+        model = ModelId.parse(llm_id, "llm_id")
+        config = self.providers.get(model.provider)
+        if config is None:
+            return None
+        with self._lock:
+            found = self._chats.get(model)
+            if found is None:
+                found = self._chats[model] = self._chat_factory(model.name, config)
+            return found
+
+    def embedder(self, embd_id: str) -> Embedder:
+        model = self.check_embedder(embd_id)
+        key = ModelId(_local_name(model), BUILTIN) if model.provider == BUILTIN else model
+        with self._lock:
+            found = self._cache.get(key)
+            if found is None:
+                if key.name == E5_MODEL_ID:
+                    found = self._e5_factory()
+                elif model.provider == BUILTIN:
+                    found = self._builtin_factory()
+                else:
+                    found = self._remote_factory(model.name, self.providers[model.provider])
+                self._cache[key] = found
+            return found
+
+    def keyword_balance(self, embd_id: str) -> float:
+        """The keyword weight balanced fusion centres on for ``embd_id``'s embedder."""
+        model = self.check_embedder(embd_id)
+        if model.provider == BUILTIN:
+            return (
+                E5_KEYWORD_BALANCE if _local_name(model) == E5_MODEL_ID else BUILTIN_KEYWORD_BALANCE
+            )
+        configured = self.providers[model.provider].keyword_balance
+        return REMOTE_KEYWORD_BALANCE if configured is None else configured
+
+    def embed_by_model(
+        self, embd_ids: Iterable[str], texts: list[str]
+    ) -> dict[str, NDArray[np.float32]]:
+        """Vectors of ``texts`` under each of ``embd_ids``; each distinct embedder runs once."""
+        by_embedder: dict[int, NDArray[np.float32]] = {}
+        out: dict[str, NDArray[np.float32]] = {}
+        for embd_id in embd_ids:
+            embedder = self.embedder(embd_id)
+            if id(embedder) not in by_embedder:
+                by_embedder[id(embedder)] = embedder.embed(texts)
+            out[embd_id] = by_embedder[id(embedder)]
+        return out
+
+
+def _local_default(threads: int | None = None) -> Embedder:
+    """The local model; concurrent calls share one model call (:mod:`.batching`)."""
+    from recallery.providers.local import LocalEmbedder
+
+    return BatchingEmbedder(LocalEmbedder(threads=threads))
+
+
+def _local_name(model: ModelId) -> str:
+    """Which local model a ``@Builtin`` id names: e5 by its names, else the default."""
+    return E5_MODEL_ID if model.name.strip().lower() in E5_NAMES else BUILTIN
+
+
+def _local_e5(threads: int | None = None) -> Embedder:
+    """The local multilingual-e5-small; concurrent writers share one model call."""
+    from recallery.providers.e5 import E5Embedder
+
+    return BatchingEmbedder(E5Embedder(threads=threads))
+
+
+def _openai_embedder(name: str, config: ProviderConfig) -> Embedder:
+    """An OpenAI-compatible endpoint; concurrent calls share one request."""
+    from recallery.providers.openai_compat import OpenAIEmbedder
+
+    return BatchingEmbedder(OpenAIEmbedder(name, config))
+
+
+def _openai_chat(timeout: float | None) -> Callable[[str, ProviderConfig], ChatModel]:
+    def build(name: str, config: ProviderConfig) -> ChatModel:
+        from recallery.providers.chat import DEFAULT_TIMEOUT_S, OpenAIChatModel
+
+        return OpenAIChatModel(name, config, timeout=timeout or DEFAULT_TIMEOUT_S)
+
+    return build

@@ -1,0 +1,276 @@
+"""The lifecycle of an entry: enable, forget and restore (cascading from a raw turn to what
+was extracted from it), review, correct (a new version; the old one retired) and erase (a hard
+delete of the entry, its versions and extracts, with a receipt)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+
+from recallery import validation as v
+from recallery.access import Action, authorised
+from recallery.audit import summary
+from recallery.clock import Clock
+from recallery.errors import Conflict
+from recallery.models import (
+    AuditAction,
+    Entry,
+    EntryType,
+    EraseReceipt,
+    NewEntry,
+    Origin,
+    Principal,
+    Scope,
+    Trust,
+)
+from recallery.policies.capacity import entry_size
+from recallery.policies.eviction import delete_with_tombstones, make_room
+from recallery.providers.registry import ModelRegistry
+from recallery.services.entries import existing, versions
+from recallery.store.base import Store
+from recallery.store.filters import EntryFilter
+from recallery.store.writer import Writer
+
+
+class LifecycleService:
+    """State changes of entries, each with exactly one audit event per entry it touches."""
+
+    def __init__(self, store: Store, models: ModelRegistry, clock: Clock) -> None:
+        self.store = store
+        self.models = models
+        self.clock = clock
+
+    def set_status(
+        self, actor: Principal, memory_id: object, message_id: object, enabled: object
+    ) -> list[int]:
+        """Enable or disable an entry; disabling a raw entry disables what came from it."""
+        flag = v.boolean(enabled, "status", "Status must be a boolean.")
+        return self._cascade_update(
+            actor,
+            memory_id,
+            message_id,
+            Action.WRITE,
+            AuditAction.ENTRY_ENABLE if flag else AuditAction.ENTRY_DISABLE,
+            {"status": flag},
+        )
+
+    def forget(self, actor: Principal, memory_id: object, message_id: object) -> list[int]:
+        """Soft-forget an entry (and what was extracted from it): hidden, evicted first."""
+        return self._cascade_update(
+            actor,
+            memory_id,
+            message_id,
+            Action.WRITE,
+            AuditAction.ENTRY_FORGET,
+            {"forget_at": self.clock.now()},
+            skip=lambda e: e.forget_at is not None,
+        )
+
+    def restore(self, actor: Principal, memory_id: object, message_id: object) -> list[int]:
+        return self._cascade_update(
+            actor,
+            memory_id,
+            message_id,
+            Action.WRITE,
+            AuditAction.ENTRY_RESTORE,
+            {"forget_at": None},
+            skip=lambda e: e.forget_at is None,
+        )
+
+    def review(
+        self,
+        actor: Principal,
+        memory_id: object,
+        message_id: object,
+        verdict: object,
+        reason: str = "",
+    ) -> Entry:
+        trust = v.trust_verdict(verdict)
+        mid, eid = v.memory_id(memory_id), v.message_id(message_id)
+        now = self.clock.now()
+        with self.store.write() as w:
+            memory = authorised(actor, Action.REVIEW, w.lock_memory(mid), mid)
+            entry = existing(w.entry(Scope.of(mid), eid), memory.id, eid)
+            if entry.trust is not trust:
+                w.update_entries([eid], {"trust": trust})
+                w.audit(
+                    at=now,
+                    actor=actor.user_id,
+                    action=VERDICTS[trust],
+                    memory_id=mid,
+                    message_id=eid,
+                    reason=reason,
+                    before={"trust": entry.trust.value},
+                    after={"trust": trust.value},
+                )
+        return replace(entry, trust=trust)
+
+    def correct(
+        self,
+        actor: Principal,
+        memory_id: object,
+        message_id: object,
+        content: object,
+        *,
+        reason: str = "",
+        valid_at: object = None,
+    ) -> Entry:
+        """Write a new version of an entry; the old one is retired and stays in its history."""
+        text = v.text(content, "content", empty=False)
+        mid, eid = v.memory_id(memory_id), v.message_id(message_id)
+        new_valid = v.optional_timestamp(valid_at, "valid_at")
+        with self.store.read() as r:
+            memory = authorised(actor, Action.WRITE, r.memory(mid), mid)
+        vector = self.models.embedder(memory.embd_id).embed([text])
+        now = self.clock.now()
+        with self.store.write() as w:
+            locked = authorised(actor, Action.WRITE, w.lock_memory(mid), mid)
+            scope = Scope.of(mid)
+            old = existing(w.entry(scope, eid), mid, eid)
+            if old.retired_at is not None:
+                raise Conflict(
+                    f"Message '{eid}' is not current (it was replaced by '{old.superseded_by}')."
+                )
+            size = entry_size(text, vector.shape[1])
+            make_room(w, locked, size, now, protected=frozenset({eid}))
+            new = NewEntry(
+                memory_id=mid,
+                tenant_id=old.tenant_id,
+                message_type=old.message_type,
+                content=text,
+                valid_at=new_valid or old.valid_at,
+                size_bytes=size,
+                user_id=old.user_id,
+                agent_id=old.agent_id,
+                session_id=old.session_id,
+                source_id=old.source_id,
+                invalid_at=old.invalid_at,
+                supersedes=eid,
+                origin=Origin.CORRECTION,
+                status=old.status,
+            )
+            (new_id,) = w.insert_entries([new], vector, now)
+            w.update_entries([eid], {"retired_at": now, "superseded_by": new_id})
+            w.audit(
+                at=now,
+                actor=actor.user_id,
+                action=AuditAction.ENTRY_RETIRE,
+                memory_id=mid,
+                message_id=eid,
+                reason=reason,
+                after={"superseded_by": new_id},
+            )
+            w.audit(
+                at=now,
+                actor=actor.user_id,
+                action=AuditAction.ENTRY_CORRECT,
+                memory_id=mid,
+                message_id=new_id,
+                reason=reason,
+                after={"supersedes": eid},
+            )
+            created = w.entry(scope, new_id)
+        assert created is not None
+        return created
+
+    def erase(
+        self, actor: Principal, memory_id: object, message_id: object, *, reason: str = ""
+    ) -> EraseReceipt:
+        """Hard-delete an entry, every version of it and everything extracted from them."""
+        mid, eid = v.memory_id(memory_id), v.message_id(message_id)
+        now = self.clock.now()
+        with self.store.write() as w:
+            memory = authorised(actor, Action.ERASE, w.lock_memory(mid), mid)
+            scope = Scope.of(mid)
+            start = existing(w.entry(scope, eid), memory.id, eid)
+            doomed = self._erasure_set(w, scope, start)
+            gone = delete_with_tombstones(
+                w,
+                mid,
+                sorted(doomed),
+                now,
+                actor.user_id,
+                reason or "erased",
+                AuditAction.ENTRY_ERASE,
+            )
+        self.store.scrub()
+        return EraseReceipt(mid, eid, tuple(gone), now, actor.user_id, reason or "erased")
+
+    @staticmethod
+    def _erasure_set(w: Writer, scope: Scope, start: Entry) -> set[int]:
+        doomed: set[int] = set()
+        frontier = [start]
+        while frontier:
+            entry = frontier.pop()
+            if entry.message_id in doomed:
+                continue
+            doomed.add(entry.message_id)
+            frontier.extend(versions(w, scope, entry))
+            children, _ = w.entries(
+                scope,
+                EntryFilter(source_ids=frozenset({entry.message_id}), current_only=False),
+                limit=100_000,
+            )
+            frontier.extend(children)
+        return doomed
+
+    def _cascade_update(
+        self,
+        actor: Principal,
+        memory_id: object,
+        message_id: object,
+        action: Action,
+        event: AuditAction,
+        changes: dict[str, object],
+        skip: Callable[[Entry], bool] | None = None,
+    ) -> list[int]:
+        mid, eid = v.memory_id(memory_id), v.message_id(message_id)
+        now = self.clock.now()
+        with self.store.write() as w:
+            memory = authorised(actor, action, w.lock_memory(mid), mid)
+            entry = existing(w.entry(Scope.of(mid), eid), memory.id, eid)
+            return self.cascade(w, actor, entry, event, changes, now, skip)
+
+    @staticmethod
+    def cascade(
+        w: Writer,
+        actor: Principal,
+        entry: Entry,
+        event: AuditAction,
+        changes: dict[str, object],
+        now: datetime,
+        skip: Callable[[Entry], bool] | None = None,
+    ) -> list[int]:
+        """Apply ``changes`` to ``entry`` and, for a raw turn, to what was extracted from it,
+        inside the caller's transaction: one audit event per entry that changed."""
+        mid, eid = entry.memory_id, entry.message_id
+        targets = [entry]
+        if entry.message_type is EntryType.RAW:
+            children, _ = w.entries(
+                Scope.of(mid), EntryFilter(source_ids=frozenset({eid})), limit=100_000
+            )
+            targets.extend(children)
+        changed = []
+        for t in targets:
+            before = {k: summary(getattr(t, k)) for k in changes}
+            after = {k: summary(val) for k, val in changes.items()}
+            if before == after or (skip is not None and skip(t)):
+                continue
+            w.update_entries([t.message_id], changes)
+            w.audit(
+                at=now,
+                actor=actor.user_id,
+                action=event,
+                memory_id=mid,
+                message_id=t.message_id,
+                reason="" if t.message_id == eid else f"cascade from message {eid}",
+                before=before,
+                after=after,
+            )
+            changed.append(t.message_id)
+        return changed
+
+
+#: The audit action of each review verdict.
+VERDICTS = {Trust.CONFIRMED: AuditAction.ENTRY_CONFIRM, Trust.REJECTED: AuditAction.ENTRY_REJECT}

@@ -1,0 +1,106 @@
+"""Export and import of a memory as JSONL (the format is :mod:`recallery.transfer`'s): an
+import goes through the same writes, checks and audit events as the turns it holds would."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from recallery import transfer
+from recallery import validation as v
+from recallery.access import Action, authorised
+from recallery.clock import Clock
+from recallery.errors import InvalidInput
+from recallery.models import AuditAction, Principal, Scope
+from recallery.requests import TurnInput
+from recallery.services.entries import EntryService
+from recallery.services.lifecycle import LifecycleService
+from recallery.services.memories import MemoryService
+from recallery.store.base import Store
+from recallery.store.filters import EntryFilter
+
+
+class TransferService:
+    """A memory out as records, and records back in as turns."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        memories: MemoryService,
+        entries: EntryService,
+        lifecycle: LifecycleService,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.memories = memories
+        self.entries = entries
+        self.lifecycle = lifecycle
+
+    def export_memory(self, actor: Principal, memory_id: object) -> list[dict[str, Any]]:
+        """A memory as JSONL records (:mod:`recallery.transfer`): its configuration, then
+        every current entry, raw and extracted, with its times, type and source id."""
+        mid = v.memory_id(memory_id)
+        with self.store.read() as r:
+            memory = authorised(actor, Action.READ, r.memory(mid), mid)
+            entries, _ = r.entries(Scope.of(mid), EntryFilter(), limit=max(memory.entry_count, 1))
+        return transfer.export_records(memory, entries, self.clock.now())
+
+    def import_memory(
+        self, actor: Principal, memory_id: object | None, records: Iterable[object]
+    ) -> transfer.ImportReport:
+        """Write an export's raw turns into a memory (a new one, from the file's header, when
+        ``memory_id`` is None), keeping their conversation times and enable/forget state.
+        One transaction: a refused import leaves nothing behind, a new memory included."""
+        plan = transfer.plan_import(records)
+        if memory_id is None:
+            if plan.memory is None:
+                raise InvalidInput("records", "a new memory needs the export's header record.")
+            memory = self.memories.prepare(actor, **transfer.memory_arguments(plan.memory))
+        else:
+            memory = self.memories.get_memory(actor, memory_id)
+            authorised(actor, Action.WRITE, memory, memory.id)
+        if not plan.turns and memory_id is not None:
+            return transfer.ImportReport(memory.id, 0, skipped_extracted=plan.skipped_extracted)
+        turns = [
+            TurnInput(t.content, t.user_id, t.agent_id, t.session_id, t.valid_at)
+            for t in plan.turns
+        ]
+        vectors = self.entries.embed_turns([memory], turns) if turns else {}
+        now = self.clock.now()
+        with self.store.write() as w:
+            if memory_id is None:
+                memory = self.memories.insert(w, actor, memory)
+            else:
+                memory = authorised(actor, Action.WRITE, w.lock_memory(memory.id), memory.id)
+            written = (
+                self.entries.write_turns(w, actor, memory, turns, vectors[memory.embd_id], now)
+                if turns
+                else []
+            )
+            changing = [
+                (t, i)
+                for t, i in zip(plan.turns, written, strict=True)
+                if not t.enabled or t.forgotten
+            ]
+            stored = w.get_entries(Scope.of(memory.id), [i for _, i in changing])
+            for turn, mid in changing:
+                entry = stored[mid]
+                if not turn.enabled:
+                    changes: dict[str, object] = {"status": False}
+                    self.lifecycle.cascade(w, actor, entry, AuditAction.ENTRY_DISABLE, changes, now)
+                if turn.forgotten:
+                    changes = {"forget_at": now}
+                    self.lifecycle.cascade(w, actor, entry, AuditAction.ENTRY_FORGET, changes, now)
+        return transfer.ImportReport(
+            memory_id=memory.id,
+            imported=len(written),
+            id_map={
+                t.old_id: i
+                for t, i in zip(plan.turns, written, strict=True)
+                if t.old_id is not None
+            },
+            skipped_extracted=plan.skipped_extracted,
+            disabled=sum(not t.enabled for t in plan.turns),
+            forgotten=sum(t.forgotten for t in plan.turns),
+        )

@@ -1,0 +1,236 @@
+"""What a storage backend supplies: a few primitives, and hooks with portable defaults.
+
+The primitives (abstract) are connections, row locking, the two search legs, vector
+encoding and migrations; the hooks keep a backend's own indexes current or answer faster
+from them. Readers and writers (:mod:`.reader`, :mod:`.writer`) run their SQL against a
+:class:`Backend`; :class:`~.base.Store` opens them on top, so they depend on the backend's
+primitives and not on the store that creates them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from recallery.models import Scope
+from recallery.store import neighbours
+from recallery.store.filters import EntryFilter
+from recallery.store.neighbours import Near
+from recallery.store.queries import Passing
+from recallery.store.rows import AUDIT_INSERT
+from recallery.store.sql import Conn, marks
+
+#: Writes an insert of entries hands over to run once their new ids are known.
+WithIds = Callable[[list[int]], None]
+#: The columns :meth:`Backend.insert_entry_rows` is given values for, in order.
+ENTRY_INSERT_COLUMNS = (
+    "memory_id",
+    "tenant_id",
+    "message_type",
+    "content",
+    "embedding",
+    "valid_at",
+    "recorded_at",
+    "user_id",
+    "agent_id",
+    "session_id",
+    "source_id",
+    "invalid_at",
+    "supersedes",
+    "status",
+    "trust",
+    "origin",
+    "use_count",
+    "size_bytes",
+)
+
+
+class Backend(ABC):
+    """A storage backend's primitives and hooks. Backends subclass :class:`~.base.Store`."""
+
+    #: Human name of the backend, used in reports.
+    name = "abstract"
+    #: Appended to the job claim's SELECT: row locking where the backend has it (PostgreSQL:
+    #: `` FOR UPDATE SKIP LOCKED``). SQLite needs none: its write transaction is exclusive.
+    claim_suffix = ""
+    #: The entries table as a query names it when it looks rows up by message id. SQLite's
+    #: planner prefers a (memory_id, ...) index range over the primary key even for a short
+    #: id list (a scan of the whole memory), so it names an index that starts with the id.
+    entries_by_id = "entries e"
+    #: Whether a query names a list of message ids as one array parameter (PostgreSQL's
+    #: ``= ANY(?::bigint[])``: one statement text to parse and plan, whatever the list's
+    #: length) rather than one placeholder per id, which is what SQLite has.
+    id_array = False
+    #: Whether :meth:`window_search` scores conversation windows (SQLite); a backend without
+    #: returns none, and turns score on their own text only.
+    keyword_windows = False
+    #: Whether a search's keyword legs run in this process, in the caller (in-memory indexes:
+    #: SQLite), so that a lone search embeds its query on another thread meanwhile; where
+    #: they run on a second connection (:meth:`alongside`) the caller embeds it.
+    legs_in_process = False
+
+    @abstractmethod
+    def migrate(self) -> None:
+        """Apply numbered migrations not yet recorded."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def _read_conn(self) -> AbstractContextManager[Conn]:
+        """A connection for reads (a consistent snapshot for its duration)."""
+
+    @abstractmethod
+    def _write_conn(self) -> AbstractContextManager[Conn]:
+        """A connection inside a write transaction: commit on exit, roll back on error."""
+
+    @abstractmethod
+    def lock_memory(self, conn: Conn, memory_id: str) -> None:
+        """Serialise writers of one memory until the transaction ends."""
+
+    @abstractmethod
+    def keyword_search(
+        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
+    ) -> list[tuple[int, float]]:
+        """The best ``limit`` keyword matches of ``text`` in ``scope`` that pass ``f``, as
+        (message_id, score), best first. ``passing`` is that filter as a check on ids, for a
+        backend that ranks outside SQL (SQLite); one that filters in its query may ignore it."""
+
+    @abstractmethod
+    def vector_search(
+        self,
+        conn: Conn,
+        scope: Scope,
+        vector: NDArray[np.float32],
+        f: EntryFilter,
+        limit: int,
+        passing: Passing,
+    ) -> list[tuple[int, float]]:
+        """The ``limit`` entries of ``scope`` nearest ``vector`` that pass ``f``, as
+        (message_id, cosine similarity), best first; ``passing`` as for keyword search."""
+
+    @abstractmethod
+    def encode_vector(self, vector: NDArray[np.float32]) -> object: ...
+
+    @abstractmethod
+    def decode_vector(self, value: Any) -> NDArray[np.float32]: ...
+
+    def window_search(
+        self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
+    ) -> list[tuple[int, float]]:
+        """The best ``limit`` keyword matches of ``text`` among conversation windows: each
+        raw turn together with the turns written before it in its conversation, as one
+        document (other entries: themselves), with the windows' statistics; (message_id,
+        score) of entries that pass ``f``, best first. Words of a turn that ``f`` hides, or
+        of an erased one, lift no window. Default: none (no window index)."""
+        return []
+
+    def keyword_window_search(
+        self,
+        conn: Conn,
+        scope: Scope,
+        text: str,
+        f: EntryFilter,
+        limit: int,
+        windows: int,
+        passing: Passing,
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        """:meth:`keyword_search` (``limit``) and :meth:`window_search` (``windows``, none
+        where 0) of one query; a backend that scores both from one read of its postings
+        overrides it."""
+        matches = self.keyword_search(conn, scope, text, f, limit, passing)
+        held = self.window_search(conn, scope, text, f, windows, passing) if windows > 0 else []
+        return matches, held
+
+    def conversation_near(
+        self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int
+    ) -> dict[int, Near]:
+        """For each raw entry of ``scope`` among ``ids``: up to ``reach`` raw turns before and
+        after it in its conversation, nearest first, visible or not (the caller checks).
+        Default: :func:`.neighbours.conversation_near`, portable SQL over covering indexes."""
+        return neighbours.conversation_near(conn, scope, ids, reach)
+
+    def vectors_of(
+        self, conn: Conn, ids: Sequence[int], memory_ids: Collection[str] | None = None
+    ) -> dict[int, NDArray[np.float32]]:
+        """Stored vectors by message id (see :meth:`.Reader.vectors`; ``memory_ids``: the
+        memories the ids belong to, where the caller knows). Default: read the rows."""
+        rows = conn.execute(
+            f"SELECT message_id, embedding FROM entries WHERE message_id IN ({marks(len(ids))})",
+            list(ids),
+        )
+        return {int(r[0]): self.decode_vector(r[1]) for r in rows if r[1] is not None}
+
+    def cosines_of(
+        self,
+        conn: Conn,
+        ids: Sequence[int],
+        vector: NDArray[np.float32],
+        memory_ids: Collection[str] | None = None,
+    ) -> dict[int, float]:
+        """The cosine similarity of ``vector`` with the stored vectors of those of ``ids``
+        that have one (0 for a vector of another dimension). Default: from
+        :meth:`vectors_of`, one dot product each (the vectors are unit length)."""
+        found = self.vectors_of(conn, ids, memory_ids)
+        return {
+            i: float(stored @ vector) if stored.shape == vector.shape else 0.0
+            for i, stored in found.items()
+        }
+
+    def insert_entry_rows(
+        self, conn: Conn, rows: Sequence[Sequence[object]], with_ids: WithIds | None = None
+    ) -> list[int]:
+        """Insert entry rows (values in :data:`ENTRY_INSERT_COLUMNS` order); the new message
+        ids in row order. ``with_ids``: more writes of the same transaction that need only
+        the ids, run once they are known (a store may run them while the rows are still
+        going in). Default: one ``INSERT ... RETURNING`` per row, then ``with_ids``."""
+        sql = (
+            f"INSERT INTO entries ({', '.join(ENTRY_INSERT_COLUMNS)}) "
+            f"VALUES ({marks(len(ENTRY_INSERT_COLUMNS))}) RETURNING message_id"
+        )
+        ids = [int(conn.execute(sql, list(row))[0][0]) for row in rows]
+        if with_ids is not None:
+            with_ids(ids)
+        return ids
+
+    def insert_audit_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> None:
+        """Insert audit events (values in :data:`~.rows.AUDIT_WRITTEN` order) as one batch.
+        Default: one prepared ``INSERT`` sent for every row."""
+        conn.executemany(AUDIT_INSERT, rows)
+
+    def entries_inserted(
+        self, conn: Conn, ids: Sequence[int], vectors: NDArray[np.float32]
+    ) -> None:
+        """Hook after entries are inserted (index maintenance). Default: nothing."""
+
+    def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
+        """Hook before entries are physically deleted (index maintenance). Default: nothing."""
+
+    def alongside(self, conn: Conn) -> AbstractContextManager[Conn | None]:
+        """A second connection on the snapshot of the read transaction ``conn``, for another
+        thread, where the backend can share one and has one free; else None. Default: None
+        (SQLite's legs run in process, in the caller: :attr:`legs_in_process`)."""
+        return nullcontext(None)
+
+    def held_filter(self, conn: Conn, scope: Scope, f: EntryFilter) -> Passing | None:
+        """The search legs' filter check from state the backend holds in memory, or None to
+        check in SQL (:meth:`~.reader.Reader.passing`). Default: None."""
+        return None
+
+    def warm(self) -> None:
+        """Build whatever in-process search state the backend keeps, so the first search does
+        not pay for it. Default: nothing (PostgreSQL keeps its indexes in the server)."""
+
+    def scrub(self) -> None:
+        """After an erasure: make deleted content unrecoverable from the files. Default: nothing."""
+
+    def files(self) -> list[Path]:
+        """Local files holding this store's data, for checks that scan them after an erasure.
+        Empty when the data lives in a server this process cannot read (PostgreSQL)."""
+        return []

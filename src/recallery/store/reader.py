@@ -1,0 +1,364 @@
+"""Reads: every query a caller may run over one connection's snapshot.
+
+A :class:`Reader` is what :meth:`Store.read` yields (and a :class:`~.writer.Writer` extends).
+Its statements are portable SQL; where a backend answers faster from its own index (keyword
+and vector candidates, conversation neighbours, stored vectors) it calls the backend's hook
+on :class:`~.base.Store`. Every entry query takes a :class:`Scope`, and an empty scope
+returns nothing without running a query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from recallery.clock import to_epoch
+from recallery.models import (
+    AuditEvent,
+    Entry,
+    EntryType,
+    Job,
+    JobState,
+    Memory,
+    Scope,
+    Tombstone,
+)
+from recallery.store.accounts import AccountReads
+from recallery.store.filters import EntryFilter, where_clause
+from recallery.store.neighbours import reach, visible_neighbours
+from recallery.store.queries import AuditQuery, MemoryQuery, Passing, remembering
+from recallery.store.rows import (
+    AUDIT_COLUMNS,
+    ENTRY_COLUMNS,
+    JOB_COLUMNS,
+    MEMORY_COLUMNS,
+    TOMBSTONE_COLUMNS,
+    audit_from_row,
+    entry_from_row,
+    job_from_row,
+    memory_from_row,
+    tombstone_from_row,
+)
+from recallery.store.sql import Conn, chunks, marks
+
+if TYPE_CHECKING:
+    from recallery.store.backend import Backend
+
+#: The entry columns as selected from ``entries e``.
+_ENTRY_SELECT = ", ".join(f"e.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
+
+
+class Reader(AccountReads):
+    """Read queries over one connection. Every entry query takes a :class:`Scope`."""
+
+    def __init__(self, store: Backend, conn: Conn) -> None:
+        self.store = store
+        self.conn = conn
+        self._checked: dict[tuple[Scope, EntryFilter], dict[int, bool]] | None = None
+
+    def remember_checks(self) -> None:
+        """Remember which ids passed which filter, so the legs of one search never check an
+        id twice. Only where rows cannot change meanwhile (a read snapshot, not a writer)."""
+        self._checked = {}
+
+    # --- memories -------------------------------------------------------------------------
+
+    def memory(self, memory_id: str) -> Memory | None:
+        rows = self.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?", [memory_id])
+        return memory_from_row(rows[0]) if rows else None
+
+    def memories(self, ids: Iterable[str]) -> list[Memory]:
+        wanted = sorted(set(ids))
+        if not wanted:
+            return []
+        rows = self.conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks(len(wanted))})", wanted
+        )
+        return [memory_from_row(r) for r in rows]
+
+    def memory_named(self, tenant_id: str, name: str) -> Memory | None:
+        rows = self.conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE tenant_id = ? AND name = ?",
+            [tenant_id, name],
+        )
+        return memory_from_row(rows[0]) if rows else None
+
+    def find_memories(self, q: MemoryQuery) -> tuple[list[Memory], int]:
+        tenants = sorted(q.tenant_ids if q.owner_ids is None else q.tenant_ids & q.owner_ids)
+        if not tenants:
+            return [], 0
+        sql = [f"tenant_id IN ({marks(len(tenants))})", "(tenant_id = ? OR permissions = 'team')"]
+        params: list[object] = [*tenants, q.user_id]
+        if q.keywords:
+            sql.append("lower(name) LIKE ? ESCAPE '!'")
+            kw = q.keywords.lower().replace("!", "!!").replace("%", "!%").replace("_", "!_")
+            params.append(f"%{kw}%")
+        if q.type_flags is not None:
+            sql.append("(memory_types & ?) > 0")
+            params.append(q.type_flags)
+        if q.storage_type is not None:
+            sql.append("storage_type = ?")
+            params.append(q.storage_type)
+        if q.ids is not None:
+            ids = sorted(q.ids)
+            if not ids:
+                return [], 0
+            sql.append(f"id IN ({marks(len(ids))})")
+            params.extend(ids)
+        where = " AND ".join(sql)
+        total = self.conn.execute(f"SELECT count(*) FROM memories WHERE {where}", params)[0][0]
+        rows = self.conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {where} "
+            "ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
+            [*params, q.limit, q.offset],
+        )
+        return [memory_from_row(r) for r in rows], int(total)
+
+    # --- entries --------------------------------------------------------------------------
+
+    def entries(
+        self,
+        scope: Scope,
+        f: EntryFilter,
+        *,
+        order: str = "recorded",
+        limit: int = 30,
+        offset: int = 0,
+    ) -> tuple[list[Entry], int]:
+        """Entries of ``scope`` passing ``f``, newest first by record or valid time."""
+        if not scope:
+            return [], 0
+        where, params = self._where(scope, f)
+        key = {"recorded": "e.message_id DESC", "valid": "e.valid_at DESC, e.message_id DESC"}
+        table = self.store.entries_by_id if f.message_ids is not None else "entries e"
+        total = self.conn.execute(f"SELECT count(*) FROM {table} WHERE {where}", params)[0][0]
+        rows = self.conn.execute(
+            f"SELECT {_ENTRY_SELECT} FROM {table} WHERE {where} "
+            f"ORDER BY {key[order]} LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+        return [entry_from_row(r) for r in rows], int(total)
+
+    def get_entries(self, scope: Scope, ids: Iterable[int]) -> dict[int, Entry]:
+        """Those of ``ids`` in ``scope``, in any state (one query, no count)."""
+        if not scope or not (wanted := frozenset(ids)):
+            return {}
+        where, params = self._where(scope, EntryFilter(message_ids=wanted, current_only=False))
+        sql = f"SELECT {_ENTRY_SELECT} FROM {self.store.entries_by_id} WHERE {where}"
+        return {e.message_id: e for e in map(entry_from_row, self.conn.execute(sql, params))}
+
+    def entry(self, scope: Scope, message_id: int) -> Entry | None:
+        return self.get_entries(scope, [message_id]).get(message_id)
+
+    def oldest_entries(
+        self, scope: Scope, f: EntryFilter, *, limit: int = 30, offset: int = 0
+    ) -> tuple[list[Entry], int]:
+        """Entries of ``scope`` passing ``f``, oldest first (in the order the store learned
+        them), and how many pass."""
+        if not scope:
+            return [], 0
+        where, params = self._where(scope, f)
+        total = self.conn.execute(f"SELECT count(*) FROM entries e WHERE {where}", params)[0][0]
+        rows = self.conn.execute(
+            f"SELECT {_ENTRY_SELECT} FROM entries e WHERE {where} "
+            "ORDER BY e.message_id LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+        return [entry_from_row(r) for r in rows], int(total)
+
+    def entry_ids(self, scope: Scope, f: EntryFilter) -> list[int]:
+        """The ids of every entry of ``scope`` passing ``f``, ascending."""
+        if not scope:
+            return []
+        where, params = self._where(scope, f)
+        rows = self.conn.execute(
+            f"SELECT e.message_id FROM entries e WHERE {where} ORDER BY e.message_id", params
+        )
+        return [int(r[0]) for r in rows]
+
+    def type_counts(self, scope: Scope, f: EntryFilter) -> dict[EntryType, int]:
+        """How many entries of ``scope`` pass ``f``, per type (types without any left out)."""
+        if not scope:
+            return {}
+        where, params = self._where(scope, f)
+        rows = self.conn.execute(
+            f"SELECT e.message_type, count(*) FROM entries e WHERE {where} GROUP BY e.message_type",
+            params,
+        )
+        return {EntryType(r[0]): int(r[1]) for r in rows}
+
+    def neighbours(
+        self, scope: Scope, ids: Iterable[int], f: EntryFilter, span: int, *, theirs: bool = False
+    ) -> dict[int, tuple[tuple[int, ...], ...]]:
+        """For each raw entry among ``ids``: the ids of the visible raw turns at distance
+        1..``span`` before and after it in its conversation (same memory, user, agent and
+        session; by valid time, then id); ``theirs``: for those neighbours too, in one lookup."""
+        wanted = sorted(set(ids))
+        raw = f.types is None or EntryType.RAW in f.types
+        if not scope or not wanted or span < 1 or not raw:
+            return {}
+        near = self.store.conversation_near(self.conn, scope, wanted, reach(span) * (1 + theirs))
+        return visible_neighbours(near, span, self._passing(scope, f), theirs=theirs)
+
+    def passing(self, scope: Scope, f: EntryFilter, ids: Iterable[int]) -> set[int]:
+        """Which of ``ids`` are entries of ``scope`` that pass ``f``."""
+        wanted = sorted(set(ids))
+        allowed: set[int] = set()
+        for chunk in chunks(wanted, 10_000):
+            where, params = self._where(scope, replace(f, message_ids=frozenset(chunk)))
+            rows = self.conn.execute(
+                f"SELECT e.message_id FROM {self.store.entries_by_id} WHERE {where}", params
+            )
+            allowed.update(int(r[0]) for r in rows)
+        return allowed
+
+    def _where(self, scope: Scope, f: EntryFilter) -> tuple[str, list[object]]:
+        """:func:`~recallery.store.filters.where_clause` in the form this backend takes best."""
+        return where_clause(scope, f, id_array=self.store.id_array)
+
+    def _passing(self, scope: Scope, f: EntryFilter) -> Passing:
+        """:meth:`passing` for one scope and filter, as search legs take it: the backend's
+        in-memory check where it has one, else SQL (remembered)."""
+        if (held := self.store.held_filter(self.conn, scope, f)) is not None:
+            return held
+        if self._checked is None:
+            return lambda ids: self.passing(scope, f, ids)
+        return remembering(
+            lambda ids: self.passing(scope, f, ids), self._checked.setdefault((scope, f), {})
+        )
+
+    def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
+        """The stored vectors of those of ``ids`` that exist and have one."""
+        if not ids:
+            return {}
+        return self.store.vectors_of(self.conn, ids)
+
+    def cosines(
+        self, ids: Sequence[int], vector: NDArray[np.float32], scope: Scope | None = None
+    ) -> dict[int, float]:
+        """The cosine similarity of ``vector`` with the stored vectors of those of ``ids``
+        that have one (0 for a vector of another dimension)."""
+        if not ids:
+            return {}
+        memories = None if scope is None else scope.memory_ids
+        return self.store.cosines_of(self.conn, ids, vector, memories)
+
+    def keyword_candidates(
+        self, scope: Scope, text: str, f: EntryFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        """Best keyword matches as (message_id, score), higher is better."""
+        if not scope or limit <= 0:
+            return []
+        passing = self._passing(scope, f)
+        return self.store.keyword_search(self.conn, scope, text, f, limit, passing)
+
+    def window_candidates(
+        self, scope: Scope, text: str, f: EntryFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        """Best keyword matches among conversation windows (a raw turn with the turns it
+        answers) as (message_id, score); none where the backend keeps no window index."""
+        if not scope or limit <= 0:
+            return []
+        passing = self._passing(scope, f)
+        return self.store.window_search(self.conn, scope, text, f, limit, passing)
+
+    def keyword_and_windows(
+        self, scope: Scope, text: str, f: EntryFilter, limit: int, windows: int
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        """:meth:`keyword_candidates` and :meth:`window_candidates` (``windows`` of them,
+        none where 0) of one query, scored together where the backend can."""
+        if not scope or limit <= 0:
+            return [], self.window_candidates(scope, text, f, windows)
+        passing = self._passing(scope, f)
+        return self.store.keyword_window_search(self.conn, scope, text, f, limit, windows, passing)
+
+    def vector_candidates(
+        self, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        """Nearest entries as (message_id, cosine similarity), higher is better."""
+        if not scope or limit <= 0:
+            return []
+        passing = self._passing(scope, f)
+        return self.store.vector_search(self.conn, scope, vector, f, limit, passing)
+
+    def evidence(self, message_id: int) -> list[int]:
+        rows = self.conn.execute(
+            "SELECT source_id FROM evidence WHERE message_id = ? ORDER BY source_id", [message_id]
+        )
+        return [int(r[0]) for r in rows]
+
+    def tombstones(self, memory_id: str) -> list[Tombstone]:
+        rows = self.conn.execute(
+            f"SELECT {TOMBSTONE_COLUMNS} FROM tombstones WHERE memory_id = ? ORDER BY message_id",
+            [memory_id],
+        )
+        return [tombstone_from_row(r) for r in rows]
+
+    # --- audit and jobs -------------------------------------------------------------------
+
+    def audit_events(self, q: AuditQuery) -> tuple[list[AuditEvent], int]:
+        sql: list[str] = []
+        params: list[object] = []
+        if q.memory_ids is not None:
+            ids = sorted(q.memory_ids)
+            if not ids:
+                return [], 0
+            sql.append(f"memory_id IN ({marks(len(ids))})")
+            params.extend(ids)
+        for column, value in (("message_id", q.message_id), ("actor", q.actor)):
+            if value is not None:
+                sql.append(f"{column} = ?")
+                params.append(value)
+        if q.action is not None:
+            sql.append("action = ?")
+            params.append(q.action)
+        if q.since is not None:
+            sql.append("at >= ?")
+            params.append(to_epoch(q.since))
+        if q.until is not None:
+            sql.append("at < ?")
+            params.append(to_epoch(q.until))
+        where = " AND ".join(sql) or "1 = 1"
+        total = self.conn.execute(f"SELECT count(*) FROM audit WHERE {where}", params)[0][0]
+        rows = self.conn.execute(
+            f"SELECT {AUDIT_COLUMNS} FROM audit WHERE {where} ORDER BY id DESC LIMIT ? OFFSET ?",
+            [*params, q.limit, q.offset],
+        )
+        return [audit_from_row(r) for r in rows], int(total)
+
+    def job(self, job_id: int) -> Job | None:
+        rows = self.conn.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?", [job_id])
+        return job_from_row(rows[0]) if rows else None
+
+    def jobs_for_messages(self, message_ids: Sequence[int]) -> dict[int, Job]:
+        if not message_ids:
+            return {}
+        where = f"message_id IN ({marks(len(message_ids))})"
+        rows = self.conn.execute(
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE {where} ORDER BY id", list(message_ids)
+        )
+        return {int(j.message_id): j for j in map(job_from_row, rows) if j.message_id is not None}
+
+    def jobs(
+        self, memory_ids: frozenset[str] | None = None, state: JobState | None = None
+    ) -> list[Job]:
+        sql: list[str] = []
+        params: list[object] = []
+        if memory_ids is not None:
+            ids = sorted(memory_ids)
+            if not ids:
+                return []
+            sql.append(f"memory_id IN ({marks(len(ids))})")
+            params.extend(ids)
+        if state is not None:
+            sql.append("state = ?")
+            params.append(state.value)
+        where = " AND ".join(sql) or "1 = 1"
+        rows = self.conn.execute(
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE {where} ORDER BY id", params
+        )
+        return [job_from_row(r) for r in rows]

@@ -1,0 +1,192 @@
+"""What every page depends on: the engine, the viewer (whose session must be live and whose
+key must still authenticate), forms that carry their CSRF token, and one mapping from the
+engine's exceptions to pages: a missing session goes to the login page, a memory the viewer
+cannot see is a 404 page, a refusal a 403 page with its reason."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import Depends, Request
+from fastapi.routing import APIRoute
+from jinja2 import Environment
+from starlette.datastructures import FormData, UploadFile
+from starlette.responses import RedirectResponse, Response
+
+from recallery import wire
+from recallery.engine import Engine
+from recallery.errors import RecalleryError, Unauthorized
+from recallery.models import Principal
+from recallery.web.render import html, is_htmx, secure
+from recallery.web.session import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, Sessions, same
+
+
+class LoginRequired(Exception):
+    """No live session (or its key no longer authenticates)."""
+
+
+class FormExpired(Exception):
+    """A state-changing request without the session's CSRF token."""
+
+
+@dataclass(frozen=True)
+class Web:
+    """The web UI's parts, kept on ``app.state.web``."""
+
+    engine: Engine
+    sessions: Sessions
+    templates: Environment
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """The logged-in caller and their session."""
+
+    principal: Principal
+    session: Session
+
+    @property
+    def csrf(self) -> str:
+        return self.session.csrf
+
+    def flash(self, message: str) -> None:
+        """A message for the next page this session sees."""
+        self.session.flashes.append(message)
+
+
+def web(request: Request) -> Web:
+    found: Web = request.app.state.web
+    return found
+
+
+def _viewer(request: Request) -> Viewer:
+    parts = web(request)
+    cookie = request.cookies.get(SESSION_COOKIE)
+    session = parts.sessions.find(cookie)
+    if session is None:
+        raise LoginRequired
+    try:
+        principal = parts.engine.authenticate(session.key)
+    except Unauthorized:
+        parts.sessions.close(cookie)
+        raise LoginRequired from None
+    return Viewer(principal, session)
+
+
+class Form:
+    """A posted form: text fields by name (missing: empty), lists, flags and files."""
+
+    def __init__(self, data: FormData) -> None:
+        self.data = data
+
+    def text(self, name: str, default: str = "") -> str:
+        value = self.data.get(name)
+        return value.strip() if isinstance(value, str) else default
+
+    def raw(self, name: str) -> str:
+        """A text field as typed (long text keeps its spacing)."""
+        value = self.data.get(name)
+        return value if isinstance(value, str) else ""
+
+    def texts(self, name: str) -> list[str]:
+        return [v.strip() for v in self.data.getlist(name) if isinstance(v, str) and v.strip()]
+
+    def flag(self, name: str) -> bool:
+        return self.text(name) in ("1", "on", "true", "yes")
+
+    def file(self, name: str) -> UploadFile | None:
+        value = self.data.get(name)
+        return value if isinstance(value, UploadFile) else None
+
+
+async def _posted(request: Request, who: Annotated[Viewer, Depends(_viewer)]) -> Form:
+    """The form of a state-changing request, once its CSRF token (a field, or the header
+    htmx sends) matches the session's."""
+    data = await request.form()
+    sent = data.get(CSRF_FIELD)
+    token = sent if isinstance(sent, str) else request.headers.get(CSRF_HEADER)
+    if not token or not same(token, who.csrf):
+        raise FormExpired
+    return Form(data)
+
+
+WebDep = Annotated[Web, Depends(web)]
+Who = Annotated[Viewer, Depends(_viewer)]
+Posted = Annotated[Form, Depends(_posted)]
+
+
+def page(
+    request: Request, who: Viewer | None, name: str, status: int = 200, **ctx: Any
+) -> Response:
+    """A template as a page (or, for htmx, the fragment the template renders), with the
+    viewer, its CSRF token and any flashed messages."""
+    flashes: list[str] = []
+    if who is not None:
+        flashes, who.session.flashes[:] = list(who.session.flashes), []
+    return html(
+        web(request).templates,
+        name,
+        status,
+        who=who,
+        csrf="" if who is None else who.csrf,
+        flashes=flashes,
+        path=request.url.path,
+        htmx=is_htmx(request),
+        **ctx,
+    )
+
+
+def back(url: str) -> Response:
+    """After a change: the page to show next (a 303, so reloading does not post again)."""
+    return RedirectResponse(url, status_code=303)
+
+
+def number(text: str | None, kind: type[int] | type[float], default: object = None) -> object:
+    """A number from a form or query field: ``default`` when it is empty, else the number,
+    or the text itself for the engine to refuse, naming the field."""
+    if text is None or not text.strip():
+        return default
+    try:
+        return kind(text)
+    except ValueError:
+        return text
+
+
+def local(url: str, fallback: str = "/") -> str:
+    """``url`` if it is a path of this site (never another site, for a redirect)."""
+    ok = url.startswith("/") and not url.startswith("//") and "\\" not in url
+    return url if ok else fallback
+
+
+class WebRoute(APIRoute):
+    """A web route: the page headers on every answer, and errors shown as pages."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def route(request: Request) -> Response:
+            try:
+                response = await handler(request)
+            except LoginRequired:
+                response = _to_login(request)
+            except FormExpired:
+                text = "This form has expired (or came from elsewhere). Reload the page and retry."
+                response = page(request, None, "error.html", 403, title="Form expired", text=text)
+            except RecalleryError as exc:
+                status, _ = wire.error_envelope(exc)
+                title = {403: "Not allowed", 404: "Not found"}.get(status, "Something is wrong")
+                response = page(request, None, "error.html", status, title=title, text=str(exc))
+            return secure(response)
+
+        return route
+
+
+def _to_login(request: Request) -> Response:
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    url = "/login" if target == "/" else f"/login?next={quote(target, safe='')}"
+    if is_htmx(request):
+        return Response(status_code=200, headers={"HX-Redirect": url})
+    return RedirectResponse(url, status_code=303)

@@ -1,0 +1,92 @@
+"""Pages: one Jinja environment (autoescaped, so stored text is always text), the filters the
+templates use, and the headers every page is sent with."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+#: No inline script or style anywhere: scripts and styles come from /static only.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+)
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+
+
+def secure(response: Response) -> Response:
+    """``response`` with the page headers (pages show stored content: never cached)."""
+    for name, value in HEADERS.items():
+        response.headers.setdefault(name, value)
+    return response
+
+
+def environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("recallery.web", "templates"),
+        autoescape=select_autoescape(["html"], default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        when=when,
+        size=size,
+        short=short,
+        compact=compact,
+        percent=percent,
+    )
+    return env
+
+
+def when(value: datetime | None) -> str:
+    """A time as people read it, in UTC."""
+    return "" if value is None else value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def size(n: int) -> str:
+    """Bytes in the largest unit that keeps a number above one."""
+    value = float(n)
+    for unit in ("B", "KiB", "MiB"):
+        if value < 1024 or unit == "MiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def short(text: str, limit: int = 160) -> str:
+    """The start of a text, on one line."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def compact(value: Mapping[str, Any]) -> str:
+    """A before/after as one line of JSON."""
+    return json.dumps(dict(value), sort_keys=True, ensure_ascii=False) if value else ""
+
+
+def percent(part: int, whole: int) -> float:
+    return 0.0 if whole <= 0 else min(100.0, 100.0 * part / whole)
+
+
+def html(env: Environment, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """Template ``name`` rendered with ``context`` (the page headers come with every answer
+    of the web routes)."""
+    return HTMLResponse(env.get_template(name).render(**context), status_code=status)
+
+
+def is_htmx(request: Request) -> bool:
+    """Whether htmx sent the request (and wants a fragment, not a page)."""
+    return request.headers.get("hx-request") == "true"

@@ -1,0 +1,80 @@
+// recallery web UI: small enhancements over pages that work without script.
+// Loaded from /static (the Content-Security-Policy allows no inline script).
+(function () {
+  "use strict";
+
+  // "this page" ticks every row checkbox of the table or queue below it.
+  function wireSelectPage(root) {
+    var all = root.querySelector("#select-page");
+    if (!all) return;
+    all.addEventListener("change", function () {
+      root.querySelectorAll("input.pick").forEach(function (box) { box.checked = all.checked; });
+    });
+  }
+
+  // Type-to-confirm: a button marked data-needs-confirm stays disabled until the input with
+  // data-confirm in its form holds exactly the expected text (the server checks it too).
+  function wireConfirm(root) {
+    root.querySelectorAll("button[data-needs-confirm]").forEach(function (button) {
+      var input = button.form && button.form.querySelector("[data-confirm]");
+      if (!input) return;
+      var update = function () { button.disabled = input.value !== input.dataset.confirm; };
+      input.addEventListener("input", update);
+      update();
+    });
+  }
+
+  // The review queue from the keyboard: j/k move, c confirms, r rejects, x ticks.
+  function items() { return Array.prototype.slice.call(document.querySelectorAll(".review-item")); }
+  function focusAt(i) {
+    var all = items();
+    if (!all.length) return;
+    var k = Math.max(0, Math.min(all.length - 1, i));
+    all[k].focus();
+  }
+  function wireQueue() {
+    if (!document.querySelector(".queue")) return;
+    document.addEventListener("keydown", function (event) {
+      var target = event.target;
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
+      var all = items();
+      var here = all.indexOf(document.activeElement);
+      if (event.key === "j" || event.key === "ArrowDown") { focusAt(here + 1); event.preventDefault(); }
+      else if (event.key === "k" || event.key === "ArrowUp") { focusAt(here - 1); event.preventDefault(); }
+      else if ((event.key === "c" || event.key === "r") && here >= 0) {
+        var button = all[here].querySelector('button[data-key="' + event.key + '"]');
+        // The verdict replaces this item when it lands; the next one takes the focus now.
+        if (button) { button.click(); focusAt(here + 1); event.preventDefault(); }
+      } else if (event.key === "x" && here >= 0) {
+        var box = all[here].querySelector("input.pick");
+        if (box) { box.checked = !box.checked; event.preventDefault(); }
+      }
+    });
+    focusAt(0);
+  }
+
+  // A refused htmx request (403, 404, 5xx) is not swapped in: say so above the page.
+  function wireErrors() {
+    document.body.addEventListener("htmx:responseError", function (event) {
+      var box = document.getElementById("htmx-error");
+      if (!box) return;
+      var xhr = event.detail.xhr;
+      var text = "The server refused this (" + xhr.status + ").";
+      try {
+        var doc = new DOMParser().parseFromString(xhr.responseText, "text/html");
+        var found = doc.getElementById("error-text");
+        if (found) text = found.textContent;
+      } catch (e) { /* keep the plain message */ }
+      box.textContent = text;
+      box.hidden = false;
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    wireSelectPage(document);
+    wireConfirm(document);
+    wireQueue();
+    wireErrors();
+  });
+})();

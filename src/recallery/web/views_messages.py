@@ -1,0 +1,176 @@
+"""A memory's Messages page: raw turns newest first, paged on the server, each with what was
+extracted from it and its extraction task; filters; the row actions (enable switch, forget,
+restore); and bulk changes, previewed by a dry run before anything changes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Query, Request
+from starlette.responses import Response
+
+from recallery import curation
+from recallery.curation import BulkAction, MessageFilter
+from recallery.engine import Engine
+from recallery.errors import Forbidden, InvalidInput
+from recallery.models import Principal
+from recallery.requests import MessagePage
+from recallery.web.frame import Form, Posted, WebDep, WebRoute, Who, back, local, page
+
+router = APIRouter(route_class=WebRoute, include_in_schema=False)
+
+#: The page's filter fields (query parameters, and hidden fields of the bulk form).
+FILTERS = ("agent", "session", "keywords", "user", "type", "status", "trust", "forgotten")
+SIZES = (25, 50, 100)
+Text = Annotated[str | None, Query()]
+
+
+def chosen(values: Mapping[str, Any]) -> dict[str, str]:
+    """The filter fields that were given a value."""
+    return {k: str(values[k]).strip() for k in FILTERS if values.get(k) and str(values[k]).strip()}
+
+
+def selection(values: Mapping[str, str]) -> MessageFilter:
+    """The filter fields as the engine's Messages filter (each checked, naming its field)."""
+    yes_no = {"enabled": True, "disabled": False, "yes": True, "no": False}
+    shaped: dict[str, Any] = {
+        "agent_id": values.get("agent"),
+        "session_id": values.get("session"),
+        "keywords": values.get("keywords"),
+        "user_id": values.get("user"),
+        "message_type": values.get("type"),
+        "trust": values.get("trust"),
+        "status": yes_no.get(values.get("status", ""), values.get("status")),
+        "forgotten": yes_no.get(values.get("forgotten", ""), values.get("forgotten")),
+    }
+    return curation.message_filter_from_dict({k: v for k, v in shaped.items() if v is not None})
+
+
+def turns(
+    engine: Engine, me: Principal, memory_id: str, f: MessageFilter, number: int, size: int
+) -> MessagePage:
+    """The page of turns ``f`` selects."""
+    return engine.list_messages(
+        me,
+        memory_id,
+        agent_ids=None if f.agent_ids is None else sorted(f.agent_ids),
+        keywords=f.session_contains,
+        session_id=f.session_id,
+        user_id=f.user_id,
+        types=f.types,
+        status=f.status,
+        trust=f.trust,
+        forgotten=f.forgotten,
+        page=number,
+        page_size=size,
+    )
+
+
+@router.get("/memories/{memory_id}/messages")
+def messages(
+    request: Request,
+    parts: WebDep,
+    who: Who,
+    memory_id: str,
+    number: Annotated[int, Query(alias="page", ge=1, le=10**6)] = 1,
+    size: Annotated[int, Query(ge=1, le=100)] = 50,
+) -> Response:
+    engine, me = parts.engine, who.principal
+    memory = engine.get_memory(me, memory_id)
+    wanted = chosen(request.query_params)
+    size = size if size in SIZES else 50
+    try:
+        found = turns(engine, me, memory.id, selection(wanted), number, size)
+        error = ""
+    except InvalidInput as exc:
+        found, error = engine.list_messages(me, memory.id, page=1, page_size=size), str(exc)
+    query = {**wanted, "size": str(size)}
+    return page(
+        request,
+        who,
+        "messages.html",
+        400 if error else 200,
+        memory=memory,
+        tab="messages",
+        found=found,
+        wanted=wanted,
+        error=error,
+        number=number,
+        size=size,
+        sizes=SIZES,
+        pages=max(1, -(-found.total // size)),
+        query=urlencode(query),
+        here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
+        actions=[a.value for a in BulkAction],
+    )
+
+
+# --- row actions ----------------------------------------------------------------------------
+
+
+def _after(form: Form, memory_id: str) -> Response:
+    return back(local(form.text("next"), f"/memories/{memory_id}/messages"))
+
+
+@router.post("/memories/{memory_id}/entries/{message_id}/status")
+def set_status(parts: WebDep, who: Who, form: Posted, memory_id: str, message_id: str) -> Response:
+    parts.engine.set_status(who.principal, memory_id, message_id, form.flag("enabled"))
+    return _after(form, memory_id)
+
+
+@router.post("/memories/{memory_id}/entries/{message_id}/forget")
+def forget(parts: WebDep, who: Who, form: Posted, memory_id: str, message_id: str) -> Response:
+    parts.engine.forget(who.principal, memory_id, message_id)
+    return _after(form, memory_id)
+
+
+@router.post("/memories/{memory_id}/entries/{message_id}/restore")
+def restore(parts: WebDep, who: Who, form: Posted, memory_id: str, message_id: str) -> Response:
+    parts.engine.restore(who.principal, memory_id, message_id)
+    return _after(form, memory_id)
+
+
+# --- bulk changes ---------------------------------------------------------------------------
+
+
+@router.post("/memories/{memory_id}/bulk")
+def bulk(request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str) -> Response:
+    """A dry run (``dry_run=1``) shows what would change and asks to apply; applying changes
+    the same selection: the rows ticked, or every turn matching the page's filters."""
+    engine, me = parts.engine, who.principal
+    memory = engine.get_memory(me, memory_id)
+    wanted = chosen({k: form.text(f"f_{k}") for k in FILTERS})
+    every = form.text("scope") == "all"
+    ids = None if every else form.texts("ids")
+    action, dry = form.text("action"), form.flag("dry_run")
+    shown: dict[str, Any] = {
+        "memory": memory,
+        "tab": "messages",
+        "every": every,
+        "wanted": wanted,
+        "reason": form.text("reason"),
+        "next": local(form.text("next"), f"/memories/{memory.id}/messages"),
+    }
+    try:
+        if not every and not ids:
+            raise InvalidInput("ids", "Tick some rows, or choose every turn matching the filter.")
+        result = engine.bulk(
+            me,
+            memory.id,
+            action,
+            message_ids=ids,
+            filter=selection(wanted) if every else None,
+            dry_run=dry,
+            reason=form.text("reason"),
+        )
+    except (InvalidInput, Forbidden) as exc:
+        return page(request, who, "bulk.html", 400, result=None, error=str(exc), **shown)
+    if dry:
+        return page(request, who, "bulk.html", result=result, error="", **shown)
+    who.flash(
+        f"{result.action.value}: {result.count} selected, {len(result.changed)} entries "
+        "changed (extracted entries and versions included)."
+    )
+    return _after(form, memory.id)
