@@ -13,6 +13,7 @@ from recallery.errors import (
     ModelError,
     NotFound,
     RecalleryError,
+    RecalleryWarning,
     StoreError,
     Unauthorized,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "Permission",
     "Principal",
     "RecalleryError",
+    "RecalleryWarning",
     "SearchRequest",
     "Settings",
     "StoreError",

@@ -126,6 +126,7 @@ class Engine:
     # --- memories
     create_memory = _via("_memories", MemoryService.create_memory)
     get_memory = _via("_memories", MemoryService.get_memory)
+    memory_warnings = _via("_memories", MemoryService.memory_warnings)
     list_memories = _via("_memories", MemoryService.list_memories)
     update_memory = _via("_memories", MemoryService.update_memory)
     delete_memory = _via("_memories", MemoryService.delete_memory)
@@ -158,6 +159,7 @@ class Engine:
     # --- accounts
     create_user = _via("_accounts", AccountService.create_user)
     add_user = _via("_accounts", AccountService.add_user)
+    ensure_user = _via("_accounts", AccountService.ensure_user)
     list_users = _via("_accounts", AccountService.list_users)
     user_names = _via("_accounts", AccountService.user_names)
     principal = _via("_accounts", AccountService.principal)

@@ -20,6 +20,11 @@ class RecalleryError(Exception):
         return self.message
 
 
+class RecalleryWarning(UserWarning):
+    """Something was accepted that will not work as its caller expects (a memory whose chat
+    model names an unconfigured provider): the SDK raises it through :mod:`warnings`."""
+
+
 class InvalidInput(RecalleryError, ValueError):
     """A field of a request is missing or out of range. ``field`` names it."""
 

@@ -324,6 +324,8 @@ class ApiKey:
     scope: tuple[str, ...] | None
     created_at: datetime
     revoked_at: datetime | None = None
+    capabilities: tuple[str, ...] | None = None
+    """What the key may do (``read``, ``write``, ``manage``); None: everything its user may."""
 
 
 @dataclass(frozen=True)

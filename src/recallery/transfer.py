@@ -102,6 +102,13 @@ class ImportPlan:
     memory: Mapping[str, Any] | None
     turns: tuple[ImportedTurn, ...]
     skipped_extracted: int
+    already_stored: int = 0
+    """Turns left out because the memory imported into holds them already."""
+
+
+def turn_key(t: ImportedTurn) -> tuple[object, ...]:
+    """What makes two raw turns the same turn: text, user, agent, session, conversation time."""
+    return (t.content, t.user_id, t.agent_id, t.session_id, t.valid_at)
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,7 @@ class ImportReport:
     imported: int
     id_map: dict[int, int] = field(default_factory=dict)
     skipped_extracted: int = 0
+    already_stored: int = 0
     disabled: int = 0
     forgotten: int = 0
 
@@ -122,6 +130,7 @@ def report_dict(r: ImportReport) -> dict[str, Any]:
         "imported": r.imported,
         "id_map": {str(k): new for k, new in r.id_map.items()},
         "skipped_extracted": r.skipped_extracted,
+        "already_stored": r.already_stored,
         "disabled": r.disabled,
         "forgotten": r.forgotten,
     }
@@ -133,6 +142,7 @@ def report_from_dict(d: Mapping[str, Any]) -> ImportReport:
         imported=int(d["imported"]),
         id_map={int(k): int(new) for k, new in d["id_map"].items()},
         skipped_extracted=int(d["skipped_extracted"]),
+        already_stored=int(d.get("already_stored", 0)),
         disabled=int(d["disabled"]),
         forgotten=int(d["forgotten"]),
     )

@@ -22,7 +22,8 @@ def test_users_keys_and_teams(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     alice_id = out.output.split("\t")[0]
     bob_id = run(tmp_path, "user", "create", "bob", "--admin").output.split("\t")[0]
-    listed = run(tmp_path, "user", "list").output.splitlines()
+    header, *listed = run(tmp_path, "user", "list").output.splitlines()
+    assert header == "id\tname\trole"
     assert sorted(line.split("\t")[1:] for line in listed) == [
         ["admin", "admin"],
         ["alice"],
@@ -33,12 +34,9 @@ def test_users_keys_and_teams(tmp_path: Path) -> None:
     key = created.split("key:    ")[1].strip()
     with Engine.open(tmp_path) as engine:
         assert engine.authenticate(key).user_id == alice_id
-    assert run(tmp_path, "key", "list", "--user", "alice").output.split("\t")[:4] == [
-        key_id,
-        "laptop",
-        "*",
-        "live\n",
-    ]
+    header, line = run(tmp_path, "key", "list", "--user", "alice").output.splitlines()
+    assert header == "id\tname\tscope\tcapabilities\tstate"
+    assert line.split("\t") == [key_id, "laptop", "*", "read,write,manage", "live"]
     assert run(tmp_path, "team", "add", "--owner", "alice", "--member", "bob").exit_code == 0
     with Engine.open(tmp_path) as engine:
         assert engine.team_members(engine.principal(alice_id), alice_id) == [bob_id]

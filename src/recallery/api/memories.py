@@ -56,7 +56,10 @@ EVICT = (
 
 
 def _full(engine: Engine, memory: Memory) -> dict[str, Any]:
-    return wire.memory_dict(memory, engine.user_names([memory.tenant_id]).get(memory.tenant_id))
+    """A memory's configuration, with ``warnings``: what keeps it from working as configured
+    (a chat model whose provider has no endpoint here), so a caller sees it at once."""
+    owner = engine.user_names([memory.tenant_id]).get(memory.tenant_id)
+    return {**wire.memory_dict(memory, owner), "warnings": engine.memory_warnings(memory)}
 
 
 @router.post("/memories", summary="Create a memory (RAGFlow 1.1)", openapi_extra=REQUIRED_BODY)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from recallery import transfer, wire
 from recallery.client.call import Call, none, states
+from recallery.errors import RecalleryWarning
 from recallery.models import Job, Memory, Page
 from recallery.requests import MessagePage
 from recallery.wire import MemorySummary
@@ -17,7 +19,15 @@ def create_memory(
 ) -> Call[Memory]:
     """Create a memory; ``options`` are any of the configuration fields (permissions...)."""
     body = {"name": name, "memory_type": list(memory_type), "embd_id": embd_id, "llm_id": llm_id}
-    return Call("POST", "/memories", wire.memory_from_dict, json={**body, **options})
+    return Call("POST", "/memories", _configured, json={**body, **options})
+
+
+def _configured(data: Mapping[str, Any]) -> Memory:
+    """A memory the server created or changed; what keeps it from working as configured (the
+    answer's ``warnings``) is raised as a :class:`RecalleryWarning`."""
+    for message in data.get("warnings") or ():
+        warnings.warn(message, RecalleryWarning, stacklevel=5)
+    return wire.memory_from_dict(data)
 
 
 def list_memories(
@@ -47,7 +57,7 @@ def get_memory(memory_id: str) -> Call[Memory]:
 
 
 def update_memory(memory_id: str, changes: Mapping[str, object]) -> Call[Memory]:
-    return Call("PUT", f"/memories/{memory_id}", wire.memory_from_dict, json=dict(changes))
+    return Call("PUT", f"/memories/{memory_id}", _configured, json=dict(changes))
 
 
 def delete_memory(memory_id: str) -> Call[None]:

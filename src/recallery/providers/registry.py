@@ -86,6 +86,20 @@ class ModelRegistry:
         """Chat ids only need the right shape; an unconfigured provider is reported by jobs."""
         return ModelId.parse(llm_id, "llm_id")
 
+    def chat_warning(self, llm_id: str) -> str | None:
+        """Why extraction with ``llm_id`` cannot happen here, or ``None`` when it can: a memory
+        whose chat model names a provider without an endpoint is accepted, and every one of
+        its extraction jobs ends ``skipped``, so creating or configuring it says so."""
+        model = ModelId.parse(llm_id, "llm_id")
+        if model.provider in self.providers:
+            return None
+        env = f"RECALLERY_PROVIDER_{model.provider.upper()}_BASE_URL"
+        return (
+            f"llm_id: chat model '{llm_id}' names provider '{model.provider}', which is not "
+            f"configured, so extraction is skipped (raw turns are still stored and searched); "
+            f"set {env} (and its _API_KEY) to any OpenAI-compatible endpoint."
+        )
+
     def chat_provider(self, llm_id: str) -> ProviderConfig | None:
         return self.providers.get(ModelId.parse(llm_id, "llm_id").provider)
 

@@ -163,6 +163,16 @@ class AccountService:
             else frozenset(Capability(c) for c in json.loads(capabilities)),
         )
 
+    def ensure_user(self, name: str) -> User:
+        """The user called ``name``, created on first use (for scripts that run twice)."""
+        try:
+            return self.create_user(name)
+        except Conflict:
+            with self.store.read() as r:
+                found = r.user_named(name.strip())
+            assert found is not None  # users are never deleted
+            return found
+
     def add_user(self, actor: Principal, name: str, *, admin: bool = False) -> User:
         """Create a user on behalf of an administrator."""
         require_admin(actor, "create users")
@@ -284,7 +294,7 @@ def hash_key(key: str) -> str:
 
 
 def _api_key(user_id: str, row: tuple[Any, ...]) -> ApiKey:
-    key_id, name, scope, created, revoked = row
+    key_id, name, scope, created, revoked, capabilities = row
     created_at = from_epoch(created)
     assert created_at is not None
     return ApiKey(
@@ -294,4 +304,5 @@ def _api_key(user_id: str, row: tuple[Any, ...]) -> ApiKey:
         scope=None if scope is None else tuple(json.loads(scope)),
         created_at=created_at,
         revoked_at=from_epoch(revoked),
+        capabilities=None if capabilities is None else tuple(json.loads(capabilities)),
     )

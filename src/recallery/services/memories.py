@@ -97,6 +97,12 @@ class MemoryService:
         )
         return memory
 
+    def memory_warnings(self, memory: Memory) -> list[str]:
+        """What keeps ``memory`` from working as configured (a chat model whose provider has
+        no endpoint here), for the answers that create, configure or show it."""
+        found = self.models.chat_warning(memory.llm_id)
+        return [found] if found else []
+
     def get_memory(self, actor: Principal, memory_id: object) -> Memory:
         with self.store.read() as r:
             mid = v.memory_id(memory_id)

@@ -4,6 +4,7 @@ import goes through the same writes, checks and audit events as the turns it hol
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from recallery import transfer
@@ -11,7 +12,7 @@ from recallery import validation as v
 from recallery.access import Action, authorised
 from recallery.clock import Clock
 from recallery.errors import InvalidInput
-from recallery.models import AuditAction, Principal, Scope
+from recallery.models import AuditAction, EntryType, Principal, Scope
 from recallery.requests import TurnInput
 from recallery.services.entries import EntryService
 from recallery.services.lifecycle import LifecycleService
@@ -60,8 +61,14 @@ class TransferService:
         else:
             memory = self.memories.get_memory(actor, memory_id)
             authorised(actor, Action.WRITE, memory, memory.id)
+            plan = self._without_stored(plan, memory.id, memory.entry_count)
         if not plan.turns and memory_id is not None:
-            return transfer.ImportReport(memory.id, 0, skipped_extracted=plan.skipped_extracted)
+            return transfer.ImportReport(
+                memory.id,
+                0,
+                skipped_extracted=plan.skipped_extracted,
+                already_stored=plan.already_stored,
+            )
         turns = [
             TurnInput(t.content, t.user_id, t.agent_id, t.session_id, t.valid_at)
             for t in plan.turns
@@ -101,6 +108,21 @@ class TransferService:
                 if t.old_id is not None
             },
             skipped_extracted=plan.skipped_extracted,
+            already_stored=plan.already_stored,
             disabled=sum(not t.enabled for t in plan.turns),
             forgotten=sum(t.forgotten for t in plan.turns),
         )
+
+    def _without_stored(
+        self, plan: transfer.ImportPlan, memory_id: str, entry_count: int
+    ) -> transfer.ImportPlan:
+        """``plan`` less the turns the memory already holds (same text, user, agent, session
+        and conversation time), so importing a file twice adds nothing the second time."""
+        if not plan.turns or entry_count == 0:
+            return plan
+        raw = EntryFilter(types=frozenset({EntryType.RAW}))
+        with self.store.read() as r:
+            stored, _ = r.entries(Scope.of(memory_id), raw, limit=max(entry_count, 1))
+        held = {(e.content, e.user_id, e.agent_id, e.session_id, e.valid_at) for e in stored}
+        fresh = tuple(t for t in plan.turns if transfer.turn_key(t) not in held)
+        return replace(plan, turns=fresh, already_stored=len(plan.turns) - len(fresh))

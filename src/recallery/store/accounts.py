@@ -56,7 +56,8 @@ class AccountReads:
 
     def api_keys(self, user_id: str) -> list[Row]:
         return self.conn.execute(
-            "SELECT id, name, scope, created_at, revoked_at FROM api_keys WHERE user_id = ? "
+            "SELECT id, name, scope, created_at, revoked_at, capabilities FROM api_keys "
+            "WHERE user_id = ? "
             "ORDER BY created_at",
             [user_id],
         )

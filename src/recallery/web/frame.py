@@ -19,7 +19,7 @@ from starlette.responses import RedirectResponse, Response
 from recallery import wire
 from recallery.engine import Engine
 from recallery.errors import RecalleryError, Unauthorized
-from recallery.models import Principal
+from recallery.models import Memory, Principal
 from recallery.web.render import html, is_htmx, secure
 from recallery.web.session import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, Sessions, same
 
@@ -126,6 +126,9 @@ def page(
     flashes: list[str] = []
     if who is not None:
         flashes, who.session.flashes[:] = list(who.session.flashes), []
+    memory = ctx.get("memory")
+    if isinstance(memory, Memory) and "memory_warnings" not in ctx:
+        ctx["memory_warnings"] = web(request).engine.memory_warnings(memory)
     return html(
         web(request).templates,
         name,

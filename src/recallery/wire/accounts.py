@@ -31,6 +31,7 @@ def key_dict(k: ApiKey) -> Json:
         "scope": None if k.scope is None else list(k.scope),
         "created_at": iso(k.created_at),
         "revoked_at": iso(k.revoked_at),
+        "capabilities": None if k.capabilities is None else list(k.capabilities),
     }
 
 
@@ -43,6 +44,7 @@ def key_from_dict(d: Mapping[str, Any]) -> ApiKey:
         scope=None if scope is None else tuple(scope),
         created_at=required_time(d["created_at"]),
         revoked_at=parse_time(d.get("revoked_at")),
+        capabilities=None if d.get("capabilities") is None else tuple(d["capabilities"]),
     )
 
 
