@@ -4,11 +4,14 @@ blocking portal) and its async client (``httpx.ASGITransport``)."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 
 import anyio.from_thread
 import httpx
 import pytest
+import uvicorn
 from fastapi import FastAPI
 from integration_support import BOB_SECRET, DIARY_SECRET, World, make_memory
 from tests.api.api_support import PortalTransport
@@ -17,6 +20,7 @@ from recallery import AsyncClient, Client, Engine
 from recallery.api import create_app
 from recallery.store.base import Store
 from recallery.store.sqlite import SQLiteStore
+from recallery.testing.ports import HOST, free_port
 
 BASE = "http://testserver"
 
@@ -55,3 +59,18 @@ def world(engine: Engine, app: FastAPI) -> Iterator[World]:
         yield World(engine, alice, notes, diary, bobs, bob, sync, asyncs)
         for c in opened:
             c.close()
+
+
+@pytest.fixture
+def url(app: FastAPI) -> Iterator[str]:
+    """The app served over HTTP on a free local port, in a thread (real sockets: a pooled
+    connection belongs to the event loop that opened it)."""
+    server = uvicorn.Server(uvicorn.Config(app, host=HOST, port=free_port(), log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        assert thread.is_alive(), "the server did not start"
+        time.sleep(0.01)
+    yield f"http://{HOST}:{server.config.port}"
+    server.should_exit = True
+    thread.join(timeout=10)

@@ -9,36 +9,17 @@ import io
 import os
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from integration_support import DIARY_SECRET, World
 
 from recallery.testing import FakeLLM
-from recallery.testing.ports import HOST, free_port
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "chat_agent.py"
-
-
-@pytest.fixture
-def url(app: FastAPI) -> Iterator[str]:
-    """The app served over HTTP on a free local port, in a thread."""
-    server = uvicorn.Server(uvicorn.Config(app, host=HOST, port=free_port(), log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        assert thread.is_alive(), "the server did not start"
-        time.sleep(0.01)
-    yield f"http://{HOST}:{server.config.port}"
-    server.should_exit = True
-    thread.join(timeout=10)
 
 
 def answer(request: dict[str, Any]) -> str:

@@ -74,6 +74,23 @@ def test_items_come_back_in_order_and_the_latest_by_limit(make: Factory) -> None
     run(check)
 
 
+def test_settings_given_as_a_dict_are_checked_and_coerced(make: Factory) -> None:
+    """As the SDK's own sessions do: ``Runner`` reads ``session_settings.limit``."""
+    assert make().session_settings == SessionSettings()
+    limited = make(session_settings={"limit": 2})
+    assert limited.session_settings == SessionSettings(limit=2)
+    with pytest.raises(TypeError, match="limitt"):
+        make(session_settings={"limitt": 2})
+
+    async def check() -> None:
+        await limited.add_items(ITEMS)
+        assert await limited.get_items() == ITEMS[-2:]
+        merged = limited.session_settings.resolve(SessionSettings(limit=4))  # as Runner does
+        assert merged.limit == 4
+
+    run(check)
+
+
 def test_pop_item_removes_the_newest(make: Factory) -> None:
     session = make()
 

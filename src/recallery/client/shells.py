@@ -4,9 +4,11 @@ and reads the envelopes; each operation becomes a method of both from its one de
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import json
+import weakref
 from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
@@ -180,13 +182,29 @@ class AsyncClient(_Base):
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         super().__init__(base_url, api_key, timeout)
-        self._http = httpx.AsyncClient(transport=transport)
+        self._transport = transport
+        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
+        self._pools = weakref.WeakKeyDictionary()
+
+    @property
+    def _http(self) -> httpx.AsyncClient:
+        """The running loop's ``httpx.AsyncClient``: a pooled connection belongs to the loop
+        that opened it, so each loop (``asyncio.run`` per turn, a framework's worker
+        threads) gets its own, dropped with the loop."""
+        loop = asyncio.get_running_loop()
+        http = self._pools.get(loop)
+        if http is None or http.is_closed:
+            http = self._pools[loop] = httpx.AsyncClient(transport=self._transport)
+        return http
 
     async def _run(self, call: Call[T]) -> T:
         return self._result(call, await self._http.send(self._request(call)))
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        """Close the running loop's connections (another loop's go with that loop)."""
+        http = self._pools.pop(asyncio.get_running_loop(), None)
+        if http is not None:
+            await http.aclose()
 
     async def __aenter__(self) -> AsyncClient:
         return self

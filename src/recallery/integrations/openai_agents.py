@@ -39,7 +39,11 @@ from typing import Any, cast  # noqa: E402
 
 from agents import FunctionTool, RunContextWrapper, function_tool  # noqa: E402
 from agents.items import TResponseInputItem  # noqa: E402
-from agents.memory.session_settings import SessionSettings, resolve_session_limit  # noqa: E402
+from agents.memory.session_settings import (  # noqa: E402
+    SessionSettings,
+    coerce_session_settings,
+    resolve_session_limit,
+)
 from agents.tool import default_tool_error_function  # noqa: E402
 
 from recallery.curation import MessageFilter  # noqa: E402
@@ -73,10 +77,15 @@ class RecallerySession:
         agent_id: str = AGENT_ID,
         user_id: str | None = None,
         erase: bool = True,
-        session_settings: SessionSettings | None = None,
+        session_settings: SessionSettings | dict[str, Any] | None = None,
     ) -> None:
         self.session_id = session_id
-        self.session_settings = session_settings
+        # As the SDK's own sessions: a dict is checked (unknown keys refused) and coerced.
+        self.session_settings = (
+            SessionSettings()
+            if session_settings is None
+            else coerce_session_settings(session_settings)
+        )
         self.client = client
         self.memory_id = memory_id
         self.agent_id = agent_id
