@@ -17,6 +17,7 @@ service                operations
 ``TransferService``    export and import
 ``StatementService``   entries agents state directly (reconciled), a turn's task status
 ``CurationService``    bulk changes with a dry run, the review queue, entries over time
+``SubjectService``     forget or erase everything about a user; users', agents' pages
 =====================  ===========================================================
 """
 
@@ -42,6 +43,7 @@ from recallery.services.entries import EntryService
 from recallery.services.lifecycle import LifecycleService
 from recallery.services.memories import MemoryService
 from recallery.services.statements import StatementService
+from recallery.services.subjects import SubjectService
 from recallery.services.transfer import TransferService
 from recallery.settings import Settings
 from recallery.store.base import Store
@@ -93,6 +95,7 @@ class Engine:
             store, clock_, self._memories, self._entries, self._lifecycle
         )
         self._curation = CurationService(store, clock_, self._lifecycle)
+        self._subjects = SubjectService(store, clock_)
 
     @classmethod
     def open(cls, data_dir: str | Path = "data", **kwargs: Any) -> Engine:
@@ -184,6 +187,11 @@ class Engine:
     bulk = _via("_curation", CurationService.bulk)
     review_queue = _via("_curation", CurationService.review_queue)
     timeline = _via("_curation", CurationService.timeline)
+
+    # --- data subjects: everything about one user, agent or session
+    forget_subject = _via("_subjects", SubjectService.forget_subject)
+    erase_subject = _via("_subjects", SubjectService.erase_subject)
+    subject_profile = _via("_subjects", SubjectService.subject_profile)
 
 
 __all__ = ["Engine", "MessagePage", "SearchRequest", "TurnInput"]
