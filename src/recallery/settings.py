@@ -54,9 +54,17 @@ class Settings:
     #: REST: the largest import body (``POST /memories/import``, ``/memories/{id}/import``).
     max_import_bytes: int = 64 * 1024 * 1024
 
+    #: SQLite: the erasure ledger's file (None: ``erasures.jsonl`` in ``data_dir``); keep it
+    #: on other storage than the backups (docs/deployment.md, Backup and restore).
+    erasure_ledger: Path | None = None
+
     @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "recallery.db"
+
+    @property
+    def erasure_ledger_path(self) -> Path:
+        return self.erasure_ledger or self.data_dir / "erasures.jsonl"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -73,6 +81,8 @@ class Settings:
             values["port"] = int(env["RECALLERY_PORT"])
         if "RECALLERY_ADMIN_API_KEY" in env:
             values["admin_api_key"] = env["RECALLERY_ADMIN_API_KEY"]
+        if "RECALLERY_ERASURE_LEDGER" in env:
+            values["erasure_ledger"] = Path(env["RECALLERY_ERASURE_LEDGER"])
         if "RECALLERY_MAX_ITEMS_PER_TYPE" in env:
             values["max_items_per_type"] = int(env["RECALLERY_MAX_ITEMS_PER_TYPE"])
         if "RECALLERY_EMBED_THREADS" in env:

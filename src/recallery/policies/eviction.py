@@ -58,6 +58,8 @@ def delete_with_tombstones(
     cancelling their jobs; returns the ids removed, ascending."""
     entries = w.get_entries(Scope.of(memory_id), ids)
     gone = sorted(entries)
+    if action is not AuditAction.ENTRY_EVICT:
+        w.record_erasure(now, memory_id, gone)
     w.add_tombstones(
         [
             Tombstone(

@@ -16,9 +16,14 @@ def open_store(settings: Settings) -> Store:
     without a URL, the embedded SQLite file in ``data_dir``."""
     url = settings.database_url
     if not url:
+        from recallery.store.erasures import ErasureLedger
         from recallery.store.sqlite import SQLiteStore
 
-        return SQLiteStore(settings.sqlite_path, ann_threshold=settings.ann_threshold)
+        return SQLiteStore(
+            settings.sqlite_path,
+            ann_threshold=settings.ann_threshold,
+            erasures=ErasureLedger(settings.erasure_ledger_path),
+        )
     scheme = urlsplit(url).scheme.lower()
     if scheme not in POSTGRES_SCHEMES:
         raise InvalidInput(

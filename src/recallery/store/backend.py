@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from recallery.models import Scope
 from recallery.store import neighbours
+from recallery.store.erasures import ErasureLedger
 from recallery.store.filters import EntryFilter
 from recallery.store.neighbours import Near
 from recallery.store.queries import Passing
@@ -74,6 +75,8 @@ class Backend(ABC):
     #: SQLite), so that a lone search embeds its query on another thread meanwhile; where
     #: they run on a second connection (:meth:`alongside`) the caller embeds it.
     legs_in_process = False
+    #: Where erasures are recorded outside the database (:mod:`.erasures`); None: nowhere.
+    erasures: ErasureLedger | None = None
 
     @abstractmethod
     def migrate(self) -> None:

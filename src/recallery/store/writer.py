@@ -95,6 +95,8 @@ class Writer(Reader):
         self.conn.execute(f"UPDATE memories SET {sets} WHERE id = ?", [*values, memory_id])
 
     def delete_memory(self, memory_id: str) -> list[int]:
+        if self.store.erasures is not None:  # ahead of the commit: see .erasures
+            self.store.erasures.record_memory(datetime.now().astimezone(), memory_id)
         ids = [
             int(r[0])
             for r in self.conn.execute(
@@ -147,6 +149,11 @@ class Writer(Reader):
             f"UPDATE entries SET {sets} WHERE message_id IN ({marks(len(ids))})",
             [*values, *ids],
         )
+
+    def record_erasure(self, at: datetime, memory_id: str, ids: Sequence[int]) -> None:
+        """Enter an erasure in the store's ledger (:mod:`.erasures`), ahead of the commit."""
+        if self.store.erasures is not None:
+            self.store.erasures.record(at, memory_id, ids)
 
     def delete_entries(self, memory_id: str, ids: Sequence[int]) -> None:
         """Physically delete entries of one memory, with their keyword-index rows."""

@@ -34,12 +34,14 @@ from numpy.typing import NDArray
 from recallery.errors import StoreError
 from recallery.models import Scope
 from recallery.store.base import Store
+from recallery.store.erasures import ErasureLedger
 from recallery.store.filters import EntryFilter
 from recallery.store.neighbours import Near
 from recallery.store.queries import Passing
 from recallery.store.sql import Conn, Row
 from recallery.store.sqlite.columns import HeldCheck
 from recallery.store.sqlite.indexes import BY_ID, Indexes, prune_changes
+from recallery.store.sqlite.lockfile import StoreLock
 from recallery.store.sqlite.migrations import MIGRATIONS
 from recallery.store.sqlite.ranking import best_passing
 from recallery.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
@@ -87,12 +89,17 @@ class SQLiteStore(Store):
         *,
         ann_threshold: int = ANN_THRESHOLD,
         snapshot_rows: int = SNAPSHOT_ROWS,
+        erasures: ErasureLedger | None = None,
+        lock: bool = True,
     ) -> None:
         """``ann_threshold``: vectors from which a memory is also searched through an
         approximate (HNSW) index; 0 or less keeps every search exact. ``snapshot_rows``:
-        rows read from the file from which :meth:`close` snapshots the indexes (0: never)."""
+        rows read from the file from which :meth:`close` snapshots the indexes (0: never).
+        ``erasures``: the ledger erasures are entered in; ``lock``: hold :mod:`.lockfile`'s lock."""
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.erasures = erasures
+        self._lock = StoreLock(self.path, exclusive=False) if lock else None  # see .lockfile
         self._local = threading.local()
         self._write_lock = threading.RLock()
         self._writer = self._connect()
@@ -181,6 +188,8 @@ class SQLiteStore(Store):
             for raw in self._all:
                 raw.close()
             self._all.clear()
+        if self._lock is not None:
+            self._lock.release()
 
     # --- migrations -----------------------------------------------------------------------
 
