@@ -12,7 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import recallery
 from recallery import web, wire
-from recallery.api import admin, agents, curation, memories, messages
+from recallery.api import admin, agents, curation, memories, messages, subjects
 from recallery.api.deps import caller
 from recallery.api.guard import Guard, rules
 from recallery.api.responses import (
@@ -51,7 +51,14 @@ def create_app(engine: Engine, settings: Settings | None = None) -> FastAPI:
     )
     app.state.engine = engine
     app.state.settings = settings or engine.settings
-    routers = (memories.router, messages.router, admin.router, curation.router, agents.router)
+    routers = (
+        memories.router,
+        messages.router,
+        admin.router,
+        curation.router,
+        agents.router,
+        subjects.router,
+    )
     for router in routers:
         app.include_router(router, prefix=PREFIX, responses=ERROR_RESPONSES)
     web.install(app)

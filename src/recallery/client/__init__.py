@@ -67,5 +67,6 @@ from recallery.client.messages import (  # noqa: F401
     set_status,
 )
 from recallery.client.shells import DEFAULT_URL, OPERATIONS, AsyncClient, Client  # noqa: F401
+from recallery.client.subjects import erase_subject, forget_subject  # noqa: F401
 
 __all__ = ["AsyncClient", "Call", "Client"]

@@ -16,7 +16,7 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 import httpx
 
 from recallery import wire
-from recallery.client import accounts, agents, curation, memories, messages
+from recallery.client import accounts, agents, curation, memories, messages, subjects
 from recallery.client.call import Call, query
 from recallery.errors import RecalleryError
 
@@ -168,6 +168,8 @@ class Client(_Base):
     bulk = _sync(curation.bulk)
     review_queue = _sync(curation.review_queue)
     timeline = _sync(curation.timeline)
+    forget_subject = _sync(subjects.forget_subject)
+    erase_subject = _sync(subjects.erase_subject)
 
 
 class AsyncClient(_Base):
@@ -252,6 +254,8 @@ class AsyncClient(_Base):
     bulk = _async(curation.bulk)
     review_queue = _async(curation.review_queue)
     timeline = _async(curation.timeline)
+    forget_subject = _async(subjects.forget_subject)
+    erase_subject = _async(subjects.erase_subject)
 
 
 #: Every operation both clients offer (a test checks that the shells list exactly these).
@@ -292,6 +296,8 @@ OPERATIONS = (
     "bulk",
     "review_queue",
     "timeline",
+    "forget_subject",
+    "erase_subject",
     "add_entries",
     "task_status",
 )

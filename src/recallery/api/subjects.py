@@ -1,0 +1,106 @@
+"""Data-subject requests: forget or erase everything about one end user (the ``user_id`` stored
+on entries) across the memories the key may change, a dry run by default; and what the
+memories the key may read hold about a user, agent or session."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path
+from pydantic import Field
+
+from recallery import subjects, wire
+from recallery import validation as v
+from recallery.api import schemas as S
+from recallery.api.bodies import Lenient
+from recallery.api.deps import Actor, EngineDep
+from recallery.wire.entries import entry_dict
+
+router = APIRouter(tags=["subjects"])
+
+UserId = Annotated[
+    str,
+    Path(
+        description="The end user's id, exactly as stored on entries (URL-encoded).",
+        min_length=1,
+        max_length=v.MAX_ID_TEXT,
+    ),
+]
+
+
+class SubjectBody(Lenient):
+    dry_run: Any = Field(
+        None,
+        description="Count only, change nothing (default true).",
+        json_schema_extra=S.nullable(S.BOOLEAN),
+    )
+    reason: Any = Field(
+        None, description="Why, for the audit log.", json_schema_extra=S.nullable(S.TEXT)
+    )
+
+
+def _run(engine: Any, actor: Any, action: str, user_id: str, body: SubjectBody | None) -> Any:
+    fields = body or SubjectBody()
+    reason = "" if fields.reason is None else v.text(fields.reason, "reason", limit=1024)
+    operation = engine.forget_subject if action == "forget" else engine.erase_subject
+    receipt = operation(
+        actor,
+        user_id,
+        dry_run=True if fields.dry_run is None else fields.dry_run,
+        reason=reason,
+    )
+    return wire.envelope(subjects.receipt_dict(receipt))
+
+
+@router.post(
+    "/subjects/{user_id:path}/forget",
+    summary="Forget everything about an end user in every memory the key may write "
+    "(a dry run by default)",
+)
+def forget_subject(
+    engine: EngineDep, actor: Actor, user_id: UserId, body: SubjectBody | None = None
+) -> Any:
+    return _run(engine, actor, "forget", user_id, body)
+
+
+@router.post(
+    "/subjects/{user_id:path}/erase",
+    summary="Erase everything about an end user in every memory the key may erase "
+    "(a dry run by default); cannot be undone",
+)
+def erase_subject(
+    engine: EngineDep, actor: Actor, user_id: UserId, body: SubjectBody | None = None
+) -> Any:
+    return _run(engine, actor, "erase", user_id, body)
+
+
+@router.get(
+    "/subjects/{kind}/{value:path}",
+    summary="What the memories the key may read hold about a user, agent or session",
+)
+def subject_profile(
+    engine: EngineDep,
+    actor: Actor,
+    kind: Annotated[str, Path(json_schema_extra={"enum": [k.value for k in subjects.SubjectKind]})],
+    value: Annotated[str, Path(min_length=1, max_length=v.MAX_ID_TEXT)],
+) -> Any:
+    found = engine.subject_profile(actor, kind, value)
+    return wire.envelope(
+        {
+            "kind": found.kind.value,
+            "value": found.value,
+            "total": found.total,
+            "memories": [
+                {
+                    "memory_id": m.memory_id,
+                    "name": m.name,
+                    "counts": {t.value: n for t, n in m.counts.items()},
+                    "total": m.total,
+                }
+                for m in found.memories
+            ],
+            "facts": [entry_dict(e) for e in found.facts],
+            "days": [d.isoformat() for d in found.days],
+            "per_day": list(found.per_day),
+        }
+    )
