@@ -9,7 +9,7 @@ the group, when this package is imported.
 
 from __future__ import annotations
 
-from recallery.cli import accounts, backups, memories, serve  # noqa: F401  (they add commands)
+from recallery.cli import accounts, backups, memories, serve, subjects  # noqa: F401  (they add commands)
 from recallery.cli.common import main
 
 __all__ = ["main"]
