@@ -149,7 +149,7 @@ def test_a_dry_run_counts_and_changes_nothing(
         2,
         tuple(ids),
     )
-    assert result.changed == ()
+    assert result.changed == tuple(ids) and result.selected == 2 and result.token
     assert actions(engine, alice, mem) == before
     assert len(found(engine, alice, mem, "lisbon")) == 3
 
@@ -163,7 +163,7 @@ def test_bulk_forget_by_filter_cascades_and_audits_each_entry(
     result = engine.bulk(
         alice, mem.id, "forget", filter=MessageFilter(session_id="trip"), dry_run=False
     )
-    assert result.count == 2 and not result.dry_run
+    assert result.count == 3 and result.selected == 2 and not result.dry_run
     assert set(result.changed) == {trip[0].message_id, trip[1].message_id, fact}
     assert found(engine, alice, mem, "lisbon") == {home.message_id}
     assert actions(engine, alice, mem)["entry.forget"] == 3
@@ -196,7 +196,7 @@ def test_bulk_erase_removes_turns_extracts_and_versions_once(
     fact = extract(engine, a, "a secret fact")
     fixed = engine.correct(alice, mem.id, fact, "a corrected secret fact").message_id
     dry = engine.bulk(alice, mem.id, "erase", filter=MessageFilter(user_id="leaver"))
-    assert dry.count == 2
+    assert (dry.selected, dry.count) == (2, 4)  # two turns, the fact and its correction
     done = engine.bulk(
         alice,
         mem.id,
@@ -352,7 +352,7 @@ def test_bulk_verdicts_are_reviews(
     a, b, c = (extract(engine, raw, f"lisbon fact {i}") for i in range(3))
     engine.review(alice, mem.id, b, "rejected")
     done = engine.bulk(alice, mem.id, "reject", message_ids=[a, b], dry_run=False, reason="wrong")
-    assert done.count == 2 and done.changed == (a,)  # b was rejected already
+    assert done.selected == 2 and done.count == 1 and done.changed == (a,)  # b was already
     assert found(engine, alice, mem, "lisbon fact") == {raw.message_id, c}
     assert [i.entry.message_id for i in engine.review_queue(alice, mem.id).items] == [c]
     engine.bulk(alice, mem.id, "confirm", message_ids=[c], dry_run=False)

@@ -108,3 +108,40 @@ def test_unknown_capabilities_are_refused(engine: Engine, alice: Principal, bad:
         engine.create_api_key(alice, alice.user_id, capabilities=bad)
     assert caught.value.field == "capabilities"
     assert engine.list_api_keys(alice, alice.user_id) == []
+
+
+# --- answers carry content only to a key that may read it -----------------------------------
+
+
+def test_a_manage_only_key_reviews_without_reading(
+    engine: Engine, alice: Principal, memory: Memory
+) -> None:
+    (raw,) = engine.add_turn(
+        alice,
+        [memory.id],
+        user_input="the vault code is 4471",
+        agent_response="ok",
+        user_id="carol",
+        session_id="s-vault",
+    )
+    manager = _key(engine, alice, "manage")
+    reviewed = engine.review(manager, memory.id, raw.message_id, "confirmed")
+    assert reviewed.trust.value == "confirmed" and reviewed.message_id == raw.message_id
+    assert (reviewed.content, reviewed.user_id, reviewed.session_id) == ("", "", "")
+    again = engine.review(manager, memory.id, raw.message_id, "confirmed")
+    assert "4471" not in again.content
+    events = engine.audit_log(alice, memory_id=memory.id, action="entry.confirm").items
+    assert len(events) == 2  # the second verdict is recorded too
+    assert "4471" in engine.review(alice, memory.id, raw.message_id, "confirmed").content
+
+
+def test_a_write_only_key_learns_no_provenance_from_a_correction(
+    engine: Engine, alice: Principal, memory: Memory
+) -> None:
+    (raw,) = engine.add_turn(
+        alice, [memory.id], user_input="secret", agent_response="ok", user_id="carol"
+    )
+    writer = _key(engine, alice, "write")
+    new = engine.correct(writer, memory.id, raw.message_id, "replaced")
+    assert (new.user_id, new.agent_id, new.session_id, new.content) == ("", "", "", "")
+    assert engine.get_entry(alice, memory.id, new.message_id)[0].user_id == "carol"

@@ -5,7 +5,7 @@ them). Pure: the operations themselves are :mod:`recallery.services.curation`'s.
 A bulk change selects entries of one memory by id, or raw turns by a :class:`MessageFilter`
 (the filters of the Messages page), and disables, enables, forgets, restores, confirms,
 rejects or erases each through the same lifecycle rules and audit events as one at a time.
-A dry run (the default) changes nothing and says how many it would touch.
+A dry run (the default) changes nothing and says exactly what applying would change.
 """
 
 from __future__ import annotations
@@ -56,14 +56,20 @@ class MessageFilter:
 
 @dataclass(frozen=True)
 class BulkResult:
-    """What a bulk change selected (``ids``, ``count`` of them) and, unless it was a dry run,
-    every entry it changed (``changed``: extracts and versions included)."""
+    """What a bulk change selected (``ids``, ``selected`` of them) and what it changes:
+    ``count`` entries, extracts and versions included, listed in ``changed`` (in a dry run,
+    what applying would change). Entries already in the wanted state are not counted.
+    ``token`` names this selection and change set: applying with it changes exactly these
+    entries, or nothing (the selection changed since: a conflict). A key without ``read``
+    gets the counts and the token, not the ids of what it selected by filter or cascade."""
 
     action: BulkAction
     dry_run: bool
     count: int
     ids: tuple[int, ...]
     changed: tuple[int, ...] = ()
+    selected: int = 0
+    token: str = ""
 
 
 @dataclass(frozen=True)
@@ -204,8 +210,10 @@ def bulk_result_dict(r: BulkResult) -> Json:
         "action": r.action.value,
         "dry_run": r.dry_run,
         "count": r.count,
+        "selected": r.selected,
         "ids": list(r.ids),
         "changed": list(r.changed),
+        "token": r.token,
     }
 
 
@@ -216,6 +224,8 @@ def bulk_result_from_dict(d: Mapping[str, Any]) -> BulkResult:
         count=int(d["count"]),
         ids=tuple(int(i) for i in d["ids"]),
         changed=tuple(int(i) for i in d.get("changed", ())),
+        selected=int(d.get("selected", len(d["ids"]))),
+        token=str(d.get("token", "")),
     )
 
 

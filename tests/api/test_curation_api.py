@@ -34,8 +34,10 @@ def test_bulk_forget_by_filter_with_a_dry_run_first(as_alice: TestClient, engine
         "action": "forget",
         "dry_run": True,
         "count": 2,
+        "selected": 2,
         "ids": sorted(t["message_id"] for t in trip),
-        "changed": [],
+        "changed": sorted(t["message_id"] for t in trip),
+        "token": dry["token"],
     }
     assert len(searched(as_alice, m["id"], "porto")) == 3
     done = ok(as_alice.post(url, json={**body, "dry_run": False}))

@@ -15,6 +15,7 @@ from recallery import web, wire
 from recallery.api import admin, agents, curation, memories, messages, subjects
 from recallery.api.deps import caller
 from recallery.api.guard import Guard, rules
+from recallery.api.health import Readiness, install_probes
 from recallery.api.responses import (
     ERROR_RESPONSES,
     EnvelopeResponse,
@@ -62,6 +63,7 @@ def create_app(engine: Engine, settings: Settings | None = None) -> FastAPI:
     for router in routers:
         app.include_router(router, prefix=PREFIX, responses=ERROR_RESPONSES)
     web.install(app)
+    install_probes(app, Readiness())
     app.openapi = documented(app.openapi)  # type: ignore[method-assign]
     app.add_exception_handler(RecalleryError, _recallery_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]

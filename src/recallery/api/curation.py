@@ -74,7 +74,13 @@ class Bulk(Lenient):
         S.nullable(_FILTER),
         "Every raw turn these Messages filters select (or message_ids); `{}` selects all.",
     )
-    dry_run: Any = _field(S.nullable(S.BOOLEAN), "Count only, change nothing (default true).")
+    dry_run: Any = _field(
+        S.nullable(S.BOOLEAN), "Say what would change, change nothing (default true)."
+    )
+    token: Any = _field(
+        S.nullable({"type": "string", "pattern": "^[0-9a-f]{32}$"}),
+        "The dry run's token: apply exactly what it reported, or nothing (409).",
+    )
     reason: Any = _field(S.nullable(S.TEXT), "Why, for the audit log (confirm, reject, erase).")
 
 
@@ -97,6 +103,8 @@ def bulk(
     if ids is not None and not isinstance(ids, list):
         raise InvalidInput("message_ids", "message_ids must be a list of message ids.")
     reason = "" if fields.reason is None else v.text(fields.reason, "reason", limit=1024)
+    if fields.token is not None and not isinstance(fields.token, str):
+        raise InvalidInput("token", "token must be the token of a bulk change's dry run.")
     result = engine.bulk(
         actor,
         params.path_memory_id(memory_id),
@@ -105,6 +113,7 @@ def bulk(
         filter=selected,
         dry_run=True if fields.dry_run is None else fields.dry_run,
         reason=reason,
+        token=fields.token,
     )
     return wire.envelope(curation.bulk_result_dict(result))
 

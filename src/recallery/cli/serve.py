@@ -38,9 +38,21 @@ WORKER_STOP_TIMEOUT_S = 30.0
 @click.option("--port", type=int, default=None, help="Port to listen on (default 9380).")
 @click.option("--worker/--no-worker", default=True, help="Run background jobs in this process.")
 @click.option("--log-level", default="info", show_default=True)
+@click.option(
+    "--log-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: one JSON object a line (for a log collector).",
+)
 @fail_cleanly
 def serve(
-    data_dir: Path | None, host: str | None, port: int | None, worker: bool, log_level: str
+    data_dir: Path | None,
+    host: str | None,
+    port: int | None,
+    worker: bool,
+    log_level: str,
+    log_format: str,
 ) -> None:
     """Serve the REST API (and the background worker) on the embedded store."""
     require("fastapi", "uvicorn", extra="server", what="recallery serve")
@@ -64,16 +76,19 @@ def serve(
         _mount_mcp(app, engine, settings)
         stop = threading.Event()
         thread = jobs.start_worker(engine, stop) if worker else None
+        app.state.readiness.worker = thread  # /readyz checks it is alive
         # Search indexes the store keeps in memory are built now rather than by the first
-        # search; a search arriving meanwhile waits for the index it needs.
-        threading.Thread(target=engine.warm, name="recallery-warm", daemon=True).start()
+        # search; a search arriving meanwhile waits for the index it needs. /readyz says
+        # ready once they are built.
+        warm = app.state.readiness.warm
+        threading.Thread(target=warm, args=(engine,), name="recallery-warm", daemon=True).start()
         _announce(settings, admin, new_key)
         config = uvicorn.Config(
             app,
             host=settings.host,
             port=settings.port,
             log_level=log_level,
-            log_config=log_config(),  # access lines without query strings
+            log_config=log_config(log_format == "json"),  # access lines without query strings
         )
         try:
             with _stopping_on_signals():

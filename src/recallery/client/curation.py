@@ -18,10 +18,15 @@ def bulk(
     filter: MessageFilter | None = None,
     dry_run: bool = True,
     reason: str = "",
+    token: str | None = None,
 ) -> Call[BulkResult]:
     """Disable, enable, forget, restore, confirm, reject or erase the entries ``message_ids``
-    names, or every raw turn ``filter`` selects; a dry run (the default) only counts them."""
+    names, or every raw turn ``filter`` selects; a dry run (the default) says what applying
+    would change. Apply with the dry run's ``token`` to change exactly that, or nothing (a
+    :class:`~recallery.errors.Conflict` when the selection changed since)."""
     body: dict[str, object] = {"action": action, "dry_run": dry_run, "reason": reason}
+    if token is not None:
+        body["token"] = token
     if message_ids is not None:
         body["message_ids"] = list(message_ids)
     if filter is not None:

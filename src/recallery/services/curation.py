@@ -1,16 +1,17 @@
 """Curation at the size of a memory: bulk changes with a dry run, the review queue and the
 counts of entries over time (the shapes are :mod:`recallery.curation`'s).
 
-A bulk change applies each entry's own lifecycle operation (:class:`LifecycleService`), so its
-rules, cascades and audit events are exactly those of one change at a time.
+A bulk change is planned once and applied as planned in one transaction
+(:mod:`recallery.services.bulk`), with the rules, cascades and audit events of one change at a
+time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from recallery import validation as v
-from recallery.access import Action, authorised
+from recallery.access import Action, authorised, decide
 from recallery.clock import Clock
 from recallery.curation import (
     MAX_BUCKETS,
@@ -24,12 +25,14 @@ from recallery.curation import (
     bulk_action,
 )
 from recallery.curation import bucket as bucket_kind
-from recallery.errors import InvalidInput, NotFound
-from recallery.models import EntryType, Principal, Scope, Trust
+from recallery.errors import Conflict, InvalidInput, NotFound
+from recallery.models import EntryType, Memory, Principal, Scope, Trust
+from recallery.services import bulk as bulk_plan
 from recallery.services.entries import message_filter, turns_filter
 from recallery.services.lifecycle import LifecycleService
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
+from recallery.store.reader import Reader
 
 #: Most entries one bulk change names by id.
 MAX_BULK_IDS = 10_000
@@ -69,67 +72,40 @@ class CurationService:
         filter: MessageFilter | None = None,
         dry_run: object = True,
         reason: str = "",
+        token: object = None,
     ) -> BulkResult:
         """Disable, enable, forget, restore, confirm, reject or erase the entries named by
-        ``message_ids``, or every raw turn ``filter`` selects (one of the two), each as its
-        single operation would (``reason`` goes with verdicts and erasures). A dry run (the
-        default) changes nothing and says what it would select; it is refused, as the change
-        would be, when the caller may not make the change."""
+        ``message_ids``, or every raw turn ``filter`` selects (one of the two; a filter needs
+        ``read``), each as its single operation would (``reason`` goes with verdicts and
+        erasures). A dry run (the default) changes nothing and says exactly what applying
+        would change; it is refused, as the change would be, when the caller may not make it.
+        Applying is one transaction: every entry changes or none does. With the dry run's
+        ``token`` it changes exactly what the dry run reported, or refuses with a conflict."""
         kind = bulk_action(action)
         mid = v.memory_id(memory_id)
         dry = v.boolean(dry_run, "dry_run")
+        expected = _token(token)
         if (message_ids is None) == (filter is None):
             raise InvalidInput("message_ids", "give either message_ids or a filter.")
-        with self.store.read() as r:
-            memory = authorised(actor, NEEDS[kind], r.memory(mid), mid)
-            scope = Scope.of(memory.id)
-            if message_ids is not None:
-                ids = _ids(message_ids)
-                found = r.get_entries(scope, ids)
-                missing = [i for i in ids if i not in found]
-                if missing:
-                    raise NotFound(f"Messages {missing} in memory '{mid}' not found.")
-            else:
-                assert filter is not None
-                ids = r.entry_ids(scope, turns_filter(checked(filter)))
         if dry:
-            return BulkResult(kind, True, len(ids), tuple(ids))
-        changed = self._apply(actor, mid, kind, ids, reason)
-        return BulkResult(kind, False, len(ids), tuple(ids), tuple(sorted(changed)))
-
-    def _apply(
-        self, actor: Principal, memory_id: str, kind: BulkAction, ids: Sequence[int], reason: str
-    ) -> set[int]:
-        changed: set[int] = set()
-        if kind is BulkAction.ERASE:
-            for eid in ids:
-                if eid in changed:  # erased already, with a turn or a version it came from
-                    continue
-                changed.update(self.lifecycle.erase(actor, memory_id, eid, reason=reason).erased)
-            return changed
-        single: dict[BulkAction, Callable[[int], list[int]]] = {
-            BulkAction.DISABLE: lambda i: self.lifecycle.set_status(actor, memory_id, i, False),
-            BulkAction.ENABLE: lambda i: self.lifecycle.set_status(actor, memory_id, i, True),
-            BulkAction.FORGET: lambda i: self.lifecycle.forget(actor, memory_id, i),
-            BulkAction.RESTORE: lambda i: self.lifecycle.restore(actor, memory_id, i),
-            BulkAction.CONFIRM: lambda i: self._review(
-                actor, memory_id, i, Trust.CONFIRMED, reason
-            ),
-            BulkAction.REJECT: lambda i: self._review(actor, memory_id, i, Trust.REJECTED, reason),
-        }
-        for eid in ids:
-            changed.update(single[kind](eid))
-        return changed
-
-    def _review(
-        self, actor: Principal, memory_id: str, message_id: int, verdict: Trust, reason: str
-    ) -> list[int]:
-        with self.store.read() as r:
-            current = r.entry(Scope.of(memory_id), message_id)
-        if current is not None and current.trust is verdict:
-            return []
-        self.lifecycle.review(actor, memory_id, message_id, verdict, reason)
-        return [message_id]
+            with self.store.read() as r:
+                memory = authorised(actor, NEEDS[kind], r.memory(mid), mid)
+                p = _plan(r, actor, memory, kind, message_ids, filter)
+            return _result(actor, memory, p, dry=True, changed=sorted(p.changes))
+        now = self.clock.now()
+        with self.store.write() as w:
+            memory = authorised(actor, NEEDS[kind], w.lock_memory(mid), mid)
+            p = _plan(w, actor, memory, kind, message_ids, filter)
+            if expected is not None and p.token != expected:
+                raise Conflict(
+                    "The selection changed since its dry run: applying would now change "
+                    f"{len(p.changes)} of {len(p.selected)} selected entries. Nothing was "
+                    "changed; run the dry run again."
+                )
+            changed = bulk_plan.apply(w, actor, p, now, reason)
+        if kind is BulkAction.ERASE and changed:
+            self.store.scrub()
+        return _result(actor, memory, p, dry=False, changed=changed)
 
     def review_queue(
         self, actor: Principal, memory_id: object, *, page: int = 1, page_size: int = 30
@@ -176,6 +152,55 @@ class CurationService:
         held = [t for t in EntryType if t in memory.memory_types or any(t in c for c in per_bucket)]
         counts = {t: tuple(c.get(t, 0) for c in per_bucket) for t in held}
         return Timeline(kind, starts, counts)
+
+
+def _plan(
+    r: Reader,
+    actor: Principal,
+    memory: Memory,
+    kind: BulkAction,
+    message_ids: Sequence[object] | None,
+    f: MessageFilter | None,
+) -> bulk_plan.Plan:
+    """The plan of the change on the entries named, or the turns ``f`` selects, now."""
+    scope = Scope.of(memory.id)
+    if message_ids is not None:
+        ids = _ids(message_ids)
+        found = r.get_entries(scope, ids)
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise NotFound(
+                f"Messages {missing} in memory '{memory.id}' not found; nothing was changed."
+            )
+    else:
+        assert f is not None
+        authorised(actor, Action.READ, memory, memory.id)  # a filter's answer is a read
+        ids = r.entry_ids(scope, turns_filter(checked(f)))
+    return bulk_plan.plan(r, scope, kind, ids)
+
+
+def _result(
+    actor: Principal, memory: Memory, p: bulk_plan.Plan, *, dry: bool, changed: Sequence[int]
+) -> BulkResult:
+    """The receipt; the ids of what changed only to a caller who may read them."""
+    reads = bool(decide(actor, Action.READ, memory))
+    return BulkResult(
+        p.action,
+        dry,
+        len(changed),
+        p.selected,
+        tuple(changed) if reads else (),
+        len(p.selected),
+        p.token,
+    )
+
+
+def _token(value: object) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or len(value) != 32 or not value.isalnum():
+        raise InvalidInput("token", "token must be the token of a bulk change's dry run.")
+    return value
 
 
 def checked(f: MessageFilter) -> MessageFilter:

@@ -9,7 +9,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from recallery import validation as v
-from recallery.access import Action, authorised
+from recallery.access import Action, authorised, decide
 from recallery.audit import summary
 from recallery.clock import Clock
 from recallery.errors import Conflict
@@ -18,6 +18,7 @@ from recallery.models import (
     Entry,
     EntryType,
     EraseReceipt,
+    Memory,
     NewEntry,
     Origin,
     Principal,
@@ -30,6 +31,7 @@ from recallery.providers.registry import ModelRegistry
 from recallery.services.entries import existing, versions
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
+from recallery.store.reader import Reader
 from recallery.store.writer import Writer
 
 
@@ -86,6 +88,8 @@ class LifecycleService:
         verdict: object,
         reason: str = "",
     ) -> Entry:
+        """Confirm or reject an entry (every verdict is an audit event, a repeated one too).
+        The entry comes back whole only to a caller who may read it."""
         trust = v.trust_verdict(verdict)
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         now = self.clock.now()
@@ -94,17 +98,17 @@ class LifecycleService:
             entry = existing(w.entry(Scope.of(mid), eid), memory.id, eid)
             if entry.trust is not trust:
                 w.update_entries([eid], {"trust": trust})
-                w.audit(
-                    at=now,
-                    actor=actor.user_id,
-                    action=VERDICTS[trust],
-                    memory_id=mid,
-                    message_id=eid,
-                    reason=reason,
-                    before={"trust": entry.trust.value},
-                    after={"trust": trust.value},
-                )
-        return replace(entry, trust=trust)
+            w.audit(  # a second verdict is recorded too: who vouched is in the log
+                at=now,
+                actor=actor.user_id,
+                action=VERDICTS[trust],
+                memory_id=mid,
+                message_id=eid,
+                reason=reason,
+                before={"trust": entry.trust.value},
+                after={"trust": trust.value},
+            )
+        return answer(actor, memory, replace(entry, trust=trust))
 
     def correct(
         self,
@@ -172,7 +176,7 @@ class LifecycleService:
             )
             created = w.entry(scope, new_id)
         assert created is not None
-        return created
+        return answer(actor, locked, created)
 
     def erase(
         self, actor: Principal, memory_id: object, message_id: object, *, reason: str = ""
@@ -184,7 +188,7 @@ class LifecycleService:
             memory = authorised(actor, Action.ERASE, w.lock_memory(mid), mid)
             scope = Scope.of(mid)
             start = existing(w.entry(scope, eid), memory.id, eid)
-            doomed = self._erasure_set(w, scope, start)
+            doomed = erasure_set(w, scope, start)
             gone = delete_with_tombstones(
                 w,
                 mid,
@@ -196,24 +200,6 @@ class LifecycleService:
             )
         self.store.scrub()
         return EraseReceipt(mid, eid, tuple(gone), now, actor.user_id, reason or "erased")
-
-    @staticmethod
-    def _erasure_set(w: Writer, scope: Scope, start: Entry) -> set[int]:
-        doomed: set[int] = set()
-        frontier = [start]
-        while frontier:
-            entry = frontier.pop()
-            if entry.message_id in doomed:
-                continue
-            doomed.add(entry.message_id)
-            frontier.extend(versions(w, scope, entry))
-            children, _ = w.entries(
-                scope,
-                EntryFilter(source_ids=frozenset({entry.message_id}), current_only=False),
-                limit=100_000,
-            )
-            frontier.extend(children)
-        return doomed
 
     def _cascade_update(
         self,
@@ -270,6 +256,34 @@ class LifecycleService:
             )
             changed.append(t.message_id)
         return changed
+
+
+def answer(actor: Principal, memory: Memory, entry: Entry) -> Entry:
+    """``entry`` as an answer to ``actor``: whole to a caller who may read ``memory``; to a
+    key without ``read``, only its ids, type, state and times (no content, no provenance)."""
+    if decide(actor, Action.READ, memory):
+        return entry
+    return replace(entry, content="", user_id="", agent_id="", session_id="")
+
+
+def erasure_set(r: Reader, scope: Scope, start: Entry) -> set[int]:
+    """``start``, every version of it and everything extracted from them (what erasing it
+    deletes)."""
+    doomed: set[int] = set()
+    frontier = [start]
+    while frontier:
+        entry = frontier.pop()
+        if entry.message_id in doomed:
+            continue
+        doomed.add(entry.message_id)
+        frontier.extend(versions(r, scope, entry))
+        children, _ = r.entries(
+            scope,
+            EntryFilter(source_ids=frozenset({entry.message_id}), current_only=False),
+            limit=100_000,
+        )
+        frontier.extend(children)
+    return doomed
 
 
 #: The audit action of each review verdict.

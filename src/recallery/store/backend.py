@@ -77,6 +77,8 @@ class Backend(ABC):
     legs_in_process = False
     #: Where erasures are recorded outside the database (:mod:`.erasures`); None: nowhere.
     erasures: ErasureLedger | None = None
+    #: The newest migration this backend knows (readiness compares the store's with it).
+    latest_schema = 0
 
     @abstractmethod
     def migrate(self) -> None:
@@ -225,6 +227,10 @@ class Backend(ABC):
         """The search legs' filter check from state the backend holds in memory, or None to
         check in SQL (:meth:`~.reader.Reader.passing`). Default: None."""
         return None
+
+    def schema_version(self) -> int:
+        """The newest migration applied to the store."""
+        raise NotImplementedError
 
     def warm(self) -> None:
         """Build whatever in-process search state the backend keeps, so the first search does

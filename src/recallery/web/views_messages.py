@@ -14,7 +14,7 @@ from starlette.responses import Response
 from recallery import curation
 from recallery.curation import BulkAction, MessageFilter
 from recallery.engine import Engine
-from recallery.errors import Forbidden, InvalidInput
+from recallery.errors import Conflict, Forbidden, InvalidInput
 from recallery.models import Principal
 from recallery.requests import MessagePage
 from recallery.web.frame import Form, Posted, WebDep, WebRoute, Who, back, local, page
@@ -137,8 +137,9 @@ def restore(parts: WebDep, who: Who, form: Posted, memory_id: str, message_id: s
 
 @router.post("/memories/{memory_id}/bulk")
 def bulk(request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str) -> Response:
-    """A dry run (``dry_run=1``) shows what would change and asks to apply; applying changes
-    the same selection: the rows ticked, or every turn matching the page's filters."""
+    """A dry run (``dry_run=1``) shows what would change and asks to apply; applying, with
+    the preview's token, changes exactly what the preview showed, or nothing (the selection
+    changed since: the page says so)."""
     engine, me = parts.engine, who.principal
     memory = engine.get_memory(me, memory_id)
     wanted = chosen({k: form.text(f"f_{k}") for k in FILTERS})
@@ -164,13 +165,16 @@ def bulk(request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str
             filter=selection(wanted) if every else None,
             dry_run=dry,
             reason=form.text("reason"),
+            token=None if dry else form.text("token") or None,
         )
     except (InvalidInput, Forbidden) as exc:
         return page(request, who, "bulk.html", 400, result=None, error=str(exc), **shown)
+    except Conflict as exc:  # the selection changed since the preview: nothing changed
+        return page(request, who, "bulk.html", 409, result=None, error=str(exc), **shown)
     if dry:
         return page(request, who, "bulk.html", result=result, error="", **shown)
     who.flash(
-        f"{result.action.value}: {result.count} selected, {len(result.changed)} entries "
-        "changed (extracted entries and versions included)."
+        f"{result.action.value}: {result.selected} selected, {result.count} entries "
+        "changed (extracted entries and versions included), as the preview said."
     )
     return _after(form, memory.id)

@@ -95,6 +95,7 @@ ORDER BY c.message_id, near.side, near.k
 
 class PostgresStore(Store):
     name = "postgres"
+    latest_schema = MIGRATIONS[-1][0]
     claim_suffix = " FOR UPDATE SKIP LOCKED"
     id_array = True
     keyword_windows = True
