@@ -6,7 +6,7 @@ asks the model, prints the answer and writes the turn to recallery. When the mem
 (``semantic``, ``episodic``, ``procedural``), facts drawn from the turns come back in later
 sessions too.
 
-    pip install "recallery[server]"                 # the SDK and the openai package
+    pip install ".[server]"                 # the SDK and the openai package
     export RECALLERY_API_KEY=rc-...                 # a key that may read and write the memory
     export OPENAI_API_KEY=sk-...                    # and OPENAI_BASE_URL for another endpoint
     python examples/chat_agent.py --memory <memory id> --user me

@@ -106,9 +106,13 @@ class ImportPlan:
     """Turns left out because the memory imported into holds them already."""
 
 
-def turn_key(t: ImportedTurn) -> tuple[object, ...]:
-    """What makes two raw turns the same turn: text, user, agent, session, conversation time."""
-    return (t.content, t.user_id, t.agent_id, t.session_id, t.valid_at)
+def turn_key(
+    content: str, user_id: str, agent_id: str, session_id: str, valid_at: datetime | None
+) -> tuple[object, ...]:
+    """What makes two raw turns the same turn: text, user, agent, session and conversation
+    time to the second (the export's precision, RAGFlow's time format)."""
+    second = None if valid_at is None else valid_at.replace(microsecond=0)
+    return (content, user_id, agent_id, session_id, second)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import recallery
@@ -47,7 +48,8 @@ def create_app(engine: Engine, settings: Settings | None = None) -> FastAPI:
         title="recallery",
         version=recallery.__version__,
         description=DESCRIPTION,
-        docs_url="/docs",
+        docs_url=None,  # the web UI serves /docs from vendored assets (no CDN)
+        redoc_url=None,
         openapi_url="/openapi.json",
     )
     app.state.engine = engine
@@ -93,11 +95,14 @@ def _validation_error(request: Request, exc: RequestValidationError) -> Envelope
     return _recallery_error(request, InvalidInput(field, f"{field}: {first.get('msg')}"))
 
 
-def _http_error(request: Request, exc: HTTPException) -> EnvelopeResponse:
+def _http_error(request: Request, exc: HTTPException) -> Response:
     """Routing errors (unknown path, wrong method) in the same envelope; FastAPI's 400, a body
-    it could not parse (not UTF-8, say), is an argument error of the body."""
+    it could not parse (not UTF-8, say), is an argument error of the body. An unknown address
+    outside the API is a person's: a page with the web UI's navigation."""
     if exc.status_code == 400:
         return _recallery_error(request, InvalidInput("body", f"body: {exc.detail}"))
+    if exc.status_code == 404 and not request.url.path.startswith((PREFIX, "/mcp")):
+        return web.not_found(request)
     return routing_error(exc.status_code, str(exc.detail), exc.headers)
 
 

@@ -134,6 +134,12 @@ def _announce(settings: Settings, admin: User, new_key: str | None) -> None:
         lines.append(f"  admin API key for '{admin.name}' (shown once, keep it): {new_key}")
     elif settings.admin_api_key:
         lines.append(f"  admin '{admin.name}' uses the key in RECALLERY_ADMIN_API_KEY")
+    else:
+        lines.append(
+            f"  admin '{admin.name}' has a key already (it was shown once, at the first start)"
+        )
+    data = f" --data-dir {settings.data_dir}" if str(settings.data_dir) != "data" else ""
+    lines.append(f"  lost the key? recallery key create --user {admin.name}{data}")
     click.echo("\n".join(lines))
     sys.stdout.flush()
 

@@ -123,6 +123,14 @@ class TransferService:
         raw = EntryFilter(types=frozenset({EntryType.RAW}))
         with self.store.read() as r:
             stored, _ = r.entries(Scope.of(memory_id), raw, limit=max(entry_count, 1))
-        held = {(e.content, e.user_id, e.agent_id, e.session_id, e.valid_at) for e in stored}
-        fresh = tuple(t for t in plan.turns if transfer.turn_key(t) not in held)
+        held = {
+            transfer.turn_key(e.content, e.user_id, e.agent_id, e.session_id, e.valid_at)
+            for e in stored
+        }
+        fresh = tuple(
+            t
+            for t in plan.turns
+            if transfer.turn_key(t.content, t.user_id, t.agent_id, t.session_id, t.valid_at)
+            not in held
+        )
         return replace(plan, turns=fresh, already_stored=len(plan.turns) - len(fresh))

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from recallery.extras import require
 
 if TYPE_CHECKING:
-    from fastapi import FastAPI
+    from fastapi import FastAPI, Request
+    from starlette.responses import Response
 
 
 def install(app: FastAPI, *, secret: bytes | None = None) -> None:
@@ -30,4 +31,11 @@ def install(app: FastAPI, *, secret: bytes | None = None) -> None:
     mount(app, secret)
 
 
-__all__ = ["install"]
+def not_found(request: Request) -> Response:
+    """The page for an address under ``/`` that does not exist (with the site's navigation)."""
+    from recallery.web.views_site import not_found as page
+
+    return page(request)
+
+
+__all__ = ["install", "not_found"]

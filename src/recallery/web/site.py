@@ -7,7 +7,14 @@ from pathlib import Path
 from fastapi import FastAPI
 from starlette.staticfiles import StaticFiles
 
-from recallery.web import views_account, views_entries, views_memories, views_messages, views_search
+from recallery.web import (
+    views_account,
+    views_entries,
+    views_memories,
+    views_messages,
+    views_search,
+    views_site,
+)
 from recallery.web.frame import Web
 from recallery.web.render import environment
 from recallery.web.session import Sessions
@@ -19,6 +26,7 @@ ROUTERS = (
     views_messages.router,
     views_entries.router,
     views_search.router,
+    views_site.router,
 )
 
 
