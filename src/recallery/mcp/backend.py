@@ -15,6 +15,7 @@ from recallery.engine import Engine
 from recallery.models import Entry, EntryType, EraseReceipt, Hit, Job, Principal
 from recallery.requests import AddedEntries, EntryInput, SearchRequest
 from recallery.retrieval.context import Context
+from recallery.subjects import SubjectAction, SubjectReceipt
 
 #: The most memories a caller's list holds (the key's scope, its own and its teams').
 MAX_MEMORIES = 1000
@@ -77,6 +78,10 @@ class Backend(Protocol):
     def erase(self, memory_id: str, message_id: int, reason: str) -> EraseReceipt: ...
 
     def task_status(self, memory_id: str, message_id: int) -> Job | None: ...
+
+    def subject(
+        self, action: SubjectAction, user_id: str, dry_run: bool, reason: str
+    ) -> SubjectReceipt: ...
 
 
 class EngineBackend:
@@ -148,6 +153,12 @@ class EngineBackend:
 
     def task_status(self, memory_id: str, message_id: int) -> Job | None:
         return self.engine.task_status(self._principal, memory_id, message_id)
+
+    def subject(
+        self, action: SubjectAction, user_id: str, dry_run: bool, reason: str
+    ) -> SubjectReceipt:
+        run = self.engine.forget_subject if action == "forget" else self.engine.erase_subject
+        return run(self._principal, user_id, dry_run=dry_run, reason=reason)
 
 
 class ClientBackend:
@@ -221,6 +232,12 @@ class ClientBackend:
 
     def task_status(self, memory_id: str, message_id: int) -> Job | None:
         return self.client.task_status(memory_id, message_id)
+
+    def subject(
+        self, action: SubjectAction, user_id: str, dry_run: bool, reason: str
+    ) -> SubjectReceipt:
+        run = self.client.forget_subject if action == "forget" else self.client.erase_subject
+        return run(user_id, dry_run=dry_run, reason=reason)
 
 
 class _Options(TypedDict):

@@ -39,6 +39,7 @@ from .shapes import (
     TaskStatus,
     recall_result,
 )
+from .subjects import erase_user, forget_user
 
 Memory = Annotated[
     str | None,
@@ -318,6 +319,20 @@ TOOLS = (
         erase,
         "Delete an entry for good, with its versions and its extracts; returns the receipt. "
         "This cannot be undone.",
+        _hints(False, destructive=True),
+        frozenset({Capability.MANAGE}),
+    ),
+    Tool(
+        forget_user,
+        "Forget everything about one end user (their turns and the facts from them) in every "
+        "memory this key may write; a dry run that only counts unless apply is true.",
+        _hints(False, idempotent=True),
+        WRITE,
+    ),
+    Tool(
+        erase_user,
+        "Erase everything about one end user, for good, in every memory this key may erase; "
+        "a dry run that only counts unless apply is true. Applying cannot be undone.",
         _hints(False, destructive=True),
         frozenset({Capability.MANAGE}),
     ),

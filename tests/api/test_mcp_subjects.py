@@ -1,0 +1,82 @@
+"""The MCP tools of the data-subject request path, over streamable HTTP and over the SDK
+backend: a dry run first, then the change, checked against the store; a key that may not
+change a memory leaves it untouched."""
+
+# ruff: noqa: F811  (the MCP fixtures come from test_mcp, and the tests take them by name)
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from api_support import EMBD, Account
+from test_mcp import LLM, Opener, mcp_app, opener, run  # noqa: F401  (fixtures)
+
+from recallery import Engine, Memory
+from recallery.models import Scope
+from recallery.store.filters import EntryFilter
+
+
+def _seed(engine: Engine, owner: Account) -> tuple[list[Memory], set[int]]:
+    """Two memories with a turn of Tom and one of Ann each; the memories and Ann's turns."""
+    memories, ann = [], set()
+    for name in ("one", "two"):
+        m = engine.create_memory(
+            owner.principal, name=name, memory_type=["raw"], embd_id=EMBD, llm_id=LLM
+        )
+        memories.append(m)
+        for user in ("tom", "ann"):
+            (raw,) = engine.add_turn(
+                owner.principal, [m.id], user_input=f"{user} was here", agent_response="ok",
+                user_id=user,
+            )  # fmt: skip
+            if user == "ann":
+                ann.add(raw.message_id)
+    return memories, ann
+
+
+def _users(engine: Engine, m: Memory, *, forgotten: bool = False) -> list[str]:
+    f = EntryFilter(current_only=False, forgotten_only=forgotten)
+    with engine.store.read() as r:
+        return sorted(e.user_id for e in r.entries(Scope.of(m.id), f, limit=100)[0])
+
+
+def test_erase_user_counts_then_erases(
+    engine: Engine, account: Callable[..., Account], opener: Opener
+) -> None:
+    alice = account("alice")
+    (one, two), _ = _seed(engine, alice)
+
+    async def check() -> None:
+        async with opener(alice.key) as s:
+            dry = await s.ok("erase_user", user_id="tom")
+            assert (dry["dry_run"], dry["count"]) == (True, 2)
+            assert {m["name"] for m in dry["memories"]} == {"one", "two"}
+            assert _users(engine, one) == ["ann", "tom"]
+            done = await s.ok("erase_user", user_id="tom", apply=True, reason="asked")
+            assert done["memories"] == dry["memories"] and not done["dry_run"]
+
+    run(check)
+    assert _users(engine, one) == _users(engine, two) == ["ann"]
+
+
+def test_a_key_scoped_to_one_memory_forgets_only_there(
+    engine: Engine, account: Callable[..., Account], opener: Opener
+) -> None:
+    alice = account("alice")
+    (one, two), _ = _seed(engine, alice)
+    _, key = engine.create_api_key(
+        alice.principal, alice.id, scope=[one.id], capabilities=["read", "write"]
+    )
+
+    async def check() -> None:
+        async with opener(key) as s:
+            assert "erase_user" not in await s.tools()  # erasing needs manage
+            refused = await s.call("erase_user", user_id="tom", apply=True)
+            assert refused.error
+            done = await s.ok("forget_user", user_id="tom", apply=True)
+            assert [m["name"] for m in done["memories"]] == ["one"]
+
+    run(check)
+    assert _users(engine, one, forgotten=True) == ["tom"]
+    assert _users(engine, two, forgotten=True) == []  # outside the key's scope: untouched
+    assert _users(engine, two) == ["ann", "tom"]
