@@ -12,6 +12,7 @@ from recallery.web import (
     views_entries,
     views_memories,
     views_messages,
+    views_people,
     views_search,
     views_site,
 )
@@ -26,6 +27,7 @@ ROUTERS = (
     views_messages.router,
     views_entries.router,
     views_search.router,
+    views_people.router,
     views_site.router,
 )
 

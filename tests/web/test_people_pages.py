@@ -1,0 +1,59 @@
+"""The people pages without a browser: a user's page counts what the viewer may read, and
+forgetting or erasing everything about them shows the dry run's receipt before it changes
+anything; a viewer whose key may not change a memory leaves it untouched."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+from web_support import Login, form_token
+
+from recallery import Engine, Memory, Principal
+from recallery.models import Scope
+from recallery.store.filters import EntryFilter
+
+
+def _seed(engine: Engine, alice: Principal, notes: Memory) -> None:
+    for user, text in (("tom", "Tom's cat is Miso"), ("ann", "Ann's dog is Rex")):
+        engine.add_turn(alice, [notes.id], user_input=text, agent_response="ok", user_id=user)
+
+
+def _users(engine: Engine, notes: Memory) -> list[str]:
+    with engine.store.read() as r:
+        found, _ = r.entries(Scope.of(notes.id), EntryFilter(current_only=False), limit=10)
+    return sorted(e.user_id for e in found)
+
+
+def test_erase_everything_about_a_user_from_their_page(
+    login: Login, alice_key: str, engine: Engine, alice: Principal, notes: Memory
+) -> None:
+    _seed(engine, alice, notes)
+    c: TestClient = login(alice_key)
+    assert c.get("/people?kind=user&value=tom").headers["location"] == "/people/user/tom"
+    page = c.get("/people/user/tom")
+    assert page.status_code == 200 and 'id="erase-everything"' in page.text
+    assert "1 entry in 1 memory" in page.text
+    preview = c.get("/people/user/tom/erase")
+    assert "Would erase" in preview.text and "<strong>1</strong> entry" in preview.text
+    assert _users(engine, notes) == ["ann", "tom"]  # the dry run changed nothing
+    token = form_token(preview.text)
+    unconfirmed = c.post("/people/user/tom/erase", data={"csrf": token, "reason": "asked"})
+    assert unconfirmed.status_code == 400 and "Type tom to confirm" in unconfirmed.text
+    assert _users(engine, notes) == ["ann", "tom"]
+    done = c.post("/people/user/tom/erase", data={"csrf": token, "confirm": "tom", "reason": "x"})
+    assert done.status_code == 200 and "Erased" in done.text
+    assert _users(engine, notes) == ["ann"]
+
+
+def test_a_read_only_session_changes_nothing(
+    login: Login, engine: Engine, alice: Principal, notes: Memory
+) -> None:
+    _seed(engine, alice, notes)
+    _, key = engine.create_api_key(alice, alice.user_id, capabilities=["read"])
+    c = login(key)
+    preview = c.get("/people/user/tom/forget")
+    assert "Nothing to forget" in preview.text and "lacks the" in preview.text
+    token = form_token(preview.text)
+    c.post("/people/user/tom/forget", data={"csrf": token})
+    with engine.store.read() as r:
+        forgotten = r.entry_ids(Scope.of(notes.id), EntryFilter(forgotten_only=True))
+    assert forgotten == []
