@@ -17,6 +17,7 @@ service                operations
 ``TransferService``    export and import
 ``StatementService``   entries agents state directly (reconciled), a turn's task status
 ``CurationService``    bulk changes with a dry run, the review queue, entries over time
+``StatsService``       the store's counts for an operator (``/metrics``)
 ``SubjectService``     forget or erase everything about a user; users', agents' pages
 =====================  ===========================================================
 """
@@ -43,6 +44,7 @@ from recallery.services.entries import EntryService
 from recallery.services.lifecycle import LifecycleService
 from recallery.services.memories import MemoryService
 from recallery.services.statements import StatementService
+from recallery.services.stats import StatsService
 from recallery.services.subjects import SubjectService
 from recallery.services.transfer import TransferService
 from recallery.settings import Settings
@@ -95,6 +97,7 @@ class Engine:
             store, clock_, self._memories, self._entries, self._lifecycle
         )
         self._curation = CurationService(store, clock_, self._lifecycle)
+        self._stats = StatsService(store)
         self._subjects = SubjectService(store, clock_)
 
     @classmethod
@@ -180,6 +183,7 @@ class Engine:
     audit_log = _via("_activity", ActivityService.audit_log)
     jobs = _via("_activity", ActivityService.jobs)
     extraction_costs = _via("_activity", ActivityService.extraction_costs)
+    store_counts = _via("_stats", StatsService.store_counts)
     export_memory = _via("_transfer", TransferService.export_memory)
     import_memory = _via("_transfer", TransferService.import_memory)
 

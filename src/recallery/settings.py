@@ -7,7 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from recallery.errors import InvalidInput
+
 PREFIX = "RECALLERY_"
+#: Values of ``metrics``.
+METRICS_ACCESS = ("admin", "open", "off")
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,12 @@ class Settings:
     #: SQLite: the erasure ledger's file (None: ``erasures.jsonl`` in ``data_dir``); keep it
     #: on other storage than the backups (docs/deployment.md, Backup and restore).
     erasure_ledger: Path | None = None
+    #: Who may read ``/metrics``: ``admin`` (an admin key), ``open`` (anyone) or ``off``.
+    metrics: str = "admin"
+
+    def __post_init__(self) -> None:
+        if self.metrics not in METRICS_ACCESS:
+            raise InvalidInput("metrics", f"metrics (RECALLERY_METRICS): one of {METRICS_ACCESS}")
 
     @property
     def sqlite_path(self) -> Path:
@@ -81,8 +91,6 @@ class Settings:
             values["port"] = int(env["RECALLERY_PORT"])
         if "RECALLERY_ADMIN_API_KEY" in env:
             values["admin_api_key"] = env["RECALLERY_ADMIN_API_KEY"]
-        if "RECALLERY_ERASURE_LEDGER" in env:
-            values["erasure_ledger"] = Path(env["RECALLERY_ERASURE_LEDGER"])
         if "RECALLERY_MAX_ITEMS_PER_TYPE" in env:
             values["max_items_per_type"] = int(env["RECALLERY_MAX_ITEMS_PER_TYPE"])
         if "RECALLERY_EMBED_THREADS" in env:
@@ -95,6 +103,8 @@ class Settings:
             ("ann_threshold", int),
             ("max_body_bytes", int),
             ("max_import_bytes", int),
+            ("erasure_ledger", Path),
+            ("metrics", str),
         ):
             if f"{PREFIX}{name.upper()}" in env:
                 values[name] = kind(env[f"{PREFIX}{name.upper()}"])

@@ -17,6 +17,7 @@ from recallery.api import admin, agents, curation, memories, messages, subjects
 from recallery.api.deps import caller
 from recallery.api.guard import Guard, rules
 from recallery.api.health import Readiness, install_probes
+from recallery.api.metrics import install_metrics
 from recallery.api.responses import (
     ERROR_RESPONSES,
     EnvelopeResponse,
@@ -71,6 +72,7 @@ def create_app(engine: Engine, settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     app.add_middleware(Guard, rules=rules(routers, PREFIX, caller, memories.IMPORTS))
+    install_metrics(app, engine, app.state.settings.metrics, PREFIX)  # Guard's refusals too
     app.add_middleware(_ContainBugs)
     return app
 

@@ -1,0 +1,161 @@
+"""``/metrics`` in Prometheus' text format (``prometheus_client``), for an administrator.
+
+What it counts: requests by method, route *template* (``/api/v1/memories/{memory_id}``, never
+the path a caller sent, so neither ids nor text become labels) and status, with a latency
+histogram per method and route; and, read from the store at each scrape, entries by state
+and type, tombstones, jobs by state and outcome, memories. Every label value comes from a
+fixed set (HTTP methods and statuses, the app's route templates, the entry states, types,
+job states and outcomes): no memory name, id or user text ever labels a series.
+
+``RECALLERY_METRICS`` chooses who may read it: ``admin`` (the default: ``Authorization:
+Bearer <admin key>``), ``open`` (anyone who can reach the port: for a Prometheus on a
+private network) or ``off`` (no route at all).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.exposition import generate_latest
+from prometheus_client.registry import Collector
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from recallery.api.health import PROBES
+from recallery.engine import Engine
+from recallery.errors import Forbidden, Unauthorized
+from recallery.models import Principal
+from recallery.services.stats import StoreCounts as Counts
+
+PATH = "/metrics"
+#: Route label of a request no route matched (a 404 for an unknown path).
+UNMATCHED = "unmatched"
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+class Metrics:
+    """The app's own registry (one per app: two apps in a process never share counters)."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "recallery_http_requests",
+            "HTTP requests answered, by method, route template and status.",
+            ("method", "route", "status"),
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "recallery_http_request_duration_seconds",
+            "Time from a request's arrival to the end of its answer.",
+            ("method", "route"),
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        self.requests.labels(method, route, str(status)).inc()
+        self.latency.labels(method, route).observe(seconds)
+
+
+class CountRequests:
+    """ASGI middleware: every HTTP request into :class:`Metrics`, labelled by the template of
+    the route that answered it (the router leaves it in the scope)."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics, prefix: str) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.prefix = prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in (PATH, *PROBES):
+            await self.app(scope, receive, send)
+            return
+        started, status = time.perf_counter(), 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            route = self._template(scope)
+            method = scope["method"] if scope["method"] in _METHODS else "other"
+            self.metrics.observe(method, route, status, time.perf_counter() - started)
+
+    def _template(self, scope: Scope) -> str:
+        """The matched route's template; a route of a router included under the API prefix
+        knows its path without it (FastAPI keeps the router's own route in the scope)."""
+        template = getattr(scope.get("route"), "path", None)
+        if not isinstance(template, str):
+            return UNMATCHED
+        if scope["path"].startswith(self.prefix + "/") and not template.startswith(self.prefix):
+            return self.prefix + template
+        return template
+
+
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+class StoreCounts(Collector):
+    """The store's counts (:meth:`Engine.store_counts`) as gauges, for one scrape."""
+
+    def __init__(self, counts: Counts) -> None:
+        self.counts = counts
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        entries = GaugeMetricFamily(
+            "recallery_entries", "Entries held, by state and type.", labels=("state", "type")
+        )
+        for (state, kind), n in sorted(self.counts.entries.items()):
+            entries.add_metric((state, kind), n)
+        jobs = GaugeMetricFamily(
+            "recallery_jobs", "Jobs, by state and outcome.", labels=("state", "outcome")
+        )
+        for (state, outcome), n in sorted(self.counts.jobs.items()):
+            jobs.add_metric((state, outcome), n)
+        yield entries
+        yield jobs
+        tombstones = self.counts.tombstones
+        yield GaugeMetricFamily("recallery_tombstones", "Erased entries.", value=tombstones)
+        yield GaugeMetricFamily("recallery_memories", "Memories.", value=self.counts.memories)
+
+
+def install_metrics(app: FastAPI, engine: Engine, access: str, prefix: str) -> None:
+    """``/metrics`` and the request counting, unless ``access`` is ``off``; ``prefix``: the
+    one the API's routers are included under."""
+    if access == "off":
+        return
+    metrics = Metrics()
+    app.state.metrics = metrics
+    app.add_middleware(CountRequests, metrics=metrics, prefix=prefix)
+
+    @app.get(PATH, include_in_schema=False)
+    def scrape(request: Request) -> Response:
+        if access == "open":
+            actor = engine.principal(engine.ensure_admin(None, create_key=False)[0].id)
+        else:
+            actor = _admin(engine, request.headers.get("authorization", ""))
+        store = CollectorRegistry()
+        store.register(StoreCounts(engine.store_counts(actor)))
+        text = generate_latest(metrics.registry) + generate_latest(store)
+        return Response(text, media_type=CONTENT_TYPE_LATEST)
+
+
+def _admin(engine: Engine, header: str) -> Principal:
+    scheme, _, key = header.partition(" ")
+    if scheme.lower() != "bearer" or not key.strip():
+        raise Unauthorized("Missing API key: /metrics needs an administrator's key.")
+    actor = engine.authenticate(key.strip())
+    if not actor.is_admin:
+        raise Forbidden("/metrics is for administrators (RECALLERY_METRICS=open opens it).")
+    return actor
+
+
+__all__ = ["Metrics", "install_metrics"]

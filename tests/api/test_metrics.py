@@ -1,0 +1,80 @@
+"""/metrics: counters that move with the calls made, labelled by route template and never
+by anything a request carried; the store's counts; an administrator's key, or a setting."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from api_support import API, Account, add_turn, create_memory, ok
+from fastapi.testclient import TestClient
+
+from recallery import Engine
+from recallery.api import create_app
+from recallery.settings import Settings
+
+SEARCH = 'route="/api/v1/messages/search"'
+
+
+def _value(text: str, name: str, *labels: str) -> float:
+    """The sample of ``name`` whose labels include each of ``labels`` (0 when none)."""
+    for line in text.splitlines():
+        if line.startswith((name + "{", name + " ")) and all(label in line for label in labels):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_counters_move_and_no_label_carries_request_text(
+    http: Callable[[str | None], TestClient], admin: Account, as_alice: TestClient
+) -> None:
+    scrape = http(admin.key)
+    before = ok_text(scrape)
+    memory = create_memory(as_alice, name="secret-garden")
+    add_turn(as_alice, memory["id"], "zanzibar marmalade")
+    for _ in range(3):
+        params = {"query": "zanzibar marmalade", "memory_id": memory["id"]}
+        ok(as_alice.get(f"{API}/messages/search", params=params))
+    as_alice.get(f"{API}/memories/{memory['id']}/nowhere")  # an unknown path: 404
+    after = ok_text(scrape)
+    total = "recallery_http_requests_total"
+    assert _value(after, total, SEARCH, 'status="200"') - _value(before, total, SEARCH) == 3
+    hist = "recallery_http_request_duration_seconds_count"
+    assert _value(after, hist, SEARCH, 'method="GET"') == 3
+    assert _value(after, total, 'route="unmatched"', 'status="404"') == 1
+    assert _value(after, "recallery_entries", 'state="current"', 'type="raw"') == 1
+    assert _value(after, "recallery_memories") == 1
+    labels = " ".join(re.findall(r"\{[^}]*\}", after))
+    for text in ("zanzibar", "marmalade", "secret-garden", memory["id"], "nowhere"):
+        assert text not in labels
+
+
+def ok_text(client: TestClient) -> str:
+    response = client.get("/metrics")
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/plain")
+    return response.text
+
+
+def test_only_an_administrator_reads_metrics(
+    http: Callable[[str | None], TestClient], as_alice: TestClient
+) -> None:
+    assert http(None).get("/metrics").status_code == 401
+    assert as_alice.get("/metrics").status_code == 403
+
+
+def test_metrics_can_be_opened_or_turned_off(engine: Engine, admin: Account) -> None:
+    with TestClient(create_app(engine, Settings(metrics="open"))) as anyone:
+        assert anyone.get("/metrics").status_code == 200
+    off = create_app(engine, Settings(metrics="off"))
+    with TestClient(off, headers={"Authorization": f"Bearer {admin.key}"}) as client:
+        assert client.get("/metrics").status_code == 404
+
+
+def test_the_setting_names_itself_when_wrong() -> None:
+    import pytest
+
+    from recallery.errors import InvalidInput
+
+    with pytest.raises(InvalidInput) as caught:
+        Settings.from_env({"RECALLERY_METRICS": "public"})
+    assert caught.value.field == "metrics"
