@@ -384,3 +384,35 @@ def test_a_scoped_key_cannot_open_another_memory(page: Page, live: Live) -> None
         expect(page.locator("main")).not_to_contain_text("4471")
     assert hits(page, live, other, "vault") == []  # search leaves out what the key cannot read
     expect(page.locator("main")).not_to_contain_text("4471")
+
+
+def test_erase_everything_about_a_user_from_their_page_after_the_dry_run(
+    page: Page, live: Live
+) -> None:
+    first, second = live.memory("people one"), live.memory("people two")
+    tom = [live.say(m, "I moved to Lisbon last March.", user="tom-p") for m in (first, second)]
+    ann = live.say(first, "I drink espresso every morning.", user="ann-p")
+    facts = [
+        f["message_id"]
+        for m, t in zip((first, second), tom, strict=True)
+        for f in live.extracted(m)[t]
+    ]
+    log_in(page, live)
+    page.click("nav a[href='/people']")
+    page.fill("#find-person input[name=value]", "tom-p")
+    page.click("#find-person button[type=submit]")
+    expect(page.locator("#subject-total")).to_contain_text("4 entries in 2 memories")
+    expect(page.locator("#subject-facts")).to_contain_text("The user lives in Lisbon.")
+    photograph(page, live, "person.png")
+    page.click("#erase-everything")
+    expect(page.locator("#receipt-summary")).to_contain_text("Would erase 4 entries")
+    assert len(live.found(first, "Lisbon") & set(tom)) == 1  # the dry run changed nothing
+    page.fill("#apply-subject input[name=reason]", "data-subject request")
+    page.fill("#apply-subject input[name=confirm]", "tom-p")
+    page.click("#apply-subject button[type=submit]")
+    expect(page.locator("#receipt-summary")).to_contain_text("Erased 4 entries")
+    assert not (live.found(first, "Lisbon") | live.found(second, "Lisbon")) & {*tom, *facts}
+    assert ann in live.found(first, "espresso")
+    for message_id in (*tom, *facts):
+        memory_id = first if message_id in (tom[0], facts[0]) else second
+        audited(page, live, memory_id, "entry.erase", message_id)
