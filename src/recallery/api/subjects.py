@@ -40,7 +40,7 @@ class SubjectBody(Lenient):
 
 
 def _run(engine: Any, actor: Any, action: str, user_id: str, body: SubjectBody | None) -> Any:
-    fields = body or SubjectBody()
+    fields = body or SubjectBody.model_validate({})
     reason = "" if fields.reason is None else v.text(fields.reason, "reason", limit=1024)
     operation = engine.forget_subject if action == "forget" else engine.erase_subject
     receipt = operation(

@@ -4,6 +4,7 @@ run that prints the receipt unless ``--apply`` is given."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -37,7 +38,7 @@ def _request(
             click.echo(line)
 
 
-def _options(command: click.Command) -> click.Command:
+def _options(command: Callable[..., None]) -> Callable[..., None]:
     for option in reversed(
         (
             click.argument("user_id"),
