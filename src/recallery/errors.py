@@ -56,6 +56,17 @@ class Unauthorized(RecalleryError):
     code = "unauthorized"
 
 
+class Throttled(RecalleryError):
+    """Too many failed authentications from this client address; try again after
+    ``retry_after`` seconds."""
+
+    code = "throttled"
+
+    def __init__(self, message: str, retry_after: int = 60) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class Conflict(RecalleryError):
     """The request contradicts the current state (for example a locked field)."""
 

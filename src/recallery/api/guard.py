@@ -2,8 +2,12 @@
 past its limit. A request without a valid key is refused before a byte of its body is read,
 and no body larger than the limit is ever held in memory.
 
-The guard knows the routes from the routers themselves: a route needs a key when it depends on
-the authenticated caller, and import routes get the larger import limit.
+The guard knows the REST routes from the routers themselves: a route needs a key when it
+depends on the authenticated caller, and import routes get the larger import limit. Every other
+address (the web UI's forms, ``/mcp``, the docs) gets the same body limit before its route
+reads a byte, and multipart bodies only where a form takes a file (an endpoint marked with
+:func:`takes_files`, which gets the import limit): a declared ``Content-Length`` over the limit
+is answered 413 at once.
 """
 
 from __future__ import annotations
@@ -12,24 +16,29 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, APIRouter
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
-from starlette.responses import Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from recallery.api.responses import error_response, routing_error
 from recallery.engine import Engine
-from recallery.errors import InvalidInput, RecalleryError, Unauthorized
+from recallery.errors import InvalidInput, RecalleryError, Throttled, Unauthorized
 from recallery.models import Principal
 from recallery.settings import Settings
+from recallery.throttle import Throttle
 
 #: Where the guard leaves the authenticated caller for the route (see ``api.deps``).
 PRINCIPAL = "recallery.principal"
+#: Where the guard leaves the app's :class:`Throttle` (the web login form counts by it too).
+THROTTLE = "recallery.throttle"
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -64,6 +73,16 @@ def rules(
     return found
 
 
+#: The attribute :func:`takes_files` sets on an endpoint.
+_FILES = "recallery_takes_files"
+
+
+def takes_files(endpoint: F) -> F:
+    """Mark a web form's endpoint as taking a file upload: multipart, up to the import limit."""
+    setattr(endpoint, _FILES, True)
+    return endpoint
+
+
 def _depends_on(dependant: Dependant, call: Callable[..., Any]) -> bool:
     return any(d.call is call or _depends_on(d, call) for d in dependant.dependencies)
 
@@ -74,11 +93,14 @@ class Guard:
     def __init__(self, app: ASGIApp, rules: list[Rule]) -> None:
         self.app = app
         self.rules = rules
+        self._uploads: list[tuple[frozenset[str], re.Pattern[str]]] | None = None
+        self.throttle = Throttle()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        scope[THROTTLE] = self.throttle
         headers = Headers(scope=scope)
         path = _route_path(scope)
         matching = _most_specific([r for r in self.rules if r.path.match(path)])
@@ -88,17 +110,17 @@ class Guard:
             refused = routing_error(405, "Method Not Allowed", {"Allow": allow})
             await _refuse(refused, headers, scope, receive, send)
             return
-        if rule is None:  # not a route: routing answers it without reading the body
-            await self.app(scope, receive, send)
-            return
         web = scope["app"]
         settings: Settings = web.state.settings
+        if rule is None:  # not a REST route: the web UI, /mcp, the docs, or no route at all
+            await self._elsewhere(scope, receive, send, headers, path, settings)
+            return
         limit = settings.max_import_bytes if rule.large_body else settings.max_body_bytes
         try:
             if rule.needs_key:
-                scope[PRINCIPAL] = await _authenticate(web.state.engine, headers)
+                scope[PRINCIPAL] = await self._authenticate(web.state.engine, headers, scope)
         except RecalleryError as exc:
-            await _refuse(error_response(exc), headers, scope, receive, send)
+            await _refuse(_refusal(exc), headers, scope, receive, send)
             return
         received = await _read_body(headers, receive, limit)
         if received is None:
@@ -108,6 +130,73 @@ class Guard:
             await _refuse(error_response(too_large, 413), headers, scope, receive, send)
             return
         await self.app(scope, _replay(received, receive), send)
+
+    async def _authenticate(self, engine: Engine, headers: Headers, scope: Scope) -> Principal:
+        """The caller of an ``Authorization: Bearer <key>`` header; a missing or malformed
+        one is refused without a lookup, and so is any key from an address that has failed
+        too often (:mod:`recallery.throttle`)."""
+        scheme, _, key = headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not key:
+            raise Unauthorized("Missing API key.")
+        client = client_address(scope)
+        self.throttle.check(client)
+        try:
+            return await run_in_threadpool(engine.authenticate, key)
+        except Unauthorized:
+            self.throttle.failed(client)
+            raise
+
+    async def _elsewhere(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        headers: Headers,
+        path: str,
+        settings: Settings,
+    ) -> None:
+        """Any other address: its body within the limit before its route reads it, and no
+        multipart body unless its form takes a file."""
+        files = self._takes_files(scope, path)
+        limit = settings.max_import_bytes if files else settings.max_body_bytes
+        media = headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media.startswith("multipart/") and not files:
+            refused = _plain(path, 415, "body", "This address takes no file uploads (multipart).")
+            await _refuse(refused, headers, scope, receive, send)
+            return
+        received = await _read_body(headers, receive, limit)
+        if received is None:
+            text = f"The request body is larger than the limit of {limit} bytes."
+            await _refuse(_plain(path, 413, "body", text), headers, scope, receive, send)
+            return
+        await self.app(scope, _replay(received, receive), send)
+
+    def _takes_files(self, scope: Scope, path: str) -> bool:
+        if self._uploads is None:
+            self._uploads = [
+                (frozenset(r.methods or ()), compile_path(full)[0])
+                for full, r in _api_routes(getattr(scope["app"], "routes", ()), "")
+                if getattr(r.endpoint, _FILES, False)
+            ]
+        return any(scope["method"] in m and p.match(path) for m, p in self._uploads)
+
+
+def _api_routes(routes: Iterable[Any], prefix: str) -> Iterable[tuple[str, APIRoute]]:
+    """Every route with its full path, inside included routers too."""
+    for r in routes:
+        if isinstance(r, APIRoute):
+            yield prefix + r.path, r
+        elif (inner := getattr(r, "original_router", None)) is not None:
+            context = getattr(r, "include_context", None)
+            yield from _api_routes(inner.routes, prefix + getattr(context, "prefix", ""))
+
+
+def _plain(path: str, status: int, field: str, text: str) -> Response:
+    """A refusal outside the REST API: the envelope for ``/mcp``, a short page elsewhere."""
+    if path.startswith("/mcp"):
+        return error_response(InvalidInput(field, text), status)
+    page = f"<!doctype html><title>{status}</title><h1>Request refused</h1><p>{text}</p>"
+    return HTMLResponse(page, status_code=status)
 
 
 def _most_specific(matching: list[Rule]) -> list[Rule]:
@@ -119,13 +208,15 @@ def _most_specific(matching: list[Rule]) -> list[Rule]:
     return [r for r in matching if r.template == template]
 
 
-async def _authenticate(engine: Engine, headers: Headers) -> Principal:
-    """The caller of an ``Authorization: Bearer <key>`` header; a missing or malformed one is
-    refused without a lookup."""
-    scheme, _, key = headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not key:
-        raise Unauthorized("Missing API key.")
-    return await run_in_threadpool(engine.authenticate, key)
+def client_address(scope: Scope) -> str:
+    """The address a request came from, as the server saw it (what throttling counts by)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+def _refusal(exc: RecalleryError) -> Response:
+    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, Throttled) else None
+    return error_response(exc, headers=headers)
 
 
 async def _read_body(headers: Headers, receive: Receive, limit: int) -> deque[Message] | None:

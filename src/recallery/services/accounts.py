@@ -5,17 +5,31 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 import uuid
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from recallery import validation as v
 from recallery.access import require_admin, require_manage, require_self_or_admin
 from recallery.clock import Clock, from_epoch
-from recallery.errors import Conflict, Forbidden, InvalidInput, KeyRevoked, NotFound, Unauthorized
+from recallery.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    KeyRevoked,
+    NotFound,
+    RecalleryWarning,
+    Unauthorized,
+)
 from recallery.models import ALL_CAPABILITIES, ApiKey, AuditAction, Capability, Principal, User
 from recallery.store.base import Store
+
+log = logging.getLogger("recallery.accounts")
+#: The shortest administrator key from the environment taken without a loud warning.
+MIN_ADMIN_KEY = 32
 
 
 class AccountService:
@@ -248,6 +262,14 @@ class AccountService:
         key and ``create_key`` is set, a new key is made. Returns the admin and any new key."""
         admin = self._first_admin() or self._create_first_admin()
         if key:
+            if len(key) < MIN_ADMIN_KEY:
+                short = (
+                    f"RECALLERY_ADMIN_API_KEY is only {len(key)} characters: anyone who guesses "
+                    f"it administers every memory. Use at least {MIN_ADMIN_KEY} random "
+                    "characters (`python -c 'import secrets; print(secrets.token_urlsafe(32))'`)."
+                )
+                log.warning(short)
+                warnings.warn(short, RecalleryWarning, stacklevel=2)
             self.register_api_key("system", admin.id, key, name="admin")
             return admin, None
         with self.store.read() as r:

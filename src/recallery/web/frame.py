@@ -28,6 +28,11 @@ class LoginRequired(Exception):
     """No live session (or its key no longer authenticates)."""
 
 
+#: Most fields a form may post (a bulk change ticks up to 10,000 rows); the body itself is
+#: limited before it is read (:mod:`recallery.api.guard`).
+MAX_FIELDS = 10_100
+
+
 class FormExpired(Exception):
     """A state-changing request without the session's CSRF token."""
 
@@ -105,7 +110,7 @@ class Form:
 async def _posted(request: Request, who: Annotated[Viewer, Depends(_viewer)]) -> Form:
     """The form of a state-changing request, once its CSRF token (a field, or the header
     htmx sends) matches the session's."""
-    data = await request.form()
+    data = await request.form(max_files=1, max_fields=MAX_FIELDS)
     sent = data.get(CSRF_FIELD)
     token = sent if isinstance(sent, str) else request.headers.get(CSRF_HEADER)
     if not token or not same(token, who.csrf):

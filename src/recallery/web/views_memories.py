@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from recallery import transfer
+from recallery.api.guard import takes_files
 from recallery.errors import Conflict, Forbidden, InvalidInput
 from recallery.models import EntryType, JobState, Memory
 from recallery.web.chart import chart
@@ -219,6 +220,7 @@ def export(parts: WebDep, who: Who, memory_id: str) -> Response:
 
 
 @router.post("/memories/{memory_id}/import")
+@takes_files
 async def import_file(
     request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str
 ) -> Response:

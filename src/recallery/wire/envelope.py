@@ -16,6 +16,7 @@ from recallery.errors import (
     NotFound,
     RecalleryError,
     StoreError,
+    Throttled,
     Unauthorized,
 )
 
@@ -34,6 +35,7 @@ UNAUTHORIZED = 401
 FORBIDDEN = 403
 NOT_FOUND = 404
 CONFLICT = 409
+TOO_MANY = 429
 SERVER_ERROR = 500
 
 
@@ -53,6 +55,7 @@ ERROR_CODES = (
     ErrorCode(Forbidden, 403, FORBIDDEN),
     ErrorCode(NotFound, 404, NOT_FOUND),
     ErrorCode(Conflict, 409, CONFLICT),
+    ErrorCode(Throttled, 429, TOO_MANY),
     ErrorCode(CapacityExceeded, 409, DATA_ERROR),
     ErrorCode(ModelError, 502, SERVER_ERROR),
     ErrorCode(StoreError, 500, SERVER_ERROR),

@@ -1,0 +1,78 @@
+"""Failed authentications, counted per client address: after ``limit`` failures within
+``window`` seconds an address is refused (without a key lookup) until its oldest counted
+failure ages out. A success does not clear the count, so a valid key of one's own cannot be
+used to reset the guessing of others'. Pure over a clock of seconds; the REST guard and the
+web login form share one per app.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+
+from recallery.errors import Throttled
+
+#: Failed authentications an address may make in :data:`WINDOW_S` seconds.
+LIMIT = 20
+WINDOW_S = 60.0
+#: Addresses remembered at most (the least recently failing are forgotten first).
+MAX_CLIENTS = 10_000
+
+
+class Throttle:
+    """Failures per client address in a sliding window."""
+
+    def __init__(
+        self,
+        limit: int = LIMIT,
+        window_s: float = WINDOW_S,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        max_clients: int = MAX_CLIENTS,
+    ) -> None:
+        self.limit = limit
+        self.window_s = window_s
+        self.clock = clock
+        self.max_clients = max_clients
+        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def check(self, client: str) -> None:
+        """Raise :class:`Throttled` when ``client`` has used up its failures."""
+        with self._lock:
+            now = self.clock()
+            seen = self._recent(client, now)
+            if seen is None or len(seen) < self.limit:
+                return
+            wait = max(1, math.ceil(seen[0] + self.window_s - now))
+        raise Throttled(
+            f"Too many failed authentications from this address: {self.limit} in "
+            f"{self.window_s:g} seconds. Try again in {wait} seconds.",
+            retry_after=wait,
+        )
+
+    def failed(self, client: str) -> None:
+        """Count one failed authentication of ``client``."""
+        with self._lock:
+            now = self.clock()
+            seen = self._recent(client, now)
+            if seen is None:
+                seen = self._failures[client] = deque()
+            seen.append(now)
+            self._failures.move_to_end(client)
+            while len(self._failures) > self.max_clients:
+                self._failures.popitem(last=False)
+
+    def _recent(self, client: str, now: float) -> deque[float] | None:
+        seen = self._failures.get(client)
+        if seen is None:
+            return None
+        while seen and seen[0] <= now - self.window_s:
+            seen.popleft()
+        if not seen:
+            del self._failures[client]
+            return None
+        return seen
