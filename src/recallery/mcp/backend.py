@@ -85,20 +85,29 @@ class Backend(Protocol):
 
 
 class EngineBackend:
-    """An engine in this process, acting for ``principal``."""
+    """An engine in this process, acting for ``principal``: the caller is resolved again at
+    every call (``key`` checked, teams read), as ``/mcp`` checks its key per request."""
 
-    def __init__(self, engine: Engine, principal: Principal) -> None:
+    def __init__(self, engine: Engine, principal: Principal, *, key: str | None = None) -> None:
         self.engine = engine
-        self._principal = principal
+        self._given = principal
+        self._key = key
 
     @property
     def principal(self) -> Principal:
-        return self._principal
+        """The caller as the store says it is now: with a key, the key is checked again (a
+        revoked one stops working at the next call); without one, the user's teams are read
+        again (a user removed from a team loses its memories at the next call); the scope and
+        capabilities stay those given."""
+        if self._key is not None:
+            return self.engine.authenticate(self._key)
+        given = self._given
+        return self.engine.principal(given.user_id, given.scope, given.capabilities)
 
     def memories(self, named: str | None = None) -> list[MemoryRef]:
         """Every memory, or for ``named`` the one with that id, else those whose name holds it
         (a query for it, not a listing of every memory the key reaches)."""
-        me, most = self._principal, MAX_MEMORIES
+        me, most = self.principal, MAX_MEMORIES
         page = self.engine.list_memories(me, page_size=most, ids=None if named is None else [named])
         if named is not None and not page.items:
             page = self.engine.list_memories(me, page_size=most, keywords=named)
@@ -106,7 +115,7 @@ class EngineBackend:
 
     def add_turn(self, turn: Turn) -> Entry:
         (raw,) = self.engine.add_turn(
-            self._principal,
+            self.principal,
             [turn.memory_id],
             user_input=turn.user_input,
             agent_response=turn.agent_response,
@@ -125,40 +134,40 @@ class EngineBackend:
         source_id: int | None,
     ) -> AddedEntries:
         return self.engine.add_entries(
-            self._principal, memory_id, list(entries), source_id=source_id, **ids
+            self.principal, memory_id, list(entries), source_id=source_id, **ids
         )
 
     def search(self, request: SearchRequest) -> list[Hit]:
-        return self.engine.search(self._principal, request)
+        return self.engine.search(self.principal, request)
 
     def context(self, request: SearchRequest, max_tokens: int) -> Context:
-        return self.engine.context(self._principal, request, max_tokens)
+        return self.engine.context(self.principal, request, max_tokens)
 
     def entry(self, memory_id: str, message_id: int) -> tuple[Entry, list[Entry], list[int]]:
-        entry, _ = self.engine.get_entry(self._principal, memory_id, message_id)
-        history = self.engine.history(self._principal, memory_id, message_id)
-        return entry, history, self.engine.evidence(self._principal, memory_id, message_id)
+        entry, _ = self.engine.get_entry(self.principal, memory_id, message_id)
+        history = self.engine.history(self.principal, memory_id, message_id)
+        return entry, history, self.engine.evidence(self.principal, memory_id, message_id)
 
     def correct(self, memory_id: str, message_id: int, content: str, reason: str) -> Entry:
-        return self.engine.correct(self._principal, memory_id, message_id, content, reason=reason)
+        return self.engine.correct(self.principal, memory_id, message_id, content, reason=reason)
 
     def forget(self, memory_id: str, message_id: int) -> list[int]:
-        return self.engine.forget(self._principal, memory_id, message_id)
+        return self.engine.forget(self.principal, memory_id, message_id)
 
     def restore(self, memory_id: str, message_id: int) -> list[int]:
-        return self.engine.restore(self._principal, memory_id, message_id)
+        return self.engine.restore(self.principal, memory_id, message_id)
 
     def erase(self, memory_id: str, message_id: int, reason: str) -> EraseReceipt:
-        return self.engine.erase(self._principal, memory_id, message_id, reason=reason)
+        return self.engine.erase(self.principal, memory_id, message_id, reason=reason)
 
     def task_status(self, memory_id: str, message_id: int) -> Job | None:
-        return self.engine.task_status(self._principal, memory_id, message_id)
+        return self.engine.task_status(self.principal, memory_id, message_id)
 
     def subject(
         self, action: SubjectAction, user_id: str, dry_run: bool, reason: str
     ) -> SubjectReceipt:
         run = self.engine.forget_subject if action == "forget" else self.engine.erase_subject
-        return run(self._principal, user_id, dry_run=dry_run, reason=reason)
+        return run(self.principal, user_id, dry_run=dry_run, reason=reason)
 
 
 class ClientBackend:
