@@ -342,3 +342,25 @@ def test_a_read_only_key_reads_but_cannot_write(world: World) -> None:
         with pytest.raises(Forbidden, match=r"write|manage"):
             attempt(reader)
     assert world.contents(world.notes) == before
+
+
+def test_dotted_filter_keys_name_nested_values(world: World) -> None:
+    store = RecalleryStore(world.client(), world.notes.id)
+    store.put(NS, "a", {"user": {"access-level": "admin", "name": "Ada"}})
+    store.put(NS, "b", {"user": {"access-level": "guest"}})
+    store.put(NS, "c", {"user": "admin"})
+    store.put(NS, "d", {"user.access-level": "admin"})  # a field whose name holds a dot
+    assert sorted(keys(store.search(NS, filter={"user.access-level": "admin"}))) == ["a", "d"]
+    assert keys(store.search(NS, filter={"user.access-level": {"$ne": "admin"}})) == ["c", "b"]
+    assert keys(store.search(NS, filter={"user.name": "Ada"})) == ["a"]
+
+
+def test_an_item_put_without_an_index_is_listed_but_never_scored(world: World) -> None:
+    store = RecalleryStore(world.client(), world.notes.id)
+    store.put(NS, "plain", {"text": "the vault code is 4711"}, index=False)
+    store.put(NS, "ranked", {"text": "the garden has tomatoes"})
+    assert store.get(NS, "plain").value == {"text": "the vault code is 4711"}  # type: ignore[union-attr]
+    found = store.search(NS, query="vault code 4711")
+    assert [(i.key, i.score is None) for i in found] == [("ranked", False), ("plain", True)]
+    store.put(NS, "plain", {"text": "the vault code is 4711"})  # indexed from now on
+    assert keys(store.search(NS, query="vault code 4711"))[0] == "plain"

@@ -5,28 +5,44 @@ An adapter's logic is written once, as a *plan*: a generator that yields steps, 
 function of the client (``lambda c: c.search(...)``), and is sent each step's answer.
 :func:`run` carries a plan out with the sync :class:`~recallery.client.Client`, :func:`arun`
 with either client (the sync one off the event loop), so nothing is written twice for sync
-and async.
+and async. A plan may also yield :class:`Together`: several calls whose answers come back as
+one list, sent at once (at most :data:`FAN_OUT` in flight) by :func:`arun`, one after
+another by :func:`run`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from recallery.client import AsyncClient, Client
 from recallery.curation import MessageFilter
+from recallery.errors import RecalleryError
 from recallery.models import Entry, Trust
 
 T = TypeVar("T")
 
 #: One SDK call: given a Client it returns the answer; given an AsyncClient, an awaitable.
 Step = Callable[[Any], Any]
-Plan = Generator[Step, Any, T]
+
+
+@dataclass(frozen=True)
+class Together:
+    """Calls that do not depend on each other: answered as a list, in order."""
+
+    steps: tuple[Step, ...]
+
+
+Plan = Generator[Step | Together, Any, T]
 AnyClient = Client | AsyncClient
 
 #: The most turns one page of the Messages list holds.
 PAGE = 100
+#: The most calls one plan has in flight at once.
+FAN_OUT = 8
+
 #: How a raw turn's text is written by the engine (``add_turn``): the user's words, then the
 #: agent's.
 USER, AGENT = "User Input: ", "\nAgent Response: "
@@ -38,28 +54,48 @@ def run(plan: Plan[T], client: AnyClient) -> T:
         raise TypeError("synchronous calls need a recallery.Client; await the async ones")
     done, out = _advance(plan, None)
     while not done:
-        done, out = _advance(plan, out(client))
-    result: T = out
-    return result
-
-
-async def arun(plan: Plan[T], client: AnyClient) -> T:
-    """Carry ``plan`` out with either client; the sync one's calls run in a worker thread."""
-    done, out = _advance(plan, None)
-    while not done:
-        answer = await (
-            out(client) if isinstance(client, AsyncClient) else asyncio.to_thread(out, client)
-        )
+        try:
+            answer = [s(client) for s in out.steps] if isinstance(out, Together) else out(client)
+        except RecalleryError as refused:  # the plan may handle a refusal
+            done, out = _advance(plan, refused, throw=True)
+            continue
         done, out = _advance(plan, answer)
     result: T = out
     return result
 
 
-def _advance(plan: Plan[Any], answer: Any) -> tuple[bool, Any]:
-    """Send ``plan`` an answer: (True, its result) when it is done, else (False, its next
-    step)."""
+async def arun(plan: Plan[T], client: AnyClient) -> T:
+    """Carry ``plan`` out with either client; the sync one's calls run in worker threads."""
+    done, out = _advance(plan, None)
+    while not done:
+        try:
+            if isinstance(out, Together):
+                bound = asyncio.Semaphore(FAN_OUT)
+                answer: Any = await asyncio.gather(*(_send(s, client, bound) for s in out.steps))
+            else:
+                answer = await _send(out, client)
+        except RecalleryError as refused:  # the plan may handle a refusal
+            done, out = _advance(plan, refused, throw=True)
+            continue
+        done, out = _advance(plan, answer)
+    result: T = out
+    return result
+
+
+async def _send(step: Step, client: AnyClient, bound: asyncio.Semaphore | None = None) -> Any:
+    if bound is not None:
+        async with bound:
+            return await _send(step, client)
+    if isinstance(client, AsyncClient):
+        return await step(client)
+    return await asyncio.to_thread(step, client)
+
+
+def _advance(plan: Plan[Any], answer: Any, *, throw: bool = False) -> tuple[bool, Any]:
+    """Send ``plan`` an answer (or raise it there, with ``throw``): (True, its result) when it
+    is done, else (False, its next step)."""
     try:
-        return False, plan.send(answer)
+        return False, plan.throw(answer) if throw else plan.send(answer)
     except StopIteration as finished:
         return True, finished.value
 
@@ -68,6 +104,14 @@ def ask(step: Step) -> Plan[Any]:
     """A plan of one call: its answer."""
     answer = yield step
     return answer
+
+
+def together(steps: Sequence[Step]) -> Plan[list[Any]]:
+    """A plan of calls independent of each other: their answers, in order."""
+    if not steps:
+        return []
+    answers: list[Any] = yield Together(tuple(steps))
+    return answers
 
 
 def turn_text(user: str, agent: str) -> str:
@@ -113,6 +157,11 @@ def turns(
         found += [e for e in page.items if keep(e)]
         if len(page.items) < PAGE or number * PAGE >= page.total:
             break
+        if limit is None:  # every page: the rest at once
+            rest = range(number + 1, -(-page.total // PAGE) + 1)
+            pages = yield from together([_page(memory_id, where, n) for n in rest])
+            found += [e for p in pages for e in p.items if keep(e)]
+            break
         number += 1
     return found if limit is None else found[:limit]
 
@@ -139,15 +188,18 @@ def remove(
 
 __all__ = [
     "AGENT",
+    "FAN_OUT",
     "USER",
     "AnyClient",
     "Plan",
     "Step",
+    "Together",
     "arun",
     "ask",
     "live",
     "remove",
     "run",
+    "together",
     "turn_parts",
     "turn_text",
     "turns",

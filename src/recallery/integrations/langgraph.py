@@ -22,17 +22,25 @@ valid time (kept across puts, to the second), ``updated_at`` its record time.
   value stays in the entry's history, retired. ``put`` with ``None`` and ``delete`` erase or,
   with ``erase=False``, forget. Either way the old vector never ranks again. (A replacing
   ``put`` writes the new turn before it removes the old one, so a key that may not erase is
-  refused with the new value in place.)
+  refused with the new value in place.) Concurrent puts of one key leave one live turn: each
+  put removes the key's turns older than its own, so the last written stays; calls made
+  through one store and one event loop are written in the order they were made.
 - ``search`` without a query lists the items under the namespace prefix that pass the filter,
   most recently updated first. With a query it ranks them by recallery's hybrid search
   (keywords and vectors) over the prefix's only namespace, or over the memory when the prefix
   holds several; it scores the best 100 of them and lists the rest after, unscored (as
-  LangGraph's stores list items without a vector). Filters: equality, nested values and
-  ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``.
+  LangGraph's stores list items without a vector). Filters: equality, nested values (also
+  named with dots: ``{"user.access-level": ...}``) and ``$eq``, ``$ne``, ``$gt``, ``$gte``,
+  ``$lt``, ``$lte``.
 - ``list_namespaces`` takes prefix and suffix conditions with ``*``, ``max_depth``, ``limit``
   and ``offset``.
-- recallery indexes every item's whole value, so ``put(index=...)`` is accepted and ignored,
-  as a LangGraph store without an index configuration does; TTLs are not supported.
+- ``put(..., index=False)`` keeps the value on the turn's agent side: listed and read as any
+  item, never scored by a query (recallery still holds its text in the memory's indexes).
+  A list of fields indexes the whole value; TTLs are not supported.
+- The async methods made in one tick of an event loop run as one batch, as LangGraph's
+  ``AsyncBatchedBaseStore`` runs them: the batch's reads come from one listing of the
+  namespaces it touches, its distinct queries and its writes go out together (at most
+  :data:`~recallery.integrations.base.FAN_OUT` requests at once).
 
 A turn that is disabled, forgotten or rejected by a person is not an item, nor one whose text
 no longer holds a JSON object; a memory used as a store is best kept for the store (a raw-only
@@ -47,44 +55,51 @@ from recallery.extras import require
 require("langgraph", "httpx", extra="langgraph", what="recallery.integrations.langgraph")
 
 import json  # noqa: E402
-from collections.abc import Iterable, Mapping  # noqa: E402
+from collections.abc import Iterable, Mapping, Sequence  # noqa: E402
 from typing import Any  # noqa: E402
 
 from langgraph.store.base import (  # noqa: E402
     BaseStore,
     GetOp,
-    InvalidNamespaceError,
-    Item,
     ListNamespacesOp,
     Op,
     PutOp,
     Result,
-    SearchItem,
     SearchOp,
 )
 
-from recallery.errors import InvalidInput  # noqa: E402
+from recallery.errors import Conflict, InvalidInput, NotFound  # noqa: E402
 from recallery.integrations.base import (  # noqa: E402
     AnyClient,
     Plan,
+    Step,
     arun,
     live,
     remove,
     run,
-    turn_parts,
+    together,
     turn_text,
     turns,
 )
-from recallery.integrations.matching import (  # noqa: E402
-    Namespace,
-    literal_prefix,
-    matches,
-    namespace_matches,
+from recallery.integrations.batching import TickBatcher  # noqa: E402
+from recallery.integrations.langgraph_items import (  # noqa: E402
+    Held,
+    Key,
+    Scores,
+    agent_id,
+    by_key,
+    common,
+    found_by,
+    item_of,
+    key_of,
+    namespaces_of,
+    newest_item,
+    reach,
+    search_of,
+    session_id,
 )
 from recallery.models import Entry  # noqa: E402
 from recallery.validation import MAX_ID_TEXT, MAX_TOP_N  # noqa: E402
-
-Key = tuple[Namespace, str]
 
 
 class RecalleryStore(BaseStore):
@@ -94,182 +109,156 @@ class RecalleryStore(BaseStore):
         self.client = client
         self.memory_id = memory_id
         self.erase = erase
+        self._batcher: TickBatcher[Op, Result] = TickBatcher(self._abatch)
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         return run(self._batch(list(ops)), self.client)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        return await arun(self._batch(list(ops)), self.client)
+        """The operations, joined with the others made in this tick of the loop."""
+        return await self._batcher.submit(list(ops))
+
+    async def _abatch(self, ops: list[Op]) -> list[Result]:
+        return await arun(self._batch(ops), self.client)
 
     def _batch(self, ops: list[Op]) -> Plan[list[Result]]:
-        """Reads first, on the store as it was; then the puts, the last one per key."""
+        """Reads first, on the store as it was, from one listing; then the puts, the last one
+        per key."""
+        for op in ops:
+            if not isinstance(op, (GetOp, SearchOp, ListNamespacesOp, PutOp)):
+                raise ValueError(f"Unknown operation type: {type(op)}")
+        held = yield from self._held(ops)
+        searches = [op for op in ops if isinstance(op, SearchOp)]
+        scores = yield from self._scores(searches, held)
         results: list[Result] = []
         puts: dict[Key, PutOp] = {}
         for op in ops:
             result: Result = None
             if isinstance(op, GetOp):
-                found = yield from self._items(op.namespace, op.key)
-                result = found.get((op.namespace, op.key), (None, None))[1]
+                result = newest_item(held, op.namespace, op.key)
             elif isinstance(op, SearchOp):
-                result = yield from self._search(op)
+                result = search_of(op, held, scores)
             elif isinstance(op, ListNamespacesOp):
-                result = yield from self._namespaces(op)
+                result = namespaces_of(op, held)
             elif isinstance(op, PutOp):
-                puts[(op.namespace, op.key)] = op
-            else:
-                raise ValueError(f"Unknown operation type: {type(op)}")
+                puts[key_of(op.namespace, op.key)] = op
             results.append(result)
-        for put in puts.values():
-            yield from self._put(put)
+        yield from self._put(puts, held)
         return results
 
-    def _entries(self, namespace: Namespace, key: str) -> Plan[list[Entry]]:
-        """The live turns of one key, newest first."""
-        session = session_id(namespace, key)
-        if session is None:
-            return []
-        agent = agent_id(namespace)
-        found = yield from turns(
-            self.memory_id,
-            agent_id=agent,
-            session_id=session,
-            keep=lambda e: live(e) and e.agent_id == agent and e.session_id == session,
-        )
-        return sorted(found, key=_recency, reverse=True)
-
-    def _items(
-        self, prefix: Namespace, key: str | None = None
-    ) -> Plan[dict[Key, tuple[Entry, Item]]]:
-        """The items under ``prefix`` (or of one key), each from its newest turn."""
-        if key is not None:
-            found = yield from self._entries(prefix, key)
-        else:
-            narrow = f"{agent_id(prefix)}." if prefix else None
-            if narrow is not None and len(narrow.encode()) > MAX_ID_TEXT:
+    def _held(self, ops: Sequence[Op]) -> Plan[Held]:
+        """The live turns of every key under the namespaces ``ops`` reach: of one key by its
+        ids, else of their common prefix in one listing."""
+        keys = {key_of(op.namespace, op.key) for op in ops if isinstance(op, (GetOp, PutOp))}
+        if keys and all(isinstance(op, (GetOp, PutOp)) for op in ops) and len(keys) == 1:
+            ((agent, session),) = keys
+            if not session:
                 return {}
-            found = yield from turns(self.memory_id, session_contains=narrow)
-        newest = {(e.agent_id, e.session_id): e for e in sorted(found, key=_recency)}
-        items: dict[Key, tuple[Entry, Item]] = {}
-        for entry in newest.values():
-            item = item_of(entry)
-            if item is not None and item.namespace[: len(prefix)] == prefix:
-                items[(item.namespace, item.key)] = (entry, item)
-        return items
-
-    def _search(self, op: SearchOp) -> Plan[list[SearchItem]]:
-        found = yield from self._items(op.namespace_prefix)
-        kept = [(e, i) for e, i in found.values() if matches(i.value, op.filter)]
-        kept.sort(key=lambda pair: _recency(pair[0]), reverse=True)
-        scores: dict[int, float] = {}
-        query = op.query
-        if query and kept:
-            spaces = {i.namespace for _, i in kept}
-            agent = agent_id(next(iter(spaces))) if len(spaces) == 1 else None
-            hits = yield lambda c: c.search(
-                query,
-                [self.memory_id],
-                top_n=MAX_TOP_N,
-                similarity_threshold=0.0,
+            found = yield from turns(
+                self.memory_id,
                 agent_id=agent,
-                types=["raw"],
+                session_id=session,
+                keep=lambda e: live(e) and (e.agent_id, e.session_id) == (agent, session),
             )
-            scores = {h.entry.message_id: h.score for h in hits}
-            kept.sort(key=lambda pair: -scores.get(pair[0].message_id, -1.0))
-        page = kept[op.offset : op.offset + op.limit]
-        return [_search_item(i, scores.get(e.message_id)) for e, i in page]
+            return by_key(found)
+        spaces = [reach(op) for op in ops]
+        if not spaces:
+            return {}
+        prefix = common(spaces)
+        narrow = f"{agent_id(prefix)}." if prefix else None
+        if narrow is not None and len(narrow.encode()) > MAX_ID_TEXT:
+            return {}
+        found = yield from turns(self.memory_id, session_contains=narrow)
+        return by_key(found)
 
-    def _namespaces(self, op: ListNamespacesOp) -> Plan[list[tuple[str, ...]]]:
-        conditions = op.match_conditions or ()
-        prefixes = [literal_prefix(c.path) for c in conditions if c.match_type == "prefix"]
-        found = yield from self._items(max(prefixes, key=len, default=()))
-        spaces = {
-            i.namespace
-            for _, i in found.values()
-            if all(namespace_matches(c.match_type, c.path, i.namespace) for c in conditions)
+    def _scores(self, searches: list[SearchOp], held: Held) -> Plan[dict[tuple[str, str], Scores]]:
+        """The ranking of each distinct query (over one namespace when its prefix holds only
+        one, else over the memory), searched together."""
+        asked: dict[tuple[str, str], None] = {}
+        for op in searches:
+            found = found_by(op, held)
+            if op.query and found:
+                spaces = {i.namespace for _, i in found}
+                agent = agent_id(next(iter(spaces))) if len(spaces) == 1 else ""
+                asked[(op.query, agent)] = None
+        hits = yield from together([self._ranking(q, a) for q, a in asked])
+        return {
+            k: {h.entry.message_id: h.score for h in found}
+            for k, found in zip(asked, hits, strict=True)
         }
-        if op.max_depth is not None:
-            spaces = {ns[: op.max_depth] for ns in spaces}
-        return sorted(spaces)[op.offset : op.offset + op.limit]
 
-    def _put(self, op: PutOp) -> Plan[None]:
-        stale = yield from self._entries(op.namespace, op.key)
-        if op.value is not None:
-            stale = yield from self._write(op.namespace, op.key, op.value, stale)
-        ids = [e.message_id for e in stale]
-        yield from remove(self.memory_id, erase=self.erase, message_ids=ids)
+    def _ranking(self, query: str, agent: str) -> Step:
+        return lambda c: c.search(
+            query,
+            [self.memory_id],
+            top_n=MAX_TOP_N,
+            similarity_threshold=0.0,
+            agent_id=agent or None,
+            types=["raw"],
+        )
 
-    def _write(
-        self, namespace: Namespace, key: str, value: Mapping[str, Any], found: list[Entry]
-    ) -> Plan[list[Entry]]:
-        """Write ``value`` under the key; returns the turns it leaves to remove."""
-        session = session_id(namespace, key)
-        if session is None:
+    def _put(self, puts: Mapping[Key, PutOp], held: Held) -> Plan[None]:
+        """Write each put's value together, then remove what each key held before: the turns
+        older than the one written (a later writer's stays, and removes this one), or for a
+        delete, what the listing found."""
+        writes = {k: op for k, op in puts.items() if op.value is not None}
+        steps = [self._write(op, held.get(k, [])) for k, op in writes.items()]
+        written = yield from together(steps)
+        mine = {k: e.message_id for k, e in zip(writes, written, strict=True)}
+        gone = {e.message_id for k in puts.keys() - writes.keys() for e in held.get(k, [])}
+        now = held
+        for _ in range(3):
+            if mine:
+                now = yield from self._held(list(puts.values()))
+            stale = [
+                e.message_id
+                for k in puts
+                for e in now.get(k, [])
+                if e.message_id < mine.get(k, 0) or e.message_id in gone
+            ]
+            try:
+                yield from remove(self.memory_id, erase=self.erase, message_ids=sorted(stale))
+                return
+            except NotFound:  # another writer removed some of them first: list again
+                if not mine:
+                    now = yield from self._held(list(puts.values()))
+        raise Conflict("The store's keys kept changing under concurrent writers; try again.")
+
+    def _write(self, op: PutOp, found: list[Entry]) -> Step:
+        """Write the put's value under its key: the step answers the entry that holds it."""
+        agent, session = key_of(op.namespace, op.key)
+        if not session:
             raise InvalidInput(
                 "key", f"A namespace and key take at most {MAX_ID_TEXT - 1} bytes together."
             )
-        text = json.dumps(dict(value), ensure_ascii=False)
+        text = json.dumps(dict(op.value or {}), ensure_ascii=False)
+        said = (text, "") if op.index is not False else ("", text)  # unindexed: never scored
         if found and not self.erase:
             newest = found[0].message_id
-            yield lambda c: c.correct(self.memory_id, newest, turn_text(text, ""))
-            return found[1:]
+            return lambda c: c.correct(self.memory_id, newest, turn_text(*said))
         created = found[0].valid_at if found else None
-        yield lambda c: c.add_turn(
-            [self.memory_id],
-            user_input=text,
-            agent_response="",
-            agent_id=agent_id(namespace),
-            session_id=session,
-            conversation_time=created,
-        )
-        return found
-
-
-def agent_id(namespace: Namespace) -> str:
-    """A namespace as recallery's ``agent_id``: its labels joined by ``.``."""
-    for label in namespace:
-        if not isinstance(label, str) or not label or "." in label:
-            raise InvalidNamespaceError(
-                f"Namespace labels must be non-empty strings without periods: {namespace!r}"
+        return lambda c: _first(
+            c.add_turn(
+                [self.memory_id],
+                user_input=said[0],
+                agent_response=said[1],
+                agent_id=agent,
+                session_id=session,
+                conversation_time=created,
             )
-    return ".".join(namespace)
+        )
 
 
-def session_id(namespace: Namespace, key: str) -> str | None:
-    """A key as recallery's ``session_id`` (None when no item can have it: the namespace is
-    empty, or the two are too long)."""
-    if not namespace:
-        return None
-    session = f"{agent_id(namespace)}.{key}"
-    return session if len(session.encode()) <= MAX_ID_TEXT else None
+def _first(answer: Any) -> Any:
+    """The first entry of an ``add_turn`` answer, awaited or not."""
+    if isinstance(answer, list):
+        return answer[0]
 
+    async def first() -> Entry:
+        entries: list[Entry] = await answer
+        return entries[0]
 
-def item_of(entry: Entry) -> Item | None:
-    """The item a turn holds, or None when it holds none."""
-    parts = turn_parts(entry.content)
-    namespace, dot = entry.agent_id, f"{entry.agent_id}."
-    if parts is None or parts[1] or not namespace or not entry.session_id.startswith(dot):
-        return None
-    try:
-        value = json.loads(parts[0])
-    except ValueError:
-        return None
-    if not isinstance(value, dict):
-        return None
-    return Item(
-        value=value,
-        key=entry.session_id.removeprefix(dot),
-        namespace=tuple(namespace.split(".")),
-        created_at=entry.valid_at,
-        updated_at=entry.recorded_at,
-    )
-
-
-def _recency(entry: Entry) -> tuple[Any, int]:
-    return entry.recorded_at, entry.message_id
-
-
-def _search_item(item: Item, score: float | None) -> SearchItem:
-    return SearchItem(item.namespace, item.key, item.value, item.created_at, item.updated_at, score)
+    return first()
 
 
 __all__ = ["RecalleryStore", "agent_id", "item_of", "session_id"]

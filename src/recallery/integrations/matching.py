@@ -20,8 +20,21 @@ _ORDER: Mapping[str, Callable[[Any, Any], bool]] = {
 def matches(value: Mapping[str, Any], wanted: Mapping[str, Any] | None) -> bool:
     """Whether an item's value passes a filter: each field equal to the filter's value (a
     nested mapping or a list compared field by field), or meeting its operators (``$eq``,
-    ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``)."""
-    return not wanted or all(_compare(value.get(k), w) for k, w in wanted.items())
+    ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``). A dotted field (``"user.access-level"``)
+    names a nested value, as in LangGraph's SQLite and PostgreSQL stores."""
+    return not wanted or all(_compare(_field(value, k), w) for k, w in wanted.items())
+
+
+def _field(value: Mapping[str, Any], path: str) -> Any:
+    """The value at ``path``: the field itself, else the nested one its dots name."""
+    if path in value or "." not in path:
+        return value.get(path)
+    here: Any = value
+    for label in path.split("."):
+        if not isinstance(here, Mapping) or label not in here:
+            return None
+        here = here[label]
+    return here
 
 
 def _compare(have: Any, wanted: Any) -> bool:
