@@ -14,6 +14,7 @@ at most once.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
 import re
@@ -28,6 +29,8 @@ from typing import Any
 import httpx
 import pytest
 from benchmarks.live_server import LiveServer, client, create_memory, data
+
+from recallery.models import EntryType
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
@@ -275,3 +278,88 @@ def check_file(db: Path, stored: Stored) -> None:
     finally:
         conn.close()
     assert sorted(rows) == sorted((m, mid) for m, turns in stored.items() for mid in turns)
+
+
+# --- a bulk change under kill -9 ------------------------------------------------------------
+
+BULK_TURNS = 1500
+BULK_ROUNDS = 4
+
+
+def _seed_turns(db: Path, memory_id: str, count: int) -> None:
+    """``count`` raw turns written straight into the store (random unit vectors: this test
+    is about the rows a bulk change touches, not about search)."""
+    import numpy as np
+
+    from recallery.clock import SystemClock
+    from recallery.models import NewEntry
+    from recallery.store.sqlite import SQLiteStore
+
+    store = SQLiteStore(db)
+    try:
+        with store.read() as r:
+            memory = r.memory(memory_id)
+        assert memory is not None
+        now = SystemClock().now()
+        vectors = np.random.default_rng(3).standard_normal((count, 384)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        news = [
+            NewEntry(
+                memory_id=memory_id,
+                tenant_id=memory.tenant_id,
+                message_type=EntryType.RAW,
+                content=f"bulk turn {i}",
+                valid_at=now,
+                size_bytes=len(f"bulk turn {i}") + 4 * 384,
+            )
+            for i in range(count)
+        ]
+        with store.write() as w:
+            w.insert_entries(news, vectors, now)
+    finally:
+        store.close()
+
+
+def _forgotten(http: httpx.Client, memory_id: str) -> int:
+    found = data(http.get(f"/memories/{memory_id}", params={"forgotten": "true", "page_size": 1}))
+    return int(found["messages"]["total_count"])
+
+
+def test_a_bulk_change_is_all_or_nothing_under_kill(server: LiveServer) -> None:
+    with client(server.url, ADMIN_KEY) as http:
+        memory_id = create_memory(http, "durability bulk", ["raw"])
+    _seed_turns(server.db_path, memory_id, BULK_TURNS)
+    outcomes = []
+    for round_ in range(BULK_ROUNDS):
+        with client(server.url, ADMIN_KEY) as http:
+            before = _forgotten(http, memory_id)
+            action = "restore" if before else "forget"
+            body = {"action": action, "filter": {}, "dry_run": False}
+            path = f"/memories/{memory_id}/bulk"
+            sender = threading.Thread(target=_quietly, args=(http, path, body), daemon=True)
+            sender.start()
+            threading.Event().wait(0.05 + 0.1 * round_)  # land the kill inside the change
+            server.kill()
+            sender.join(30)
+        server.start()
+        with client(server.url, ADMIN_KEY) as http:
+            after = _forgotten(http, memory_id)
+        assert after in (0, BULK_TURNS), f"round {round_}: {after} of {BULK_TURNS} forgotten"
+        outcomes.append((action, after))
+    with client(server.url, ADMIN_KEY) as http:
+        config = data(http.get(f"/memories/{memory_id}/config"))
+        rows = pages(http, f"/memories/{memory_id}", "message_list")
+    assert config["entry_count"] == len(rows) == BULK_TURNS
+    assert config["used_bytes"] == sum(r["size_bytes"] for r in rows)
+    server.stop()
+    conn = sqlite3.connect(f"file:{server.db_path}?mode=ro", uri=True)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    finally:
+        conn.close()
+
+
+def _quietly(http: httpx.Client, path: str, body: dict[str, Any]) -> None:
+    """Post and ignore the answer (the server is killed under it)."""
+    with contextlib.suppress(httpx.TransportError):
+        http.post(path, json=body)
