@@ -161,6 +161,7 @@ class Engine:
     # --- search
     search = _via("_search", SearchService.search)
     context = _via("_search", SearchService.context)
+    try_out = _via("_search", SearchService.try_out)
 
     # --- accounts
     create_user = _via("_accounts", AccountService.create_user)

@@ -15,6 +15,8 @@ DEFAULT_TOP_N = 5
 DEFAULT_SIMILARITY_THRESHOLD = 0.2
 DEFAULT_KEYWORD_WEIGHT = 0.7
 DEFAULT_MAX_TOKENS = 2000
+DEFAULT_FUSION = Fusion.BALANCED
+"""How the keyword and vector legs are fused unless a caller says (every edge shows it)."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class SearchRequest:
     types: frozenset[EntryType] | None = None
     valid_on: datetime | None = None
     as_of: datetime | None = None
-    fusion: Fusion = Fusion.BALANCED
+    fusion: Fusion = DEFAULT_FUSION
     neighbour_weight: float | None = None
     """How much a raw turn borrows from its conversation neighbours' scores (None: settings)."""
     neighbour_span: int | None = None

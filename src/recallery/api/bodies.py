@@ -209,9 +209,7 @@ class ContextQuery(Lenient):
     message_type: Any = _field(_TYPES, "Entry types to include, a list or comma-separated.")
     as_of: Any = _field(S.nullable(S.TIME), "What the store knew at this time.")
     valid_on: Any = _field(S.nullable(S.TIME), "What was true at this time.")
-    fusion: Any = _field(
-        {"enum": ["weighted", "rrf", "", None]}, "How the two legs are fused (default weighted)."
-    )
+    fusion: Any = _field({**S.FUSION, "enum": [*S.FUSION["enum"], None]}, S.FUSION_DOC)
     trust: Any = _field(
         _TRUST,
         "Only entries in these trust states, a list or comma-separated: `unreviewed`, "

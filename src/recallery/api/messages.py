@@ -84,7 +84,7 @@ def search_parameters(
     message_type: Annotated[list[str] | None, params.listing(S.ENTRY_TYPE)] = None,
     as_of: Time = None,
     valid_on: Time = None,
-    fusion: Annotated[str | None, params.query({"enum": ["", "weighted", "rrf"]})] = None,
+    fusion: Annotated[str | None, params.query(S.FUSION, S.FUSION_DOC)] = None,
     trust: TrustStates = None,
 ) -> dict[str, Any]:
     """Search parameters as query strings (RAGFlow's names; the last five are recallery's)."""

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from recallery import validation as v
-from recallery.models import EntryType, JobState, Trust
+from recallery.models import EntryType, Fusion, JobState, Trust
+from recallery.requests import DEFAULT_FUSION
 
 Schema = dict[str, Any]
 
@@ -28,6 +29,13 @@ MEMORY_ID: Schema = {"type": "string", "pattern": "^[0-9a-f]{32}$"}
 MEMORY_IDS: Schema = {"type": "array", "items": MEMORY_ID, "minItems": 1, "maxItems": v.MAX_IDS}
 MESSAGE_ID: Schema = {"type": "integer", "minimum": 0, "maximum": v.MAX_MESSAGE_ID}
 TIME: Schema = {"type": "string", "format": "date-time"}
+#: Every fusion method, and the one a search uses when the caller names none ("" or absent).
+FUSIONS = [f.value for f in Fusion]
+FUSION: Schema = {"enum": ["", *FUSIONS], "default": DEFAULT_FUSION.value}
+FUSION_DOC = (
+    f"How the keyword and vector legs are fused: {', '.join(FUSIONS)} "
+    f"(default {DEFAULT_FUSION.value})."
+)
 UNIT: Schema = {"type": "number", "minimum": 0, "maximum": 1}
 BOOLEAN: Schema = {"type": "boolean"}
 ENTRY_TYPE: Schema = {"enum": [t.value for t in EntryType]}

@@ -65,8 +65,24 @@ class SearchService:
 
     def search(self, actor: Principal, request: SearchRequest) -> list[Hit]:
         """Hybrid search: BM25 and vector candidates filtered in the store, fused, best first.
-        Searches in flight are counted: one alone whose store runs the keyword legs in process
-        embeds its query on another thread."""
+        Each hit counts as a retrieval (its use count and last use: LRU eviction's order)."""
+        hits = self._counted(actor, request)
+        self.usage.record([h.entry.message_id for h in hits], self.clock.now())
+        return hits
+
+    def try_out(
+        self, actor: Principal, request: SearchRequest, max_tokens: int = 2000
+    ) -> tuple[list[Hit], Context]:
+        """What :meth:`search` and :meth:`context` would give an agent, from one search, for
+        a person trying a query (the web playground): ranked exactly as an agent's search,
+        but no retrieval is counted, so trying queries never moves LRU eviction."""
+        _check_budget(max_tokens)
+        hits = self._counted(actor, request)
+        return hits, assemble(hits, max_tokens)
+
+    def _counted(self, actor: Principal, request: SearchRequest) -> list[Hit]:
+        """Searches in flight are counted: one alone whose store runs the keyword legs in
+        process embeds its query on another thread."""
         with self._counting:
             self._running += 1
             alone = self._running == 1
@@ -146,14 +162,17 @@ class SearchService:
             for s in ranked
             if s.message_id in entries
         ]
-        self.usage.record([h.entry.message_id for h in hits], self.clock.now())
         return hits
 
     def context(self, actor: Principal, request: SearchRequest, max_tokens: int = 2000) -> Context:
         """The hits of ``request`` as a fenced, token-bounded block for a prompt."""
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise InvalidInput("max_tokens", "max_tokens must be a positive integer.")
+        _check_budget(max_tokens)
         return assemble(self.search(actor, request), max_tokens)
+
+
+def _check_budget(max_tokens: object) -> None:
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise InvalidInput("max_tokens", "max_tokens must be a positive integer.")
 
 
 def embedding(embedder: Embedder, text: str, *, beside: bool) -> Callable[[], NDArray[np.float32]]:

@@ -1,5 +1,6 @@
-"""The search playground (every knob of a search, the scores of each hit, and beside them the
-context block exactly as an agent receives it) and the audit log."""
+"""The search playground (every knob of a search at the defaults an agent's search has, the
+scores of each hit, and beside them the context block exactly as an agent receives it, from
+one search that counts as no retrieval) and the audit log."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from starlette.responses import Response
 from recallery.errors import InvalidInput
 from recallery.models import AuditAction, EntryType, Fusion, Trust
 from recallery.requests import (
+    DEFAULT_FUSION,
     DEFAULT_KEYWORD_WEIGHT,
     DEFAULT_MAX_TOKENS,
     DEFAULT_SIMILARITY_THRESHOLD,
@@ -56,7 +58,7 @@ def search(
         "top_n": top_n or str(DEFAULT_TOP_N),
         "threshold": threshold or str(DEFAULT_SIMILARITY_THRESHOLD),
         "weight": weight or str(DEFAULT_KEYWORD_WEIGHT),
-        "fusion": fusion or Fusion.WEIGHTED.value,
+        "fusion": fusion or DEFAULT_FUSION.value,
         "type": type or [],
         "trust": trust or [],
         "user": user or "",
@@ -72,7 +74,7 @@ def search(
             "top_n": number(top_n, int, DEFAULT_TOP_N),
             "similarity_threshold": number(threshold, float, DEFAULT_SIMILARITY_THRESHOLD),
             "keywords_similarity_weight": number(weight, float, DEFAULT_KEYWORD_WEIGHT),
-            "fusion": fusion or Fusion.WEIGHTED,
+            "fusion": fusion or DEFAULT_FUSION.value,
             "types": type or None,
             "trust": trust or None,
             "user_id": user or None,
@@ -83,9 +85,8 @@ def search(
         }
         request_ = SearchRequest(q, tuple(chosen), **options)
         budget: Any = number(max_tokens, int, DEFAULT_MAX_TOKENS)
-        try:
-            hits = engine.search(me, request_)
-            context = engine.context(me, request_, budget)
+        try:  # one search, ranked as an agent's, counted as no retrieval
+            hits, context = engine.try_out(me, request_, budget)
         except InvalidInput as exc:
             error = str(exc)
     return page(

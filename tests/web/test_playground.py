@@ -1,0 +1,56 @@
+"""The search playground shows what an agent gets: at its defaults it ranks as the REST search
+does at the API's defaults, from one search that counts as no retrieval."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from web_support import Login
+
+from recallery import Engine, Memory, Principal
+
+
+def test_the_playground_at_its_defaults_ranks_as_the_rest_search(
+    app: FastAPI, login: Login, alice_key: str, engine: Engine, alice: Principal, notes: Memory
+) -> None:
+    texts = [
+        "I moved to Berlin last spring",
+        "Berlin has great museums",
+        "my sister lives in Lyon",
+        "the user moved twice",
+        "a long story about moving boxes and a van",
+        "Tom prefers tea over coffee",
+    ]
+    for text in texts:
+        engine.add_turn(alice, [notes.id], user_input=text, agent_response="ok", user_id="u1")
+    query = "where did the user move"
+    api = TestClient(app, headers={"Authorization": f"Bearer {alice_key}"})
+    listed = api.get("/api/v1/messages/search", params={"query": query, "memory_id": notes.id})
+    rest_ids = [h["message_id"] for h in listed.json()["data"]]
+    assert len(rest_ids) >= 2  # a ranking to compare, not an empty list
+
+    browser = login(alice_key)
+    page = browser.get("/search", params={"memory": notes.id, "q": query})
+    assert page.status_code == 200
+    shown = [int(i) for i in re.findall(r'<tr data-id="(\d+)"', page.text)]
+    assert shown == rest_ids
+    assert re.search(r"<option selected>balanced</option>", page.text)
+
+
+def test_trying_a_query_counts_as_no_retrieval(
+    app: FastAPI, login: Login, alice_key: str, engine: Engine, alice: Principal, notes: Memory
+) -> None:
+    (turn,) = engine.add_turn(
+        alice, [notes.id], user_input="I moved to Berlin", agent_response="ok"
+    )
+    browser = login(alice_key)
+    page = browser.get("/search", params={"memory": notes.id, "q": "Berlin", "threshold": "0"})
+    assert f'data-id="{turn.message_id}"' in page.text
+    stored, _ = engine.get_entry(alice, notes.id, turn.message_id)
+    assert (stored.use_count, stored.last_used_at) == (0, None)
+    # an agent's search does count: the check above can fail
+    api = TestClient(app, headers={"Authorization": f"Bearer {alice_key}"})
+    api.get("/api/v1/messages/search", params={"query": "Berlin", "memory_id": notes.id})
+    assert engine.get_entry(alice, notes.id, turn.message_id)[0].use_count == 1
