@@ -141,6 +141,24 @@ def test_events_added_as_deltas_are_stored_once(service: BaseMemoryService, said
     run(check)
 
 
+def test_an_event_given_again_with_new_text_is_stored_once(
+    service: BaseMemoryService, said: Said
+) -> None:
+    """ADK's own service deduplicates on the event's id."""
+    first = said("user", "Tea in Berlin.")
+    coffee = types.Content(role="user", parts=[types.Part(text="Coffee in Berlin.")])
+    again = first.model_copy(update={"content": coffee, "timestamp": first.timestamp + 5})
+
+    async def check() -> None:
+        await service.add_session_to_memory(session([first]))
+        add = service.add_events_to_memory
+        await add(app_name=APP, user_id=USER, session_id="s-1", events=[again])
+        await add(app_name=APP, user_id=USER, session_id="s-1", events=[again])
+        assert await texts(service, "Berlin") == ["Tea in Berlin."]
+
+    run(check)
+
+
 # --- what only recallery has ------------------------------------------------------------
 
 
@@ -151,7 +169,8 @@ def test_events_are_raw_turns_and_results_name_their_entries(world: World, said:
     reply, turn = world.turns(world.notes)
     assert turn.content == "User Input: I moved to Berlin.\nAgent Response: "
     assert reply.content == "User Input: \nAgent Response: Berlin, noted."
-    assert {(t.agent_id, t.user_id, t.session_id) for t in (turn, reply)} == {(APP, USER, "s-1")}
+    assert (turn.agent_id, turn.user_id, turn.session_id) == (APP, USER, f"s-1#{user.id}")
+    assert (reply.agent_id, reply.user_id, reply.session_id) == (APP, USER, f"s-1#{agent.id}")
     assert turn.valid_at.timestamp() == user.timestamp
 
     async def check() -> None:
@@ -160,6 +179,10 @@ def test_events_are_raw_turns_and_results_name_their_entries(world: World, said:
         assert (first.id, first.author, first.content.role) == (str(turn.message_id), "user",
                                                                  "user")  # fmt: skip
         assert first.custom_metadata["type"] == "raw"
+        assert (first.custom_metadata["session_id"], first.custom_metadata["event_id"]) == (
+            "s-1",
+            user.id,
+        )
         assert first.timestamp == turn.valid_at.replace(microsecond=0).isoformat()
         answer = next(m for m in found.memories if m.id == str(reply.message_id))
         assert (answer.author, answer.content.role) == (APP, "model")

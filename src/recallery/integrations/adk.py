@@ -11,13 +11,15 @@
                     memory_service=memory)          # load_memory / preload_memory use it
 
 ADK scopes memory by app and user: ``app_name`` is recallery's ``agent_id``, ``user_id`` its
-``user_id``, a session's id its ``session_id``. Each event with text becomes one raw turn at
-the event's time: what the user said as the turn's user input, the agents' words as its agent
-response. ``add_session_to_memory`` may see a session many times: it stores only events newer
-than what the session already holds and not already stored (same side, text and second), so an
-event deleted through ``delete_memory`` stays deleted. ``add_events_to_memory`` stores each
-given event not already stored; ``add_memory`` states facts directly (reconciled with what the
-memory holds; the memory must extract ``semantic`` entries).
+``user_id``, a session's id and the event's its ``session_id`` (``session#event``). Each event
+with text becomes one raw turn at the event's time: what the user said as the turn's user
+input, the agents' words as its agent response. ``add_session_to_memory`` may see a session
+many times: it stores only events newer than what the session already holds and not already
+stored (the same event id, as ADK's own service: an event given again with new text is not
+stored twice), so an event deleted through ``delete_memory`` stays deleted.
+``add_events_to_memory`` stores each given event not already stored; ``add_memory`` states
+facts directly (reconciled with what the memory holds; the memory must extract ``semantic``
+entries).
 
 ``search_memory`` is recallery's hybrid search over that app and user: raw turns and, when the
 memory extracts, the facts, events and instructions drawn from them. Each result's ``id`` is
@@ -57,9 +59,12 @@ from recallery.integrations.base import (  # noqa: E402
 )
 from recallery.models import Entry, EntryType, Hit  # noqa: E402
 from recallery.requests import DEFAULT_SIMILARITY_THRESHOLD, EntryInput  # noqa: E402
+from recallery.validation import MAX_ID_TEXT  # noqa: E402
 
 #: As many results as ADK's in-memory service gives.
 TOP_N = 10
+#: Between an ADK session's id and an event's id in a turn's ``session_id``.
+EVENT = "#"
 
 
 class RecalleryMemoryService(BaseMemoryService):
@@ -147,14 +152,16 @@ class RecalleryMemoryService(BaseMemoryService):
     def _add(
         self, app: str, user: str, session: str, events: Sequence[Event], whole: bool
     ) -> Plan[None]:
-        """Store the events not stored yet; of a ``whole`` session, only those newer than
-        what it holds."""
+        """Store the events not stored yet (by event id, as ADK's own service; by side, text
+        and second for a turn stored without one); of a ``whole`` session, only those newer
+        than what it holds."""
         stored = yield from turns(
             self.memory_id,
             agent_id=app,
-            session_id=session or None,
-            keep=lambda e: (e.session_id, e.user_id) == (session, user),
+            session_contains=session or None,
+            keep=lambda e: e.user_id == user and split_session(e.session_id)[0] == session,
         )
+        ids = {split_session(e.session_id)[1] for e in stored} - {""}
         seen = {(e.content, e.valid_at) for e in stored}
         mark = max((e.valid_at for e in stored), default=None) if whole else None
         for event in events:
@@ -162,10 +169,13 @@ class RecalleryMemoryService(BaseMemoryService):
             user_text, agent_text = (text, "") if event.author == "user" else ("", text)
             at = datetime.fromtimestamp(event.timestamp, UTC)
             key = (turn_text(user_text, agent_text), at.replace(microsecond=0))
-            if not text or key in seen or (mark is not None and key[1] < mark):
+            if not text or event.id in ids or key in seen or (mark and key[1] < mark):
                 continue
-            yield self._write((app, user, session), (user_text, agent_text), at)
+            yield self._write(
+                (app, user, session_of(session, event.id)), (user_text, agent_text), at
+            )
             seen.add(key)
+            ids.add(event.id)
 
     def _write(self, who: tuple[str, str, str], said: tuple[str, str], at: datetime) -> Step:
         """A turn of ``who`` (app, user, session) saying ``said`` (the user's words, the
@@ -180,6 +190,19 @@ class RecalleryMemoryService(BaseMemoryService):
             session_id=session,
             conversation_time=at,
         )
+
+
+def session_of(session: str, event_id: str) -> str:
+    """The ``session_id`` of an event's turn: the ADK session's id, ``#`` and the event's id
+    (the session's id alone when the two would be too long, or the event has none)."""
+    both = f"{session}{EVENT}{event_id}"
+    return both if event_id and len(both.encode()) <= MAX_ID_TEXT else session
+
+
+def split_session(session_id: str) -> tuple[str, str]:
+    """A turn's ADK session id and event id (empty when it has none)."""
+    session, _, event = session_id.rpartition(EVENT)
+    return (session, event) if _ else (session_id, "")
 
 
 def _text(content: types.Content | None) -> str:
@@ -206,7 +229,13 @@ def _memory_entry(hit: Hit, app_name: str) -> MemoryEntry:
 
 
 def _metadata(entry: Entry, score: float) -> dict[str, object]:
-    return {"type": entry.message_type.value, "session_id": entry.session_id, "score": score}
+    session, event = split_session(entry.session_id)
+    return {
+        "type": entry.message_type.value,
+        "session_id": session,
+        "event_id": event,
+        "score": score,
+    }
 
 
-__all__ = ["TOP_N", "RecalleryMemoryService"]
+__all__ = ["EVENT", "TOP_N", "RecalleryMemoryService", "session_of", "split_session"]
