@@ -8,7 +8,10 @@ import json
 from dataclasses import replace
 from datetime import timedelta
 
+from pydantic import BaseModel
+
 from recallery import Engine, Memory, SearchRequest
+from recallery.mcp import shapes
 from recallery.mcp.shapes import Recall, Recalled, recall_result, recalled
 from recallery.models import Hit, Principal, Trust
 
@@ -38,3 +41,27 @@ def test_recall_json_is_the_models_own(engine: Engine, alice: Principal, memory:
     result = recall_result([hit])
     assert Recall.model_validate(result.structured_content).results[0].id == e.message_id
     assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+
+
+def _type_lists(schema: object, where: str = "") -> list[str]:
+    """Where a schema declares ``"type"`` as a list (not portable across MCP clients)."""
+    if isinstance(schema, dict):
+        found = [where] if isinstance(schema.get("type"), list) else []
+        return found + [p for k, v in schema.items() for p in _type_lists(v, f"{where}/{k}")]
+    if isinstance(schema, list):
+        return [p for i, v in enumerate(schema) for p in _type_lists(v, f"{where}/{i}")]
+    return []
+
+
+def test_output_schemas_say_null_with_any_of_never_a_type_list() -> None:
+    models = [
+        m
+        for m in vars(shapes).values()
+        if isinstance(m, type) and issubclass(m, BaseModel) and m is not BaseModel
+    ]
+    assert models
+    lists = {m.__name__: _type_lists(m.model_json_schema()) for m in models}
+    assert {name: where for name, where in lists.items() if where} == {}
+    entry = shapes.EntryInfo.model_json_schema()["properties"]
+    assert entry["invalid_at"]["anyOf"] == [{"type": "string", "format": "date-time"},
+                                           {"type": "null"}]  # fmt: skip

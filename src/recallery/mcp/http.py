@@ -106,11 +106,18 @@ class _Authenticated:
         await self.app({**scope, _PRINCIPAL: principal}, receive, send)
 
 
+#: What a 401 says: no ``WWW-Authenticate`` header, which (without OAuth protected-resource
+#: metadata) makes MCP clients offer an OAuth flow this server does not have.
+KEY_EXPECTED = (
+    "This MCP endpoint takes a recallery API key, not OAuth: send the header "
+    "'Authorization: Bearer rc-...'."
+)
+
+
 async def _unauthorized(send: Send, message: str) -> None:
-    body = json.dumps(wire.failure(wire.UNAUTHORIZED, message)).encode("utf-8")
+    body = json.dumps(wire.failure(wire.UNAUTHORIZED, f"{message} {KEY_EXPECTED}")).encode()
     headers = [
         (b"content-type", b"application/json"),
-        (b"www-authenticate", b'Bearer realm="recallery"'),
         (b"content-length", str(len(body)).encode("ascii")),
     ]
     await send({"type": "http.response.start", "status": 401, "headers": headers})

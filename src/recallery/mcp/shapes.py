@@ -30,9 +30,11 @@ class _Inline:
         return {**listed, "items": dict(handler.resolve_ref_schema(listed["items"]))}
 
 
-#: A time or null as one type list (an ``anyOf`` makes a client try both branches).
+#: A time or null, as ``anyOf`` (a type list such as ``["string", "null"]`` is not portable
+#: across MCP clients: the Inspector's strict mode flags it).
 _MaybeTime = Annotated[
-    datetime | None, WithJsonSchema({"type": ["string", "null"], "format": "date-time"})
+    datetime | None,
+    WithJsonSchema({"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]}),
 ]
 
 
