@@ -5,8 +5,8 @@ session and trust as small integer codes, enabled, and the five times (valid, in
 recorded, retired, forgotten; NULL as +inf, which compares as SQL's ``IS NULL OR x > t``
 does). :meth:`FilterColumns.passing` evaluates an :class:`EntryFilter` over candidate ids
 with numpy and answers exactly what :func:`~recallery.store.filters.where_clause` selects;
-a filter with a condition held nowhere here (a session substring, source ids, extracted
-types) gets no answer, and the caller checks in SQL.
+a filter that sets a field outside :data:`HELD` (a session substring, source ids, extracted
+types, or any field added later) gets no answer, and the caller checks in SQL.
 
 Unlike text and vectors, these columns change after a row is written (disable, review,
 retire, forget, erase). The store reads which rows changed from its change log (a trigger
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,6 +43,35 @@ TYPE, USER, AGENT, SESSION, TRUST = range(5)
 #: Time columns (row fields 8-12).
 VALID, INVALID, RECORDED, RETIRED, FORGET = range(5)
 _NEVER = float("inf")
+#: The :class:`EntryFilter` fields these columns evaluate. A filter that sets any other field
+#: (a new one included) gets no answer here and is checked in SQL, so a field added to the
+#: filter is never silently ignored by search; tests hold this list to every field.
+HELD = frozenset(
+    {
+        "types",
+        "user_id",
+        "agent_ids",
+        "session_id",
+        "message_ids",
+        "enabled_only",
+        "disabled_only",
+        "hide_forgotten",
+        "forgotten_only",
+        "hide_rejected",
+        "trust",
+        "current_only",
+        "valid_on",
+        "as_of",
+        "recorded_since",
+        "recorded_before",
+    }
+)
+_DEFAULTS = {f.name: f.default for f in fields(EntryFilter)}
+
+
+def unheld(f: EntryFilter) -> list[str]:
+    """The fields ``f`` sets that these columns do not evaluate."""
+    return [n for n, d in _DEFAULTS.items() if n not in HELD and getattr(f, n) != d]
 
 
 @dataclass
@@ -171,9 +200,9 @@ class FilterColumns:
                 block.alive[block.positions(wanted)[0]] = False
 
     def passing(self, memory_ids: Iterable[str], f: EntryFilter) -> HeldCheck | None:
-        """The check of ``f`` over the memories' candidates; None where ``f`` asks for a
-        column not held here."""
-        if f.session_contains or f.source_ids is not None or f.extracted_types is not None:
+        """The check of ``f`` over the memories' candidates; None where ``f`` sets a field
+        not in :data:`HELD`."""
+        if unheld(f):
             return None
         return HeldCheck(self, sorted(set(memory_ids)), f)
 
