@@ -86,6 +86,15 @@ class ReviewPage:
     total: int
 
 
+@dataclass(frozen=True)
+class FactPage:
+    """A page of current extracted entries (facts), newest first by valid time, and how many
+    pass the filters."""
+
+    items: tuple[Entry, ...]
+    total: int
+
+
 class Bucket(enum.StrEnum):
     """The width of one bar of a timeline, aligned to UTC (weeks start on Monday)."""
 
@@ -269,6 +278,7 @@ __all__ = [
     "Bucket",
     "BulkAction",
     "BulkResult",
+    "FactPage",
     "MessageFilter",
     "ReviewItem",
     "ReviewPage",

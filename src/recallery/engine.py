@@ -16,7 +16,7 @@ service                operations
 ``ActivityService``    audit log, jobs, extraction costs
 ``TransferService``    export and import
 ``StatementService``   entries agents state directly (reconciled), a turn's task status
-``CurationService``    bulk changes with a dry run, the review queue, entries over time
+``CurationService``    bulk changes with a dry run, the review queue, facts, entries over time
 ``StatsService``       the store's counts for an operator (``/metrics``)
 ``SubjectService``     forget or erase everything about a user; users', agents' pages
 =====================  ===========================================================
@@ -191,6 +191,7 @@ class Engine:
     # --- curation
     bulk = _via("_curation", CurationService.bulk)
     review_queue = _via("_curation", CurationService.review_queue)
+    facts = _via("_curation", CurationService.facts)
     timeline = _via("_curation", CurationService.timeline)
 
     # --- data subjects: everything about one user, agent or session

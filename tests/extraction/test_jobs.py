@@ -179,7 +179,7 @@ def test_the_progress_log_follows_ragflows_task_view(
     assert texts[0] == "Task has been received."
     assert texts[1].startswith("Prompts and LLM prepared (extract-")
     assert texts[2].startswith("LLM result received: ")
-    assert texts[3] == "Extracted 1 messages from raw dialogue."
+    assert texts[3] == "Extracted 1 fact from the turn."
     assert texts[4:6] == ["Embedding model prepared.", "Extracted content embedded."]
     assert texts[6] == "semantic item 1: add (nothing close)"
     assert texts[7:] == [

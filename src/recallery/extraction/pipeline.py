@@ -76,7 +76,8 @@ class Extraction:
         if parsed.outcome is not None:
             return _rejected(parsed, text)
         candidates = parsed.candidates
-        ctx.progress(0.5, f"Extracted {len(candidates)} messages from raw dialogue.")
+        n = len(candidates)
+        ctx.progress(0.5, f"Extracted {n} fact{'' if n == 1 else 's'} from the turn.")
         embedder = self.models.embedder(turn.memory.embd_id)
         ctx.progress(0.65, "Embedding model prepared.")
         vectors = embedder.embed([c.content for c in candidates])

@@ -9,6 +9,7 @@ time.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from recallery import validation as v
 from recallery.access import Action, authorised, decide
@@ -17,6 +18,7 @@ from recallery.curation import (
     MAX_BUCKETS,
     BulkAction,
     BulkResult,
+    FactPage,
     MessageFilter,
     ReviewItem,
     ReviewPage,
@@ -108,23 +110,76 @@ class CurationService:
         return _result(actor, memory, p, dry=False, changed=changed)
 
     def review_queue(
-        self, actor: Principal, memory_id: object, *, page: int = 1, page_size: int = 30
+        self,
+        actor: Principal,
+        memory_id: object,
+        *,
+        user_id: object = None,
+        types: object = None,
+        page: int = 1,
+        page_size: int = 30,
     ) -> ReviewPage:
         """Extracted entries nobody has confirmed or rejected yet (current, not forgotten),
-        oldest first, each with the raw turn it came from."""
+        oldest first, each with the raw turn it came from; only ``user_id``'s, only of
+        ``types`` (None: any)."""
         mid = v.memory_id(memory_id)
         size = _page_size(page_size)
         offset = (v.page(page) - 1) * size
+        wanted = replace(
+            UNREVIEWED,
+            user_id=v.optional_id_text(user_id, "user_id") or None,
+            types=_fact_types(types) or UNREVIEWED.types,
+        )
         with self.store.read() as r:
             memory = authorised(actor, Action.READ, r.memory(mid), mid)
             scope = Scope.of(memory.id)
-            waiting, total = r.oldest_entries(scope, UNREVIEWED, limit=size, offset=offset)
+            waiting, total = r.oldest_entries(scope, wanted, limit=size, offset=offset)
             sources = r.get_entries(scope, {e.source_id for e in waiting if e.source_id})
         items = tuple(
             ReviewItem(e, None if e.source_id is None else sources.get(e.source_id))
             for e in waiting
         )
         return ReviewPage(items, total)
+
+    def facts(
+        self,
+        actor: Principal,
+        memory_id: object,
+        *,
+        types: object = None,
+        trust: object = None,
+        status: object = None,
+        forgotten: object = None,
+        user_id: object = None,
+        text: object = None,
+        page: int = 1,
+        page_size: int = 50,
+    ) -> FactPage:
+        """The current extracted entries (facts) of a memory, newest first by valid time.
+        Filters (None: any): ``types`` (extracted types only), ``trust`` states, ``status``
+        enabled or not, ``forgotten`` or not, exact ``user_id``, and ``text`` the fact's text
+        contains (any case)."""
+        mid = v.memory_id(memory_id)
+        size = _page_size(page_size)
+        offset = (v.page(page) - 1) * size
+        state = None if status is None else v.boolean(status, "status")
+        gone = None if forgotten is None else v.boolean(forgotten, "forgotten")
+        wanted = EntryFilter(
+            types=_fact_types(types) or frozenset(EntryType.extracted()),
+            trust=v.trust_states(trust),
+            enabled_only=state is True,
+            disabled_only=state is False,
+            hide_forgotten=gone is False,
+            forgotten_only=gone is True,
+            user_id=v.optional_id_text(user_id, "user_id") or None,
+            content_contains=v.text(text or "", "text", limit=v.MAX_ID_TEXT) or None,
+        )
+        with self.store.read() as r:
+            memory = authorised(actor, Action.READ, r.memory(mid), mid)
+            found, total = r.entries(
+                Scope.of(memory.id), wanted, order="valid", limit=size, offset=offset
+            )
+        return FactPage(tuple(found), total)
 
     def timeline(
         self, actor: Principal, memory_id: object, *, bucket: object = "day", buckets: int = 30
@@ -223,6 +278,14 @@ def _ids(values: Sequence[object]) -> list[int]:
     if not values or len(values) > MAX_BULK_IDS:
         raise InvalidInput("message_ids", f"message_ids must hold 1 to {MAX_BULK_IDS} ids.")
     return sorted({v.message_id(i, "message_ids") for i in values})
+
+
+def _fact_types(value: object) -> frozenset[EntryType] | None:
+    """Extracted types to filter by (None: any); a raw turn is not a fact."""
+    kinds = v.entry_types(value or None, "message_type")
+    if kinds and EntryType.RAW in kinds:
+        raise InvalidInput("message_type", "a raw turn is not a fact: choose an extracted type.")
+    return kinds or None
 
 
 def _page_size(value: object) -> int:

@@ -138,6 +138,7 @@ class LifecycleService:
                 )
             size = entry_size(text, vector.shape[1])
             make_room(w, locked, size, now, protected=frozenset({eid}))
+            verdict = corrected_trust(actor, locked, old)
             new = NewEntry(
                 memory_id=mid,
                 tenant_id=old.tenant_id,
@@ -153,6 +154,7 @@ class LifecycleService:
                 supersedes=eid,
                 origin=Origin.CORRECTION,
                 status=old.status,
+                trust=verdict,
             )
             (new_id,) = w.insert_entries([new], vector, now)
             w.update_entries([eid], {"retired_at": now, "superseded_by": new_id})
@@ -172,7 +174,7 @@ class LifecycleService:
                 memory_id=mid,
                 message_id=new_id,
                 reason=reason,
-                after={"supersedes": eid},
+                after={"supersedes": eid, "trust": verdict.value},
             )
             created = w.entry(scope, new_id)
         assert created is not None
@@ -288,3 +290,12 @@ def erasure_set(r: Reader, scope: Scope, start: Entry) -> set[int]:
 
 #: The audit action of each review verdict.
 VERDICTS = {Trust.CONFIRMED: AuditAction.ENTRY_CONFIRM, Trust.REJECTED: AuditAction.ENTRY_REJECT}
+
+
+def corrected_trust(actor: Principal, memory: Memory, old: Entry) -> Trust:
+    """The trust of a correction: a fact corrected by someone who may give verdicts comes
+    back confirmed (their edit is their verdict); anyone else's stays unreviewed, and a raw
+    turn, which is never reviewed, keeps its own."""
+    if old.message_type is EntryType.RAW:
+        return old.trust
+    return Trust.CONFIRMED if decide(actor, Action.REVIEW, memory) else Trust.UNREVIEWED

@@ -27,6 +27,8 @@ class EntryFilter:
     agent_ids: frozenset[str] | None = None
     session_id: str | None = None
     session_contains: str | None = None
+    content_contains: str | None = None
+    """Entries whose text contains this, any case (a scan: for listings, never for search)."""
     message_ids: frozenset[int] | None = None
     source_ids: frozenset[int] | None = None
     enabled_only: bool = False
@@ -116,6 +118,9 @@ def _identity_terms(add: Adder, p: str, scope: Scope, f: EntryFilter, id_array: 
     if f.session_contains:
         pattern = f"%{_escape_like(f.session_contains.lower())}%"
         add(f"lower({p}session_id) LIKE ? ESCAPE '!'", pattern)
+    if f.content_contains:
+        pattern = f"%{_escape_like(f.content_contains.lower())}%"
+        add(f"lower({p}content) LIKE ? ESCAPE '!'", pattern)
     if f.message_ids is not None and id_array:
         add(f"{p}message_id = ANY(?::bigint[])", sorted(f.message_ids))
     elif f.message_ids is not None:

@@ -47,6 +47,7 @@ def environment() -> Environment:
         short=short,
         compact=compact,
         percent=percent,
+        turn_parts=turn_parts,
     )
     return env
 
@@ -75,6 +76,18 @@ def short(text: str, limit: int = 160) -> str:
 def compact(value: Mapping[str, Any]) -> str:
     """A before/after as one line of JSON."""
     return json.dumps(dict(value), sort_keys=True, ensure_ascii=False) if value else ""
+
+
+USER_MARK, AGENT_MARK = "User Input: ", "\nAgent Response: "
+
+
+def turn_parts(content: str) -> tuple[str, str] | None:
+    """A conversation turn's user and agent text, as ``add_turn`` wrote them (None for
+    other text)."""
+    if not content.startswith(USER_MARK) or AGENT_MARK not in content:
+        return None
+    user, agent = content[len(USER_MARK) :].split(AGENT_MARK, 1)
+    return user, agent
 
 
 def percent(part: int, whole: int) -> float:

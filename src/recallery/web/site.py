@@ -10,6 +10,7 @@ from starlette.staticfiles import StaticFiles
 from recallery.web import (
     views_account,
     views_entries,
+    views_facts,
     views_memories,
     views_messages,
     views_people,
@@ -26,6 +27,7 @@ ROUTERS = (
     views_memories.router,
     views_messages.router,
     views_entries.router,
+    views_facts.router,
     views_search.router,
     views_people.router,
     views_site.router,

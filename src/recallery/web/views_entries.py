@@ -6,6 +6,7 @@ And the review queue: unreviewed extracts, oldest first, confirmed or rejected o
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
@@ -98,8 +99,10 @@ def correct(
         field = exc.field if isinstance(exc, InvalidInput) else "content"
         errors = {field: str(exc)}
         return _entry_page(request, parts, who, memory_id, message_id, errors, sent)
-    who.flash(f"Corrected: version {new.message_id} replaces {message_id}.")
-    return back(f"/memories/{new.memory_id}/entries/{new.message_id}")
+    trust = "" if new.trust.value == "unreviewed" else f", {new.trust.value}"
+    who.flash(f"Corrected: version {new.message_id}{trust} replaces {message_id}.")
+    own = f"/memories/{new.memory_id}/entries/{new.message_id}"
+    return back(local(form.text("next"), own))
 
 
 @router.post("/memories/{memory_id}/entries/{message_id}/review")
@@ -110,7 +113,7 @@ def review(
     reviewed = parts.engine.review(
         who.principal, memory_id, message_id, verdict, form.text("reason")
     )
-    if is_htmx(request):
+    if is_htmx(request) and not form.flag("redirect"):  # the queue swaps in its card
         return page(request, who, "_reviewed.html", entry=reviewed)
     who.flash(f"Message {reviewed.message_id} is {reviewed.trust.value}.")
     return back(local(form.text("next"), f"/memories/{memory_id}/entries/{message_id}"))
@@ -143,15 +146,33 @@ def queue(
     who: Who,
     memory_id: str,
     number: Annotated[int, Query(alias="page", ge=1, le=10**6)] = 1,
+    user: Annotated[str, Query()] = "",
+    kind: Annotated[str, Query(alias="type")] = "",
 ) -> Response:
     engine, me = parts.engine, who.principal
     memory = engine.get_memory(me, memory_id)
-    found = engine.review_queue(me, memory.id, page=number, page_size=QUEUE_PAGE)
+    wanted = {k: v.strip() for k, v in (("user", user), ("type", kind)) if v.strip()}
+    error = ""
+    try:
+        found = engine.review_queue(
+            me,
+            memory.id,
+            user_id=wanted.get("user"),
+            types=wanted.get("type"),
+            page=number,
+            page_size=QUEUE_PAGE,
+        )
+    except InvalidInput as exc:
+        found, error = engine.review_queue(me, memory.id, page_size=QUEUE_PAGE), str(exc)
     return page(
         request,
         who,
         "review.html",
+        400 if error else 200,
         memory=memory,
+        wanted=wanted,
+        error=error,
+        query=urlencode(wanted),
         tab="review",
         items=found.items,
         total=found.total,
@@ -176,4 +197,4 @@ def review_many(parts: WebDep, who: Who, form: Posted, memory_id: str) -> Respon
         reason=form.text("reason"),
     )
     who.flash(f"{result.action.value}: {len(result.changed)} of {result.count} entries changed.")
-    return back(f"/memories/{memory_id}/review")
+    return back(local(form.text("next"), f"/memories/{memory_id}/review"))

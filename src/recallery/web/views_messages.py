@@ -104,6 +104,7 @@ def messages(
         query=urlencode(query),
         here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
         actions=[a.value for a in BulkAction],
+        expand=request.query_params.get("open") == "1",
     )
 
 
