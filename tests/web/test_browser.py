@@ -10,6 +10,7 @@ log. Screenshots of the main pages are saved under the test session's temporary 
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -107,9 +108,10 @@ class Live:
 
 
 def photograph(page: Page, live: Live, name: str) -> None:
-    """Save the whole page as ``name`` (for docs/, by hand) and check it shows something: each
+    """Save the whole page as ``name`` (``RECALLERY_SCREENSHOTS`` names a folder to keep the
+    pictures in, such as docs/) and check it shows something: each
     journey checks its own picture, so none depends on which tests ran before it."""
-    path = live.shots / name
+    path = live.shots / f"web-{name}"
     page.screenshot(path=str(path), full_page=True)
     assert path.stat().st_size > 10_000
 
@@ -118,7 +120,9 @@ def photograph(page: Page, live: Live, name: str) -> None:
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     """``recallery serve`` with the fake chat model as provider ``fake``."""
     data = tmp_path_factory.mktemp("web-data")
-    shots = tmp_path_factory.mktemp("screenshots")
+    # RECALLERY_SCREENSHOTS=docs saves the pictures there (docs/web-*.png are made this way)
+    wanted = os.environ.get("RECALLERY_SCREENSHOTS")
+    shots = Path(wanted) if wanted else tmp_path_factory.mktemp("screenshots")
     with FakeLLM(extract) as llm:
         env = {
             "RECALLERY_ADMIN_API_KEY": ADMIN_KEY,
@@ -336,10 +340,14 @@ def test_bulk_forget_shows_the_dry_run_count_first(page: Page, live: Live) -> No
     expect(page.locator("#bulk-preview .field-error")).to_contain_text("Tick some rows")
     page.check("input[name=scope][value=all]")
     page.click("#bulk-preview-button")
-    expect(page.locator("#bulk-preview #bulk-count")).to_have_text("Forget 2 entries?")
+    extracts = sum(len(live.extracted(memory_id).get(t, ())) for t in trip)
+    changes = 2 + extracts  # what applying changes: the turns and what came from them
+    expect(page.locator("#bulk-preview #bulk-count")).to_have_text(f"Forget {changes} entries?")
     assert set(trip) <= live.found(memory_id, "Porto")  # a dry run changed nothing
     page.click("#bulk-apply")
-    expect(page.locator(".flash[role=status]")).to_contain_text("forget: 2 selected")
+    expect(page.locator(".flash[role=status]")).to_contain_text(
+        f"forget: 2 selected, {changes} entries changed"
+    )
     found = live.found(memory_id, "Porto")
     assert home in found and not set(trip) & found
     for said in trip:
