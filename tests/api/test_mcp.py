@@ -238,6 +238,22 @@ def test_mcp_over_http_needs_a_key_and_a_local_origin(world: World, mcp_app: Fas
     run(check)
 
 
+def test_a_get_stream_is_refused_at_once(world: World, mcp_app: FastAPI) -> None:
+    """The stateless server has nothing of its own to stream: GET /mcp answers 405 instead of
+    holding an idle event stream open for as long as the client waits."""
+    headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {world.alice.key}"}
+
+    async def check() -> None:
+        async with (
+            mcp_app.router.lifespan_context(mcp_app),
+            httpx2.AsyncClient(transport=httpx2.ASGITransport(app=mcp_app), timeout=5) as http,
+        ):
+            r = await http.get(f"{BASE}/mcp", headers=headers)
+            assert r.status_code == 405
+
+    run(check)
+
+
 def test_server_resource_and_prompt_follow_the_key(world: World, opener: Opener) -> None:
     key = key_for(world, scope=[world.notes.id])
 

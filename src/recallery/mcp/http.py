@@ -73,8 +73,10 @@ def mount(
     server.streamable_http_app(stateless_http=True, json_response=True, transport_security=security)
     manager = server.session_manager
     endpoint = _Authenticated(StreamableHTTPASGIApp(manager), engine)
-    # first, so that an MCP message is not matched against every REST route before its own
-    app.router.routes.insert(0, Route(PATH, endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
+    # first, so that an MCP message is not matched against every REST route before its own.
+    # No GET: a stateless server has no messages of its own to stream, and MCP's answer for
+    # that is 405 (a GET stream would stay open, idle, for as long as the client waits).
+    app.router.routes.insert(0, Route(PATH, endpoint=endpoint, methods=["POST", "DELETE"]))
     inner = app.router.lifespan_context
 
     @asynccontextmanager

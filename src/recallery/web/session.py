@@ -24,8 +24,10 @@ SESSION_COOKIE = "recallery_session"
 LOGIN_COOKIE = "recallery_login"
 CSRF_FIELD = "csrf"
 CSRF_HEADER = "x-csrf-token"
-#: A session ends after this long without a request.
+#: A session ends after this long without a request,
 IDLE_S = 8 * 3600
+#: and this long after its login, however busy it is.
+LIFETIME_S = 24 * 3600
 #: The login form's token lasts this long.
 LOGIN_S = 3600
 
@@ -38,37 +40,46 @@ class Session:
     csrf: str
     seen: float
     flashes: list[str] = field(default_factory=list)
+    opened: float = field(default_factory=time.monotonic)
 
 
 class Sessions:
     """Live sessions by id, and the signing of the ids the cookies carry."""
 
-    def __init__(self, secret: bytes | None = None, *, idle_s: float = IDLE_S) -> None:
+    def __init__(
+        self,
+        secret: bytes | None = None,
+        *,
+        idle_s: float = IDLE_S,
+        lifetime_s: float = LIFETIME_S,
+    ) -> None:
         key = secret or secrets.token_bytes(32)
         self._signer = URLSafeTimedSerializer(key, salt="recallery.web.session")
         self._login = URLSafeTimedSerializer(key, salt="recallery.web.login")
         self._idle_s = idle_s
+        self._lifetime_s = lifetime_s
         self._live: dict[str, Session] = {}
         self._lock = threading.Lock()
 
     def open(self, key: str) -> tuple[str, Session]:
         """A new session for ``key``: the cookie value and the session."""
         sid = secrets.token_urlsafe(32)
-        session = Session(key=key, csrf=secrets.token_urlsafe(32), seen=time.monotonic())
+        now = time.monotonic()
+        session = Session(key=key, csrf=secrets.token_urlsafe(32), seen=now, opened=now)
         with self._lock:
             self._prune()
             self._live[sid] = session
         return self._signer.dumps(sid), session
 
     def find(self, cookie: str | None) -> Session | None:
-        """The live session a cookie names; None for a missing, tampered or idle one."""
+        """The live session a cookie names; None for a missing, tampered, idle or expired one."""
         sid = self._unsign(self._signer, cookie, None)
         if sid is None:
             return None
         now = time.monotonic()
         with self._lock:
             session = self._live.get(sid)
-            if session is None or now - session.seen > self._idle_s:
+            if session is None or self._over(session, now):
                 self._live.pop(sid, None)
                 return None
             session.seen = now
@@ -91,8 +102,12 @@ class Sessions:
 
     def _prune(self) -> None:
         now = time.monotonic()
-        for sid in [s for s, x in self._live.items() if now - x.seen > self._idle_s]:
+        for sid in [s for s, x in self._live.items() if self._over(x, now)]:
             del self._live[sid]
+
+    def _over(self, session: Session, now: float) -> bool:
+        """Idle too long, or logged in too long ago."""
+        return now - session.seen > self._idle_s or now - session.opened > self._lifetime_s
 
     @staticmethod
     def _unsign(signer: URLSafeTimedSerializer, value: str | None, age: int | None) -> str | None:
