@@ -1,0 +1,146 @@
+"""Run a framework's own upstream tests for its reference implementation twice in this venv:
+against the reference, and with the reference swapped for recallery's adapter on a live
+``recallery serve``; print the pass/fail counts and every test that fails only with ours.
+
+    python -m benchmarks.peers.upstream_suites langgraph
+    python -m benchmarks.peers.upstream_suites openai-agents
+    python -m benchmarks.peers.upstream_suites adk --tests PATH/test_in_memory_memory_service.py
+
+The tests come from the installed version's sdist on PyPI (``pip download --no-binary :all:``),
+never from this repository. google-adk's sdist ships no tests: give a snapshot of
+``tests/unittests/memory/test_in_memory_memory_service.py`` at the installed version with
+``--tests``. The suites need pytest-asyncio and pytest-mock, installed into the work folder
+(``--target``), not into the venv. docs/adapters.md holds the counts and each failure's reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+from recallery.testing.serve import live_serve
+
+KEY = "rc-upstream-suites-admin-key-0000000000"
+
+
+@dataclass(frozen=True)
+class Suite:
+    distribution: str  # whose sdist holds the tests
+    tests: str  # the test files inside the sdist, relative to its top folder
+    swap: str  # the plugin's body: replace the reference with ours
+
+
+SWAP_HEAD = """
+import os, itertools
+from recallery import Client, AsyncClient
+URL, KEY = os.environ["SUITE_URL"], os.environ["SUITE_KEY"]
+_n = itertools.count()
+def _memory():
+    with Client(URL, KEY) as c:
+        return c.create_memory(f"suite-{os.getpid()}-{next(_n)}", ["raw"],
+                               "BAAI/bge-small-en-v1.5@Builtin", "glm-4-flash@ZHIPU-AI").id
+"""
+
+SUITES = {
+    "langgraph": Suite(
+        "langgraph-checkpoint",
+        "tests/test_store.py",
+        """
+import langgraph.store.memory as reference
+from recallery.integrations.langgraph import RecalleryStore
+def InMemoryStore(*args, **kwargs):  # the index configuration is the server's embedder
+    return RecalleryStore(Client(URL, KEY), _memory())
+reference.InMemoryStore = InMemoryStore
+""",
+    ),
+    "openai-agents": Suite(
+        "openai-agents",
+        "tests/memory/test_session.py",
+        """
+import agents, agents.memory
+from recallery.integrations.openai_agents import RecallerySession
+def SQLiteSession(session_id, db_path=":memory:", **kwargs):
+    kwargs.pop("sessions_table", None); kwargs.pop("messages_table", None)
+    return RecallerySession(session_id, AsyncClient(URL, KEY), _MEMORY, **kwargs)
+_MEMORY = _memory()
+agents.SQLiteSession = agents.memory.SQLiteSession = SQLiteSession
+""",
+    ),
+    "adk": Suite(
+        "google-adk",
+        "",
+        """
+import google.adk.memory.in_memory_memory_service as reference
+from recallery.integrations.adk import RecalleryMemoryService
+def InMemoryMemoryService():
+    return RecalleryMemoryService(AsyncClient(URL, KEY), _memory())
+reference.InMemoryMemoryService = InMemoryMemoryService
+""",
+    ),
+}
+
+
+def fetch_tests(suite: Suite, work: Path) -> Path:
+    """The suite's test files from the installed version's sdist."""
+    version = importlib.metadata.version(suite.distribution)
+    pin = f"{suite.distribution}=={version}"
+    pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:"]
+    subprocess.run([*pip, pin, "-d", str(work)], check=True)
+    (sdist,) = work.glob("*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        tar.extractall(work, filter="data")
+    top = next(p for p in work.iterdir() if p.is_dir() and p.name != "deps")
+    return top / suite.tests
+
+
+def run_pytest(tests: Path, plugin: str, work: Path, env: dict[str, str]) -> dict[str, str]:
+    """Each test's outcome (passed, failed, skipped) under ``plugin``'s swap (none: "")."""
+    (work / "suite_swap.py").write_text(plugin)
+    report = work / f"report-{bool(plugin)}.xml"
+    command = [sys.executable, "-m", "pytest", str(tests), "-p", "suite_swap", "-q",
+               "-p", "no:cacheprovider", "-o", "asyncio_mode=auto", f"--junitxml={report}",
+               "--rootdir", str(tests.parent.parent)]  # fmt: skip
+    path = os.pathsep.join([str(work), str(work / "deps"), str(tests.parent.parent)])
+    subprocess.run(command, env={**env, "PYTHONPATH": path}, check=False, cwd=tests.parent)
+    outcomes = {}
+    for case in ET.parse(report).iter("testcase"):
+        name = f"{case.get('classname')}::{case.get('name')}"
+        kinds = {child.tag for child in case}
+        outcomes[name] = next((k for k in ("failure", "error", "skipped") if k in kinds), "passed")
+    return outcomes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("suite", choices=sorted(SUITES))
+    parser.add_argument("--tests", type=Path, help="a snapshot of the upstream test file")
+    args = parser.parse_args()
+    suite = SUITES[args.suite]
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        deps = [sys.executable, "-m", "pip", "install", "-q", "--target", str(work / "deps")]
+        subprocess.run([*deps, "pytest-asyncio", "pytest-mock"], check=True)
+        tests = args.tests.resolve() if args.tests else fetch_tests(suite, work / "sdist")
+        env = {**os.environ, "RECALLERY_ADMIN_API_KEY": KEY}
+        with live_serve(work / "data", env) as (url, _):
+            env.update(SUITE_URL=url, SUITE_KEY=KEY)
+            reference = run_pytest(tests, "", work, env)
+            ours = run_pytest(tests, SWAP_HEAD + suite.swap, work, env)
+    for label, outcomes in (("reference", reference), ("recallery", ours)):
+        counts = {k: list(outcomes.values()).count(k) for k in sorted(set(outcomes.values()))}
+        print(f"{args.suite} {label}: {counts}")
+    for name in sorted(ours):
+        if ours[name] != "passed" and reference.get(name) == "passed":
+            print(f"  fails only with recallery: {name} ({ours[name]})")
+
+
+if __name__ == "__main__":
+    main()
