@@ -1,4 +1,5 @@
-"""How fast the web UI's Messages page renders for a large memory, on the server.
+"""How fast the web UI's Messages, Facts and People pages render for a large memory, on the
+server.
 
 A memory on the embedded SQLite store is filled with ``--entries`` entries through the engine:
 half raw turns (``add_messages`` in batches, so each has its extraction job), half one
@@ -8,8 +9,10 @@ embedder with 8 dimensions keeps the vectors small (a memory's budget is at most
 fill fast: the page never embeds anything.
 
 Then the ASGI app runs in process (no network): a session logs in through the login form and
-the Messages page is requested ``--repeat`` times each: the first page, a page deep in the
-list, and a filtered page. p50 and p95 are printed, with whether p95 is under the budget.
+each page is requested ``--repeat`` times: the Messages page (first page, a page deep in the
+list, filtered by user), the Facts page (first page, filtered by user and trust, by text) and
+a user's People page (a quarter of the entries are theirs). p50 and p95 are printed, with
+whether p95 is under the budget.
 
 Usage::
 
@@ -92,15 +95,15 @@ def filled(entries: int, data_dir: Path) -> Iterator[tuple[Engine, Principal, Me
                 for i in range(start, min(start + BATCH, turns))
             ]
             written = engine.add_messages(owner, [memory.id], batch)
-            _extract(engine, [e.message_id for e in written], memory)
+            _extract(engine, [(e.message_id, e.user_id) for e in written], memory)
         _vary(engine, owner, memory)
         yield engine, owner, engine.get_memory(owner, memory.id), key
     finally:
         engine.close()
 
 
-def _extract(engine: Engine, raw_ids: list[int], memory: Memory) -> None:
-    """One semantic entry per turn, written as the extraction worker writes it."""
+def _extract(engine: Engine, raw_ids: list[tuple[int, str]], memory: Memory) -> None:
+    """One semantic entry per turn (its user's), written as the extraction worker writes it."""
     vectors = np.zeros((len(raw_ids), DIMENSION), dtype=np.float32)
     vectors[:, 0] = 1.0
     new = [
@@ -112,9 +115,10 @@ def _extract(engine: Engine, raw_ids: list[int], memory: Memory) -> None:
             valid_at=engine.clock.now(),
             size_bytes=len(f"fact {i}") + 4 * DIMENSION,
             source_id=i,
+            user_id=user,
             origin=Origin.EXTRACTION,
         )
-        for i in raw_ids
+        for i, user in raw_ids
     ]
     with engine.store.write() as w:
         w.insert_entries(new, vectors, engine.clock.now())
@@ -140,7 +144,9 @@ def _log_in(client: TestClient, key: str) -> None:
     assert answer.status_code == 303, answer.text
 
 
-def time_page(client: TestClient, name: str, url: str, repeat: int) -> Timing:
+def time_page(
+    client: TestClient, name: str, url: str, repeat: int, row: str = '<tbody id="turn-'
+) -> Timing:
     client.get(url)  # warm: templates compiled, caches filled
     took: list[float] = []
     rows = 0
@@ -149,7 +155,7 @@ def time_page(client: TestClient, name: str, url: str, repeat: int) -> Timing:
         answer = client.get(url)
         took.append((time.perf_counter() - start) * 1000)
         assert answer.status_code == 200, answer.text[:500]
-        rows = answer.text.count('<tbody id="turn-')
+        rows = answer.text.count(row)
     took.sort()
     p95 = took[min(len(took) - 1, round(0.95 * (len(took) - 1)))]
     return Timing(name, statistics.median(took), p95, rows)
@@ -161,11 +167,23 @@ def run(entries: int, repeat: int, data_dir: Path) -> list[Timing]:
         with TestClient(create_app(engine), follow_redirects=False) as client:
             _log_in(client, key)
             base = f"/memories/{memory.id}/messages"
+            facts = f"/memories/{memory.id}/facts"
             deep = max(1, memory.entry_count // 2 // 50 // 2)
+            fact = '<tr id="fact-'
             return [
                 time_page(client, "first page (50 rows)", base, repeat),
                 time_page(client, f"page {deep}", f"{base}?page={deep}", repeat),
                 time_page(client, "filtered by user", f"{base}?user=u-ben&forgotten=no", repeat),
+                time_page(client, "facts, first page", facts, repeat, fact),
+                time_page(
+                    client,
+                    "facts, user and trust",
+                    f"{facts}?user=u-ben&trust=unreviewed",
+                    repeat,
+                    fact,
+                ),
+                time_page(client, "facts, text", f"{facts}?text=fact+12", repeat, fact),
+                time_page(client, "person page (a user)", "/people/user/u-ben", repeat, "<li"),
             ]
 
 

@@ -424,3 +424,36 @@ def test_erase_everything_about_a_user_from_their_page_after_the_dry_run(
     for message_id in (*tom, *facts):
         memory_id = first if message_id in (tom[0], facts[0]) else second
         audited(page, live, memory_id, "entry.erase", message_id)
+
+
+def test_confirm_disable_and_correct_facts_in_the_facts_table(page: Page, live: Live) -> None:
+    memory_id = live.memory("fact table")
+    tom = live.say(memory_id, "I moved to Lisbon last March.", user="tom-f")
+    ann = live.say(memory_id, "I drink espresso every morning.", user="ann-f")
+    facts = live.extracted(memory_id)
+    (mine,), (theirs,) = facts[tom], facts[ann]
+    fact = mine["message_id"]
+    log_in(page, live)
+    page.goto(f"{live.url}/memories/{memory_id}")
+    page.click("nav.tabs a:text-is('Facts')")
+    expect(page.locator("tr.fact")).to_have_count(2)
+    page.fill("form.filters input[name=user]", "tom-f")
+    page.click("form.filters button[type=submit]")
+    expect(page.locator("tr.fact")).to_have_count(1)  # Ann's fact is filtered out
+    expect(page.locator(f"#fact-{theirs['message_id']}")).to_have_count(0)
+    row = page.locator(f"#fact-{fact}")
+    expect(row).to_contain_text("The user lives in Lisbon.")
+    expect(row.locator("a:text-is('turn " + str(tom) + "')")).to_be_visible()
+    row.locator("button:text-is('Confirm')").click()  # htmx swaps the row in place
+    expect(row.locator(".badge.trust-confirmed")).to_be_visible()
+    row.locator("button:text-is('Disable')").click()
+    expect(row.locator(".badge.disabled")).to_be_visible()
+    photograph(page, live, "facts.png")
+    row.locator("details.correct summary").click()
+    row.locator("textarea").fill("The user lives in Porto since March.")
+    row.locator("button:text-is('Save correction')").click()
+    expect(page.locator(".flash[role=status]")).to_contain_text("confirmed replaces")
+    expect(page.locator("tr.fact")).to_contain_text("The user lives in Porto since March.")
+    assert fact not in live.found(memory_id, "Lisbon")  # disabled, then replaced
+    audited(page, live, memory_id, "entry.confirm", fact)
+    audited(page, live, memory_id, "entry.disable", fact)

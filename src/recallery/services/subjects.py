@@ -139,27 +139,14 @@ class SubjectService:
         with self.store.read() as r:
             readable = [m for m in _visible(r, actor) if decide(actor, Action.READ, m)]
             scope = Scope(frozenset(m.id for m in readable))
-            memories = []
-            for m in readable:
-                counts = r.type_counts(Scope.of(m.id), _with(about, current_only=False))
-                if counts:
-                    memories.append(SubjectMemory(m.id, m.name, counts))
+            held = r.memory_type_counts(scope, _with(about, current_only=False))
+            memories = [SubjectMemory(m.id, m.name, held[m.id]) for m in readable if m.id in held]
             facts, _ = r.entries(
                 scope, _with(about, types=frozenset(EntryType.extracted())), limit=FACTS_SHOWN
             )
+            ends = starts[-1] + Bucket.DAY.width
             per_day = tuple(
-                sum(
-                    r.type_counts(
-                        scope,
-                        _with(
-                            about,
-                            current_only=False,
-                            recorded_since=start,
-                            recorded_before=start + Bucket.DAY.width,
-                        ),
-                    ).values()
-                )
-                for start in starts
+                r.recorded_counts(scope, _with(about, current_only=False), starts, ends)
             )
         return SubjectProfile(who, name, tuple(memories), tuple(facts), starts, per_day)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from datetime import datetime
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -190,6 +192,43 @@ class Reader(AccountReads):
             params,
         )
         return {EntryType(r[0]): int(r[1]) for r in rows}
+
+    def memory_type_counts(self, scope: Scope, f: EntryFilter) -> dict[str, dict[EntryType, int]]:
+        """:meth:`type_counts` for each memory of ``scope`` at once (one grouped query;
+        memories without any left out)."""
+        if not scope:
+            return {}
+        where, params = self._where(scope, f)
+        rows = self.conn.execute(
+            f"SELECT e.memory_id, e.message_type, count(*) FROM entries e WHERE {where} "
+            "GROUP BY e.memory_id, e.message_type",
+            params,
+        )
+        out: dict[str, dict[EntryType, int]] = {}
+        for memory_id, kind, n in rows:
+            out.setdefault(str(memory_id), {})[EntryType(kind)] = int(n)
+        return out
+
+    def recorded_counts(
+        self, scope: Scope, f: EntryFilter, starts: Sequence[datetime], end: datetime
+    ) -> list[int]:
+        """How many entries of ``scope`` passing ``f`` were recorded in each span from one of
+        ``starts`` (ascending) to the next, the last to ``end``: one scan, a sum per span."""
+        if not scope or not starts:
+            return [0] * len(starts)
+        where, params = self._where(scope, f)
+        edges = [to_epoch(t) for t in (*starts, end)]
+        sums = ", ".join(
+            "sum(CASE WHEN e.recorded_at >= ? AND e.recorded_at < ? THEN 1 ELSE 0 END)"
+            for _ in starts
+        )
+        spans = [t for pair in pairwise(edges) for t in pair]
+        (row,) = self.conn.execute(
+            f"SELECT {sums} FROM entries e WHERE {where} "
+            "AND e.recorded_at >= ? AND e.recorded_at < ?",
+            [*spans, *params, edges[0], edges[-1]],
+        )
+        return [int(n or 0) for n in row]
 
     def neighbours(
         self, scope: Scope, ids: Iterable[int], f: EntryFilter, span: int, *, theirs: bool = False
