@@ -145,3 +145,23 @@ def test_a_write_only_key_learns_no_provenance_from_a_correction(
     new = engine.correct(writer, memory.id, raw.message_id, "replaced")
     assert (new.user_id, new.agent_id, new.session_id, new.content) == ("", "", "", "")
     assert engine.get_entry(alice, memory.id, new.message_id)[0].user_id == "carol"
+
+
+def test_a_write_only_key_cannot_guess_stored_statements(engine: Engine, alice: Principal) -> None:
+    """A key that may write but not read learns nothing from reconciliation: a guess that
+    repeats a stored fact is answered as a new one is."""
+    memory = engine.create_memory(
+        alice, name="facts", memory_type=["raw", "semantic"], embd_id="x@Builtin", llm_id="y@Z"
+    )
+    stored = engine.add_entries(alice, memory.id, [{"content": "the vault code is 4471"}])
+    (first,) = stored.outcomes
+    writer = _key(engine, alice, "write")
+    for guess in ("the vault code is 4471", "the vault code is 0000"):
+        (outcome,) = engine.add_entries(writer, memory.id, [{"content": guess}]).outcomes
+        assert (outcome.action, outcome.message_id, outcome.target) == ("stored", None, None)
+        assert "4471" not in outcome.reason and str(first.message_id) not in outcome.reason
+    # the owner, who may read, is told what happened: the repeat added no row
+    (again,) = engine.add_entries(
+        alice, memory.id, [{"content": "the vault code is 4471"}]
+    ).outcomes
+    assert again.action == "duplicate" and again.message_id == first.message_id

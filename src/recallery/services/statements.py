@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from recallery import validation as v
-from recallery.access import Action, authorised
+from recallery.access import Action, authorised, decide
 from recallery.clock import Clock
 from recallery.errors import InvalidInput, NotFound
 from recallery.extraction import prompts_reconcile
@@ -45,6 +45,8 @@ from recallery.store.base import Store
 
 #: Entries one call may state.
 MAX_ENTRIES = 100
+#: The one action a key without ``read`` is told (see :func:`_blind`).
+STORED = "stored"
 _INPUT_FIELDS = frozenset(f.name for f in fields(EntryInput))
 
 
@@ -100,7 +102,9 @@ class StatementService:
             tally, final = write(
                 w, self.clock.now(), locked, planned, provenance, self.thresholds, notes.append
             )
-        outcomes = (_outcome(i, p.decision, tally.written.get(i)) for i, p in enumerate(final))
+        outcomes = [_outcome(i, p.decision, tally.written.get(i)) for i, p in enumerate(final)]
+        if not decide(actor, Action.READ, locked):
+            return AddedEntries(mid, tuple(_blind(o) for o in outcomes), ())
         return AddedEntries(mid, tuple(outcomes), tuple(notes))
 
     def task_status(self, actor: Principal, memory_id: object, message_id: object) -> Job | None:
@@ -222,6 +226,13 @@ def _provenance(actor: Principal, raw: Entry | None, ids: Mapping[str, str]) -> 
         status=True if raw is None else raw.status,
         added=f"stated by {actor.user_id}",
     )
+
+
+def _blind(outcome: EntryOutcome) -> EntryOutcome:
+    """An outcome as a key without ``read`` gets it: ``stored``, whatever reconciliation found.
+    Told ``duplicate`` (or ``supersede``, ``suppress``, an entry's id), a key that may write but
+    not read could guess stored facts one statement at a time."""
+    return EntryOutcome(outcome.index, STORED, None, None, "stored")
 
 
 def _outcome(index: int, d: Decision, new_id: int | None) -> EntryOutcome:
