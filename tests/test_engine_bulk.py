@@ -47,6 +47,22 @@ def test_disable_does_not_count_turns_already_disabled(
     assert (done.count, done.changed) == (3, tuple(ids[1:]))
 
 
+def test_erasing_a_corrected_turn_erases_its_older_versions_too(
+    engine: Engine, alice: Principal, mem: Memory
+) -> None:
+    """The erasure's changes start at the older version (a smaller id than the one selected),
+    which the plan never read: applying still knows the memory."""
+    old = turn(engine, alice, mem, "I live in Porto")
+    new = engine.correct(alice, mem.id, old.message_id, "I live in Lisbon")
+    dry = engine.bulk(alice, mem.id, "erase", message_ids=[new.message_id])
+    assert dry.changed == (old.message_id, new.message_id)
+    done = engine.bulk(alice, mem.id, "erase", message_ids=[new.message_id], dry_run=False)
+    assert done.changed == dry.changed
+    for gone in (old.message_id, new.message_id):
+        with pytest.raises(NotFound):
+            engine.get_entry(alice, mem.id, gone)
+
+
 def test_restore_with_nothing_forgotten_counts_nothing(
     engine: Engine, alice: Principal, mem: Memory
 ) -> None:

@@ -92,7 +92,9 @@ def apply(w: Writer, actor: Principal, p: Plan, now: datetime, reason: str) -> l
     ids = sorted(p.changes)
     if not ids:
         return []
-    memory_id = p.entries[ids[0]].memory_id
+    # an erasure's changes hold versions and extracts the plan did not read: name the memory
+    # by an entry it did read (every change comes from a selected entry, all of one memory)
+    memory_id = p.entries[p.changes[ids[0]]].memory_id
     if p.action is BulkAction.ERASE:
         why = reason or "erased"
         return delete_with_tombstones(
