@@ -70,7 +70,7 @@ GRAPH = {name: _imports(name) for name in MODULES if not _within(name, SUPPORT)}
 
 def test_the_graph_is_read() -> None:
     assert "recallery.store.base" in GRAPH["recallery.engine"]
-    assert "recallery.retrieval.search" in GRAPH["recallery.engine"]
+    assert "recallery.retrieval.usage" in GRAPH["recallery.engine"]
     assert "recallery.models" in GRAPH["recallery.requests"]
 
 

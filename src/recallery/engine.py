@@ -19,6 +19,7 @@ service                operations
 ``CurationService``    bulk changes with a dry run, the review queue, facts, entries over time
 ``StatsService``       the store's counts for an operator (``/metrics``)
 ``SubjectService``     forget or erase everything about a user; users', agents' pages
+``RequestLog``         the request log: who read what (:mod:`recallery.services.requestlog`)
 =====================  ===========================================================
 """
 
@@ -32,10 +33,10 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from recallery.clock import Clock, SystemClock
 from recallery.extraction.pipeline import Extraction
 from recallery.jobs import Handler
-from recallery.models import JobKind
+from recallery.models import JobKind, Principal
 from recallery.providers.registry import ModelRegistry
+from recallery.requestlog import Call, EntryReads
 from recallery.requests import MessagePage, SearchRequest, TurnInput
-from recallery.retrieval.search import SearchService
 from recallery.retrieval.usage import UsageRecorder
 from recallery.services.accounts import AccountService
 from recallery.services.activity import ActivityService
@@ -43,6 +44,7 @@ from recallery.services.curation import CurationService
 from recallery.services.entries import EntryService
 from recallery.services.lifecycle import LifecycleService
 from recallery.services.memories import MemoryService
+from recallery.services.requestlog import LoggedSearch, RequestLog
 from recallery.services.statements import StatementService
 from recallery.services.stats import StatsService
 from recallery.services.subjects import SubjectService
@@ -89,7 +91,8 @@ class Engine:
         self._memories = MemoryService(store, models_, clock_, self.settings)
         self._entries = EntryService(store, models_, clock_)
         self._lifecycle = LifecycleService(store, models_, clock_)
-        self._search = SearchService(store, models_, clock_, self.settings, self.usage)
+        self._search = LoggedSearch(store, models_, clock_, self.settings, self.usage)
+        self.request_log = RequestLog(store, clock_, self.settings)
         self._accounts = AccountService(store, clock_)
         self._activity = ActivityService(store, self._memories)
         self._statements = StatementService(store, models_, clock_)
@@ -121,6 +124,7 @@ class Engine:
 
     def close(self) -> None:
         self.usage.close()
+        self.request_log.close()
         self.store.close()
 
     def __enter__(self) -> Engine:
@@ -159,9 +163,9 @@ class Engine:
     task_status = _via("_statements", StatementService.task_status)
 
     # --- search
-    search = _via("_search", SearchService.search)
-    context = _via("_search", SearchService.context)
-    try_out = _via("_search", SearchService.try_out)
+    search = _via("_search", LoggedSearch.search)
+    context = _via("_search", LoggedSearch.context)
+    try_out = _via("_search", LoggedSearch.try_out)
 
     # --- accounts
     create_user = _via("_accounts", AccountService.create_user)
@@ -198,6 +202,18 @@ class Engine:
     forget_subject = _via("_subjects", SubjectService.forget_subject)
     erase_subject = _via("_subjects", SubjectService.erase_subject)
     subject_profile = _via("_subjects", SubjectService.subject_profile)
+
+    # --- the request log: who read what
+    requests = _via("request_log", RequestLog.requests)
+
+    def log_request(self, call: Call, status: int, latency_ms: float) -> None:
+        """Queue one answered call for the request log (written off the request path)."""
+        self.request_log.record(call, status, latency_ms)
+
+    def entry_reads(self, actor: Principal, memory_id: object, message_id: object) -> EntryReads:
+        """An entry's access history from the request log, for a caller who may read it."""
+        entry, _ = self.get_entry(actor, memory_id, message_id)
+        return self.request_log.entry_reads(actor, entry.message_id, entry.use_count)
 
 
 __all__ = ["Engine", "MessagePage", "SearchRequest", "TurnInput"]

@@ -106,6 +106,8 @@ class Principal:
     scope: frozenset[str] | None = None
     name: str = ""
     capabilities: frozenset[Capability] = ALL_CAPABILITIES
+    #: The API key this caller authenticated with ('' when none: in process, the CLI).
+    key_id: str = ""
 
 
 @dataclass(frozen=True)

@@ -63,10 +63,21 @@ class Settings:
     erasure_ledger: Path | None = None
     #: Who may read ``/metrics``: ``admin`` (an admin key), ``open`` (anyone) or ``off``.
     metrics: str = "admin"
+    #: The request log (who read what): every REST, web and MCP call, kept in the store.
+    request_log: bool = True
+    #: Whether the request log keeps a search's query text (personal data: off by default).
+    request_log_queries: bool = False
+    #: The request log keeps requests this many days, and at most this many requests.
+    request_log_days: float = 30.0
+    request_log_max_rows: int = 1_000_000
 
     def __post_init__(self) -> None:
         if self.metrics not in METRICS_ACCESS:
             raise InvalidInput("metrics", f"metrics (RECALLERY_METRICS): one of {METRICS_ACCESS}")
+        if self.request_log_days <= 0:
+            raise InvalidInput("request_log_days", "request_log_days must be positive")
+        if self.request_log_max_rows < 1:
+            raise InvalidInput("request_log_max_rows", "request_log_max_rows must be at least 1")
 
     @property
     def sqlite_path(self) -> Path:
@@ -105,12 +116,26 @@ class Settings:
             ("max_import_bytes", int),
             ("erasure_ledger", Path),
             ("metrics", str),
+            ("request_log", flag),
+            ("request_log_queries", flag),
+            ("request_log_days", float),
+            ("request_log_max_rows", int),
         ):
             if f"{PREFIX}{name.upper()}" in env:
                 values[name] = kind(env[f"{PREFIX}{name.upper()}"])
         values["providers"] = providers_from_env(env)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
+
+
+def flag(text: str) -> bool:
+    """A yes/no setting: 1, true, yes, on or 0, false, no, off (any case)."""
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise InvalidInput("setting", f"expected 1 or 0 (true or false), got {text!r}")
 
 
 def providers_from_env(env: Mapping[str, str]) -> dict[str, ProviderConfig]:

@@ -13,11 +13,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import recallery
 from recallery import web, wire
-from recallery.api import admin, agents, curation, memories, messages, subjects
+from recallery.api import admin, agents, curation, memories, messages, requestlog, subjects
 from recallery.api.deps import caller
 from recallery.api.guard import Guard, rules
 from recallery.api.health import Readiness, install_probes
 from recallery.api.metrics import install_metrics
+from recallery.api.requestlog import install_request_log
 from recallery.api.responses import (
     ERROR_RESPONSES,
     EnvelopeResponse,
@@ -62,6 +63,7 @@ def create_app(engine: Engine, settings: Settings | None = None) -> FastAPI:
         curation.router,
         agents.router,
         subjects.router,
+        requestlog.router,
     )
     for router in routers:
         app.include_router(router, prefix=PREFIX, responses=ERROR_RESPONSES)
@@ -73,6 +75,7 @@ def create_app(engine: Engine, settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     app.add_middleware(Guard, rules=rules(routers, PREFIX, caller, memories.IMPORTS))
     install_metrics(app, engine, app.state.settings.metrics, PREFIX)  # Guard's refusals too
+    install_request_log(app, engine, PREFIX)  # who read what; Guard's refusals too
     app.add_middleware(_ContainBugs)
     return app
 

@@ -85,19 +85,21 @@ class CountRequests:
         try:
             await self.app(scope, receive, sending)
         finally:
-            route = self._template(scope)
+            route = route_template(scope, self.prefix)
             method = scope["method"] if scope["method"] in _METHODS else "other"
             self.metrics.observe(method, route, status, time.perf_counter() - started)
 
-    def _template(self, scope: Scope) -> str:
-        """The matched route's template; a route of a router included under the API prefix
-        knows its path without it (FastAPI keeps the router's own route in the scope)."""
-        template = getattr(scope.get("route"), "path", None)
-        if not isinstance(template, str):
-            return UNMATCHED
-        if scope["path"].startswith(self.prefix + "/") and not template.startswith(self.prefix):
-            return self.prefix + template
-        return template
+
+def route_template(scope: Scope, prefix: str) -> str:
+    """The matched route's template (:data:`UNMATCHED` when none); a route of a router
+    included under the API ``prefix`` knows its path without it (FastAPI keeps the router's
+    own route in the scope)."""
+    template = getattr(scope.get("route"), "path", None)
+    if not isinstance(template, str):
+        return UNMATCHED
+    if scope["path"].startswith(prefix + "/") and not template.startswith(prefix):
+        return prefix + template
+    return template
 
 
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
@@ -158,4 +160,4 @@ def _admin(engine: Engine, header: str) -> Principal:
     return actor
 
 
-__all__ = ["Metrics", "install_metrics"]
+__all__ = ["Metrics", "install_metrics", "route_template"]

@@ -16,7 +16,7 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 import httpx
 
 from recallery import wire
-from recallery.client import accounts, agents, curation, memories, messages, subjects
+from recallery.client import accounts, agents, curation, memories, messages, requestlog, subjects
 from recallery.client.call import Call, query
 from recallery.errors import RecalleryError
 
@@ -170,6 +170,8 @@ class Client(_Base):
     timeline = _sync(curation.timeline)
     forget_subject = _sync(subjects.forget_subject)
     erase_subject = _sync(subjects.erase_subject)
+    requests = _sync(requestlog.requests)
+    entry_reads = _sync(requestlog.entry_reads)
 
 
 class AsyncClient(_Base):
@@ -256,6 +258,8 @@ class AsyncClient(_Base):
     timeline = _async(curation.timeline)
     forget_subject = _async(subjects.forget_subject)
     erase_subject = _async(subjects.erase_subject)
+    requests = _async(requestlog.requests)
+    entry_reads = _async(requestlog.entry_reads)
 
 
 #: Every operation both clients offer (a test checks that the shells list exactly these).
@@ -298,6 +302,8 @@ OPERATIONS = (
     "timeline",
     "forget_subject",
     "erase_subject",
+    "requests",
+    "entry_reads",
     "add_entries",
     "task_status",
 )

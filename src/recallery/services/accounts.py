@@ -10,6 +10,7 @@ import secrets
 import uuid
 import warnings
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from recallery import validation as v
@@ -168,14 +169,15 @@ class AccountService:
             found = r.api_key(hash_key(key))
         if found is None:
             raise Unauthorized("Invalid API key.")
-        _, user_id, scope, capabilities = found
-        return self.principal(
+        key_id, user_id, scope, capabilities = found
+        principal = self.principal(
             user_id,
             None if scope is None else frozenset(json.loads(scope)),
             ALL_CAPABILITIES
             if capabilities is None
             else frozenset(Capability(c) for c in json.loads(capabilities)),
         )
+        return replace(principal, key_id=str(key_id))
 
     def ensure_user(self, name: str) -> User:
         """The user called ``name``, created on first use (for scripts that run twice)."""

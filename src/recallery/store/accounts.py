@@ -1,14 +1,16 @@
 """Reads of users, teams and API keys: the part of a :class:`~.reader.Reader` that
-authentication and the account pages use, apart from the memory and entry reads."""
+authentication and the account pages use, apart from the memory and entry reads; with the
+request log's reads (what each key did: :mod:`.requestlog`)."""
 
 from __future__ import annotations
 
 from recallery.models import User
+from recallery.store.requestlog import RequestLogReads
 from recallery.store.rows import USER_COLUMNS, user_from_row
 from recallery.store.sql import Conn, Row
 
 
-class AccountReads:
+class AccountReads(RequestLogReads):
     """Mixed into :class:`~.reader.Reader`, over its connection."""
 
     conn: Conn

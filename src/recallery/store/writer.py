@@ -31,6 +31,7 @@ from recallery.models import (
 )
 from recallery.store.queries import EvictionCandidate
 from recallery.store.reader import Reader
+from recallery.store.requestlog import RequestLogWrites
 from recallery.store.rows import (
     AUDIT_INSERT,
     JOB_INSERT,
@@ -72,7 +73,7 @@ MEMORY_FIELDS = frozenset(MEMORY_ATTRS) - {
 }
 
 
-class Writer(Reader):
+class Writer(Reader, RequestLogWrites):
     """Writes inside one transaction. Everything here commits or rolls back together."""
 
     def lock_memory(self, memory_id: str) -> Memory | None:

@@ -20,6 +20,7 @@ from recallery import wire
 from recallery.engine import Engine
 from recallery.errors import RecalleryError, Unauthorized
 from recallery.models import Memory, Principal
+from recallery.requestlog import note_caller
 from recallery.web.render import html, is_htmx, secure
 from recallery.web.session import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, Sessions, same
 
@@ -78,6 +79,7 @@ def _viewer(request: Request) -> Viewer:
     except Unauthorized:
         parts.sessions.close(cookie)
         raise LoginRequired from None
+    note_caller(principal)  # the request log's caller of this page
     return Viewer(principal, session)
 
 

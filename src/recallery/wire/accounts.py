@@ -57,6 +57,7 @@ def principal_dict(p: Principal) -> Json:
         "tenant_ids": sorted(p.tenant_ids),
         "scope": None if p.scope is None else sorted(p.scope),
         "capabilities": sorted(c.value for c in p.capabilities),
+        "key_id": p.key_id,
     }
 
 
@@ -71,6 +72,7 @@ def principal_from_dict(d: Mapping[str, Any]) -> Principal:
         capabilities=ALL_CAPABILITIES
         if capabilities is None
         else frozenset(Capability(c) for c in capabilities),
+        key_id=d.get("key_id", ""),
     )
 
 

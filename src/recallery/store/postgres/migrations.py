@@ -281,6 +281,45 @@ BEGIN
 END $$;
 """
 
+_REQUEST_LOG = """
+-- requests: the caller's tenant (their user id; '' before authentication). request_entries:
+-- the entry's tenant, so the rows sit with their entry and go with it (the foreign key's
+-- cascade: an erased, evicted or deleted entry leaves no id in the log, even when a log
+-- write races its erasure).
+CREATE TABLE requests (
+    tenant_id text NOT NULL,
+    id text NOT NULL,
+    at double precision NOT NULL,
+    channel text NOT NULL,
+    route text NOT NULL,
+    status integer NOT NULL,
+    latency_ms double precision NOT NULL,
+    key_id text NOT NULL DEFAULT '',
+    user_id text NOT NULL DEFAULT '',
+    memory_ids text NOT NULL DEFAULT '',
+    query text,
+    PRIMARY KEY (tenant_id, id)
+);
+CREATE UNIQUE INDEX requests_id ON requests (id);
+CREATE INDEX requests_at ON requests (at);
+CREATE INDEX requests_key ON requests (key_id, at);
+CREATE INDEX requests_user ON requests (user_id, at);
+CREATE TABLE request_entries (
+    tenant_id text NOT NULL,
+    message_id bigint NOT NULL,
+    request_id text NOT NULL,
+    how text NOT NULL,
+    at double precision NOT NULL,
+    key_id text NOT NULL DEFAULT '',
+    user_id text NOT NULL DEFAULT '',
+    PRIMARY KEY (tenant_id, message_id, request_id, how),
+    FOREIGN KEY (tenant_id, message_id) REFERENCES entries (tenant_id, message_id)
+        ON DELETE CASCADE
+);
+CREATE INDEX request_entries_message ON request_entries (message_id);
+CREATE INDEX request_entries_request ON request_entries (request_id);
+"""
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (1, "extensions and text search", EXTENSIONS_AND_TEXT_SEARCH),
     (2, "initial schema", TABLES),
@@ -329,4 +368,5 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         "ALTER FUNCTION recallery_fts_keys(text, tsvector, integer) COST 1000;",
     ),
     (16, "the keyword index's keys built in PL/pgSQL", KEYS_IN_PLPGSQL),
+    (17, "the request log: who read what (entry ids go with their entries)", _REQUEST_LOG),
 )

@@ -268,4 +268,43 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         INSERT INTO entry_changes_pruned (through) VALUES (0);
         """,
     ),
+    (
+        10,
+        "the request log: who read what (entry ids go with their entries)",
+        """
+        CREATE TABLE requests (
+            tenant_id TEXT NOT NULL,
+            id TEXT NOT NULL,
+            at REAL NOT NULL,
+            channel TEXT NOT NULL,
+            route TEXT NOT NULL,
+            status INTEGER NOT NULL,
+            latency_ms REAL NOT NULL,
+            key_id TEXT NOT NULL DEFAULT '',
+            user_id TEXT NOT NULL DEFAULT '',
+            memory_ids TEXT NOT NULL DEFAULT '',
+            query TEXT,
+            PRIMARY KEY (tenant_id, id)
+        );
+        CREATE UNIQUE INDEX requests_id ON requests (id);
+        CREATE INDEX requests_at ON requests (at);
+        CREATE INDEX requests_key ON requests (key_id, at);
+        CREATE INDEX requests_user ON requests (user_id, at);
+        CREATE TABLE request_entries (
+            tenant_id TEXT NOT NULL,
+            message_id INTEGER NOT NULL,
+            request_id TEXT NOT NULL,
+            how TEXT NOT NULL,
+            at REAL NOT NULL,
+            key_id TEXT NOT NULL DEFAULT '',
+            user_id TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (tenant_id, message_id, request_id, how)
+        );
+        CREATE INDEX request_entries_message ON request_entries (message_id);
+        CREATE INDEX request_entries_request ON request_entries (request_id);
+        CREATE TRIGGER entries_deleted_requests AFTER DELETE ON entries BEGIN
+            DELETE FROM request_entries WHERE message_id = old.message_id;
+        END;
+        """,
+    ),
 )

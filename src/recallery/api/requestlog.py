@@ -1,0 +1,135 @@
+"""The request log at the HTTP edge: every REST and web request recorded after its answer
+(:class:`LogRequests`), and the routes that read the log back.
+
+Each request opens a :class:`~recallery.requestlog.Call`; the guard's authenticated caller
+(REST) or the web session's viewer names its key and user, the matched route its template
+and the memory and entry ids in its address, and a search or context the ids it returned.
+The answer goes first: the call is queued (:meth:`Engine.log_request`) and written off the
+request path. Probes, ``/metrics`` and static files are not logged; ``/mcp`` is logged per
+tool call by the MCP server instead.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from recallery import requestlog, wire
+from recallery import validation as v
+from recallery.api import params
+from recallery.api.deps import Actor, EngineDep
+from recallery.api.guard import PRINCIPAL
+from recallery.api.health import PROBES
+from recallery.api.metrics import PATH as METRICS
+from recallery.api.metrics import route_template
+from recallery.engine import Engine
+from recallery.errors import InvalidInput
+from recallery.models import Page, Principal
+from recallery.requestlog import Call
+
+#: Paths never logged: probes, metrics, static files; MCP is logged per tool call.
+SKIPPED = (*PROBES, METRICS, "/mcp", "/favicon.ico")
+SKIPPED_UNDER = ("/static/",)
+
+router = APIRouter(tags=["request log"])
+
+
+def _filter(name: str) -> Any:
+    return Query(description=requestlog.FILTERS[name], json_schema_extra={"type": "string"})
+
+
+@router.get("/admin/requests", summary="The request log, newest first (admin: all; else own)")
+def requests(
+    engine: EngineDep,
+    actor: Actor,
+    key: Annotated[str | None, _filter("key")] = None,
+    user: Annotated[str | None, _filter("user")] = None,
+    route: Annotated[str | None, _filter("route")] = None,
+    status: Annotated[str | None, _filter("status")] = None,
+    slow: Annotated[str | None, _filter("slow")] = None,
+    memory: Annotated[str | None, _filter("memory")] = None,
+    entry: Annotated[str | None, _filter("entry")] = None,
+    page: params.Page = None,
+    page_size: params.Size = None,
+) -> Any:
+    number, size = v.page(params.page(page)), params.size(page_size, params.FALLBACK_SIZE)
+    values = {"key": key, "user": user, "route": route, "status": status}
+    values.update({"slow": slow, "memory": memory, "entry": entry})
+    q = requestlog.parse_query(values, limit=size, offset=(number - 1) * size)
+    found, total = engine.requests(actor, q)
+    return wire.envelope(requestlog.requests_page_dict(Page(tuple(found), total)))
+
+
+@router.get(
+    "/messages/{memory_id}:{message_id}/reads",
+    summary="An entry's access history from the request log",
+)
+def reads(
+    engine: EngineDep, actor: Actor, memory_id: params.MemoryId, message_id: params.MessageId
+) -> Any:
+    found = engine.entry_reads(actor, params.path_memory_id(memory_id), message_id)
+    return wire.envelope(requestlog.entry_reads_dict(found))
+
+
+class LogRequests:
+    """ASGI middleware: every HTTP request but :data:`SKIPPED` into the request log."""
+
+    def __init__(self, app: ASGIApp, engine: Engine, prefix: str) -> None:
+        self.app = app
+        self.engine = engine
+        self.prefix = prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or path in SKIPPED or path.startswith(SKIPPED_UNDER):
+            await self.app(scope, receive, send)
+            return
+        api = path == self.prefix or path.startswith(self.prefix + "/")
+        call = Call(channel="rest" if api else "web")
+        started, status = time.perf_counter(), 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        with requestlog.begin(call):
+            try:
+                await self.app(scope, receive, sending)
+            finally:
+                _fill(call, scope, self.prefix)
+                self.engine.log_request(call, status, (time.perf_counter() - started) * 1000)
+
+
+def _fill(call: Call, scope: Scope, prefix: str) -> None:
+    """What the scope says of a call once answered: caller, route, ids in the address."""
+    principal = scope.get(PRINCIPAL)
+    if isinstance(principal, Principal) and not call.user_id:
+        call.key_id, call.user_id, call.tenant_id = (
+            principal.key_id,
+            principal.user_id,
+            principal.user_id,
+        )
+    call.route = route_template(scope, prefix)
+    found = scope.get("path_params") or {}
+    memory, message = found.get("memory_id"), found.get("message_id")
+    if isinstance(memory, str) and memory:
+        call.memory_ids.add(memory)
+    try:
+        if message is not None and memory and not call.route.endswith("/reads"):
+            call.named.append(v.message_id(message))
+    except InvalidInput:
+        pass  # an id that cannot exist names nothing
+
+
+def install_request_log(app: Any, engine: Engine, prefix: str) -> None:
+    """Log every request to ``app`` unless the operator turned the log off."""
+    if engine.request_log.enabled:
+        app.add_middleware(LogRequests, engine=engine, prefix=prefix)
+
+
+__all__ = ["LogRequests", "install_request_log", "router"]

@@ -1,0 +1,184 @@
+"""The request log (who read what): calls written in batches off the request path, pruned
+by age and size as it grows, read back by administrators and by each user for their own.
+
+An edge opens a :class:`~recallery.requestlog.Call` per request and hands it to
+:meth:`RequestLog.record` when the answer has gone; a background thread writes what has
+queued up in one transaction (the request pays for a queue put). Every ``PRUNE_EVERY``
+requests written, the thread drops requests older than ``request_log_days`` and all but
+the newest ``request_log_max_rows``.
+
+Who reads what: an administrator reads every row; any other caller reads only the rows of
+their own calls (their keys' and their web sessions'). An entry's access history is for
+whoever may read the entry: the counts are the entry's, the keys listed only the caller's
+own unless they are an administrator.
+
+Searches are noted by :class:`LoggedSearch`: the ids it notes are the ones the search hands
+to the use-count recorder (:class:`~recallery.retrieval.usage.UsageRecorder`), so within the
+log's retention an entry's ``returned`` count equals what its use count gained over the same
+requests (the web playground counts neither).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import uuid
+from dataclasses import replace
+from datetime import timedelta
+
+from recallery.clock import Clock
+from recallery.errors import Forbidden, RecalleryError
+from recallery.models import Hit, Principal
+from recallery.requestlog import (
+    NAMED,
+    RETURNED,
+    Call,
+    EntryReads,
+    LoggedRequest,
+    RequestQuery,
+    note_search,
+)
+from recallery.requests import SearchRequest
+from recallery.retrieval.search import SearchService
+from recallery.settings import Settings
+from recallery.store.base import Store
+from recallery.store.requestlog import Logged
+
+log = logging.getLogger(__name__)
+#: Requests written between two prunings.
+PRUNE_EVERY = 1_000
+#: Most requests one transaction writes.
+BATCH = 500
+_Item = Logged | None
+
+
+class RequestLog:
+    """Queues calls and writes them from one background thread."""
+
+    def __init__(self, store: Store, clock: Clock, settings: Settings) -> None:
+        self.store = store
+        self.clock = clock
+        self.settings = settings
+        self._queue: queue.Queue[_Item] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._since_prune = PRUNE_EVERY  # the first batch prunes
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.request_log
+
+    def record(self, call: Call, status: int, latency_ms: float) -> None:
+        """Queue ``call``, answered with ``status`` after ``latency_ms``."""
+        if not self.enabled:
+            return
+        row = LoggedRequest(
+            id=uuid.uuid4().hex,
+            at=self.clock.now(),
+            channel=call.channel,
+            route=call.route,
+            status=status,
+            latency_ms=round(latency_ms, 3),
+            key_id=call.key_id,
+            user_id=call.user_id,
+            memory_ids=tuple(sorted(call.memory_ids)),
+            query=call.query if self.settings.request_log_queries else None,
+        )
+        self._ensure_thread()
+        self._queue.put((call.tenant_id, row, tuple(call.returned), tuple(call.named)))
+
+    def flush(self) -> None:
+        """Wait until everything recorded so far is written."""
+        if self._thread is not None:
+            self._queue.join()
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+
+    def prune(self) -> int:
+        """Drop what retention no longer keeps now; how many requests went."""
+        before = self.clock.now() - timedelta(days=self.settings.request_log_days)
+        with self.store.write() as w:
+            return w.prune_requests(before, self.settings.request_log_max_rows)
+
+    def requests(self, actor: Principal, q: RequestQuery) -> tuple[list[LoggedRequest], int]:
+        """Logged requests matching ``q``, newest first, and how many match: every caller's
+        for an administrator, else the caller's own."""
+        if not actor.is_admin:
+            if q.user_id not in (None, actor.user_id):
+                raise Forbidden("only an administrator reads other users' requests")
+            q = replace(q, user_id=actor.user_id)
+        with self.store.read() as r:
+            return r.requests(q)
+
+    def entry_reads(self, actor: Principal, message_id: int, use_count: int) -> EntryReads:
+        """The access history of an entry the caller has read already (the engine checks)."""
+        with self.store.read() as r:
+            how, by_key = r.entry_reads(message_id)
+        if not actor.is_admin:
+            by_key = [k for k in by_key if k.user_id == actor.user_id]
+        return EntryReads(
+            message_id, how.get(RETURNED, 0), how.get(NAMED, 0), tuple(by_key), use_count
+        )
+
+    def _ensure_thread(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="requests", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            batch: list[Logged] = []
+            item = self._queue.get()
+            stop = item is None
+            if item is not None:
+                batch.append(item)
+            while not stop and len(batch) < BATCH and not self._queue.empty():
+                more = self._queue.get_nowait()
+                if more is None:
+                    stop = True
+                else:
+                    batch.append(more)
+            try:
+                if batch:
+                    self._write(batch)
+            except RecalleryError:
+                log.exception("could not write %d requests to the request log", len(batch))
+            finally:
+                for _ in range(len(batch) + (1 if stop else 0)):
+                    self._queue.task_done()
+            if stop:
+                return
+
+    def _write(self, batch: list[Logged]) -> None:
+        try:
+            with self.store.write() as w:
+                w.log_requests(batch)
+        except RecalleryError:
+            # PostgreSQL: an entry erased between the insert's read and its foreign-key
+            # check fails the batch; written again, the insert no longer finds the entry.
+            with self.store.write() as w:
+                w.log_requests(batch)
+        self._since_prune += len(batch)
+        if self._since_prune >= PRUNE_EVERY:
+            self._since_prune = 0
+            self.prune()
+
+
+class LoggedSearch(SearchService):
+    """Search that notes each search's query, memories and returned ids into the current
+    call (:func:`recallery.requestlog.note_search`): the same ids it counts as retrievals.
+    ``context`` searches through :meth:`search`; ``try_out`` (the playground) counts none."""
+
+    def search(self, actor: Principal, request: SearchRequest) -> list[Hit]:
+        hits = super().search(actor, request)
+        note_search(request.query, request.memory_ids, [h.entry.message_id for h in hits])
+        return hits
+
+
+__all__ = ["LoggedSearch", "RequestLog"]
