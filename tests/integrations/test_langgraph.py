@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from integration_support import DIARY_SECRET, World
-from langgraph.store.base import BaseStore, GetOp, PutOp
+from langgraph.store.base import BaseStore, GetOp, InvalidNamespaceError, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
 
 from recallery import Forbidden, InvalidInput, NotFound, SearchRequest
@@ -364,3 +364,21 @@ def test_an_item_put_without_an_index_is_listed_but_never_scored(world: World) -
     assert [(i.key, i.score is None) for i in found] == [("ranked", False), ("plain", True)]
     store.put(NS, "plain", {"text": "the vault code is 4711"})  # indexed from now on
     assert keys(store.search(NS, query="vault code 4711"))[0] == "plain"
+
+
+@pytest.mark.parametrize("label", ["", "a.b", "nul\x00"])
+def test_a_label_langgraph_refuses_is_refused_on_every_path(world: World, label: str) -> None:
+    """As LangGraph's own stores: a label "a.b" must never address ("a", "b"), whether it
+    comes through get, search, delete, list_namespaces or a batch of operations."""
+    store = RecalleryStore(world.client(), world.notes.id)
+    bad = ("ok", label)
+    for call in (
+        lambda: store.get(bad, "k"),
+        lambda: store.search(bad),
+        lambda: store.delete(bad, "k"),
+        lambda: store.list_namespaces(prefix=bad),
+        lambda: store.batch([GetOp(bad, "k")]),
+        lambda: store.batch([SearchOp(bad)]),
+    ):
+        with pytest.raises(InvalidNamespaceError):
+            call()

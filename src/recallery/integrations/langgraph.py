@@ -61,6 +61,7 @@ from typing import Any  # noqa: E402
 from langgraph.store.base import (  # noqa: E402
     BaseStore,
     GetOp,
+    InvalidNamespaceError,
     ListNamespacesOp,
     Op,
     PutOp,
@@ -112,11 +113,11 @@ class RecalleryStore(BaseStore):
         self._batcher: TickBatcher[Op, Result] = TickBatcher(self._abatch)
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        return run(self._batch(list(ops)), self.client)
+        return run(self._batch(_checked(ops)), self.client)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """The operations, joined with the others made in this tick of the loop."""
-        return await self._batcher.submit(list(ops))
+        return await self._batcher.submit(_checked(ops))
 
     async def _abatch(self, ops: list[Op]) -> list[Result]:
         return await arun(self._batch(ops), self.client)
@@ -259,6 +260,31 @@ def _first(answer: Any) -> Any:
         return entries[0]
 
     return first()
+
+
+def _checked(ops: Iterable[Op]) -> list[Op]:
+    """``ops``, once every namespace label they carry is one LangGraph accepts (a string,
+    not empty, without ``.`` or NUL): a label ``"a.b"`` must never address ``("a", "b")``,
+    whichever method or ``batch`` call brought it."""
+    listed = list(ops)
+    for op in listed:
+        if isinstance(op, (GetOp, PutOp)):
+            _labels(op.namespace)
+        elif isinstance(op, SearchOp):
+            _labels(op.namespace_prefix)
+        elif isinstance(op, ListNamespacesOp):
+            for condition in op.match_conditions or ():
+                _labels(condition.path)
+    return listed
+
+
+def _labels(namespace: tuple[str, ...]) -> None:
+    for label in namespace:
+        if not isinstance(label, str) or not label or "." in label or "\x00" in label:
+            raise InvalidNamespaceError(
+                f"Invalid namespace label {label!r} in {namespace}: labels are non-empty "
+                "strings without '.' or NUL."
+            )
 
 
 __all__ = ["RecalleryStore", "agent_id", "item_of", "session_id"]
