@@ -134,8 +134,11 @@ def serving(engine: Engine) -> Iterator[str]:
 class Api:
     """The calls an SDK user makes, over one HTTP client per thread."""
 
-    def __init__(self, url: str, key: str, embd_id: str = EMBD_ID) -> None:
-        self.url, self.key, self.embd_id = url, key, embd_id
+    def __init__(
+        self, url: str, key: str, embd_id: str = EMBD_ID, engine: Engine | None = None
+    ) -> None:
+        """``engine``: the served engine, for searches a benchmark also runs in process."""
+        self.url, self.key, self.embd_id, self.engine = url, key, embd_id, engine
         self._local = threading.local()
 
     def _client(self) -> httpx.Client:
@@ -196,7 +199,7 @@ def served(
             _, key = engine.ensure_admin()
             assert key is not None
             with serving(engine) as url:
-                yield Api(url, key, embd_id)
+                yield Api(url, key, embd_id, engine)
         finally:
             engine.close()
 

@@ -65,6 +65,12 @@ class SearchRequest:
     context_weight: float | None = None
     """How much a raw turn's conversation window (the turn with the turns written before it
     in its conversation) adds to its keyword score (None: settings; 0 turns it off)."""
+    recency_weight: float | None = None
+    """Time in the ranking: how much the latest of the best candidates gains over the earliest,
+    in proportion to its own score; the query leans it (None: the default; 0 turns it off)."""
+    context_length: int | None = None
+    """Context that adapts: the length in characters up to which a raw turn takes all of its
+    conversation context, longer ones in proportion (None: the default; 0: every turn all)."""
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from recallery.models import Hit
@@ -21,6 +21,19 @@ _LOOKALIKE = re.compile(r"<<<\s*entry-|entry-[\w-]*\s*>>>|\[\s*memory\s*:", re.I
 #: C0 and C1 controls (but newline and tab), DEL, and the bidirectional overrides and isolates
 #: that can make text read differently from what it is.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: Words of a user's own statement that name what it is about (a slot), lower-cased.
+_WORD = re.compile(r"[a-z][a-z'-]{2,}")
+#: Words too common to tell two statements' subjects apart.
+_COMMON_WORDS = (
+    "the and for are but not you your with have has had was were this that they them then "
+    "than what when where which who how about from just into its it's i'm i've i'd now our "
+    "out over some very really much more most all any can could would should will there "
+    "here been being also after before again still these those their his her she him said "
+    "user input agent response"
+)
+_COMMON = frozenset(_COMMON_WORDS.split())
+#: Two statements share a slot when this share of the smaller one's words is in both.
+SAME_SLOT = 0.5
 
 
 def approx_tokens(text: str) -> int:
@@ -39,7 +52,8 @@ class Context:
 def assemble(hits: Sequence[Hit], max_tokens: int, fence: str | None = None) -> Context:
     """Render ``hits`` best first until ``max_tokens`` would be exceeded.
 
-    Each entry is labelled with its id, type, valid time and source, and its content sits
+    Each entry is labelled with its id, type, valid time and source (and, where another
+    entry of the block is newer on the same slot, ``older-than:id:N``), and its content sits
     between fence lines carrying a random tag the header names, so stored text cannot close
     the fence: inside an entry, anything shaped like a fence line or a label is defanged and
     control characters are replaced (:func:`quoted`).
@@ -51,8 +65,9 @@ def assemble(hits: Sequence[Hit], max_tokens: int, fence: str | None = None) -> 
     used = approx_tokens(header)
     ids: list[int] = []
     truncated = False
+    newer = staleness(hits)
     for hit in hits:
-        block = _render(hit, open_line, close_line)
+        block = _render(hit, open_line, close_line, newer)
         cost = approx_tokens(block)
         if used + cost > max_tokens:
             truncated = True
@@ -63,12 +78,51 @@ def assemble(hits: Sequence[Hit], max_tokens: int, fence: str | None = None) -> 
     return Context("\n\n".join(parts), tuple(ids), used, truncated)
 
 
-def _render(hit: Hit, open_line: str, close_line: str) -> str:
+def staleness(hits: Sequence[Hit]) -> dict[int, int]:
+    """For each hit that another hit of the same memory supersedes or outdates, that newer
+    hit's id: a version chain (``superseded_by``) first, else the latest hit by valid time
+    whose user statement shares a slot with its own (:data:`SAME_SLOT` of the smaller one's
+    distinctive words in both: "I live in Lisbon" and "I live in Porto now")."""
+    by_id = {h.entry.message_id: h.entry for h in hits}
+    words = {i: _slot_words(e.content) for i, e in by_id.items()}
+    out: dict[int, int] = {}
+    for i, e in by_id.items():
+        if e.superseded_by is not None and e.superseded_by in by_id:
+            out[i] = e.superseded_by
+            continue
+        later = [
+            j
+            for j, f in by_id.items()
+            if f.memory_id == e.memory_id
+            and (f.valid_at, j) > (e.valid_at, i)
+            and _same_slot(words[i], words[j])
+        ]
+        if later:
+            out[i] = max(later, key=lambda j: (by_id[j].valid_at, j))
+    return out
+
+
+def _slot_words(content: str) -> frozenset[str]:
+    """The distinctive words of a turn's own statement (a raw turn's user input)."""
+    own = content.split("\nAgent Response:", 1)[0]
+    return frozenset(w for w in _WORD.findall(own.lower()) if w not in _COMMON)
+
+
+def _same_slot(a: frozenset[str], b: frozenset[str]) -> bool:
+    small = min(len(a), len(b))
+    return small > 0 and len(a & b) >= SAME_SLOT * small
+
+
+def _render(
+    hit: Hit, open_line: str, close_line: str, newer: Mapping[int, int] | None = None
+) -> str:
     e = hit.entry
     source = f"raw:{e.source_id}" if e.source_id is not None else "conversation"
+    later = (newer or {}).get(e.message_id)
+    stale = f" older-than:id:{later}" if later is not None else ""
     label = (
         f"[memory:{e.memory_id} id:{e.message_id} type:{e.message_type.value} "
-        f"valid:{e.valid_at.strftime('%Y-%m-%d %H:%M:%S')} source:{source}]"
+        f"valid:{e.valid_at.strftime('%Y-%m-%d %H:%M:%S')} source:{source}{stale}]"
     )
     return f"{label}\n{open_line}\n{quoted(e.content)}\n{close_line}"
 

@@ -93,6 +93,7 @@ def score(
     threshold_weight: float | None = None,
     windows: Sequence[tuple[int, float]] = (),
     window_weight: float = 0.0,
+    shares: Mapping[int, float] | None = None,
 ) -> Fused:
     """Own fused scores of every candidate (see :func:`fuse`).
 
@@ -104,10 +105,11 @@ def score(
     Balanced fusion only: ``vector_pool``, the cosine similarities of the vector leg's own
     candidates, whose spread it scales by (default: every value of ``vector``).
     ``threshold_weight`` is the caller's keyword weight, of which the threshold asks only
-    whether it gives a side any weight (default: ``keyword_weight``)."""
+    whether it gives a side any weight (default: ``keyword_weight``). ``shares``: the part of
+    its window an entry takes (:func:`~recallery.retrieval.adaptive.context_shares`; default 1)."""
     best = max((s for _, s in keyword), default=0.0)
     kw_norm = {i: (s / best if best > 0 else 0.0) for i, s in keyword}
-    kw_rank = _with_windows(keyword, windows, window_weight) if windows else kw_norm
+    kw_rank = _with_windows(keyword, windows, window_weight, shares) if windows else kw_norm
     ids = set(kw_rank) | set(vector)
     vw = 1 - keyword_weight
     aw = keyword_weight if threshold_weight is None else threshold_weight
@@ -145,12 +147,17 @@ def admission(keyword: float, cosine: float, weight: float) -> float:
 
 
 def _with_windows(
-    keyword: Sequence[tuple[int, float]], windows: Sequence[tuple[int, float]], weight: float
+    keyword: Sequence[tuple[int, float]],
+    windows: Sequence[tuple[int, float]],
+    weight: float,
+    shares: Mapping[int, float] | None = None,
 ) -> dict[int, float]:
-    """Own BM25 plus ``weight`` times the window's, over the best such sum."""
+    """Own BM25 plus ``weight`` times the window's (times the entry's share), over the best
+    such sum."""
     total = dict(keyword)
     for i, s in windows:
-        total[i] = total.get(i, 0.0) + weight * s
+        share = 1.0 if shares is None else shares.get(i, 1.0)
+        total[i] = total.get(i, 0.0) + weight * share * s
     best = max(total.values(), default=0.0)
     return {i: (s / best if best > 0 else 0.0) for i, s in total.items()}
 
@@ -187,14 +194,16 @@ def rank(
     neighbours: Mapping[int, Sequence[Sequence[int]]] | None = None,
     neighbour_weight: float = 0.0,
     limit: int | None = None,
+    shares: Mapping[int, float] | None = None,
 ) -> list[Scored]:
-    """The candidates whose own score reaches ``threshold``, with conversation context added,
-    best first (ties: newer id first), the best ``limit`` of them when it is given."""
+    """The candidates whose own score reaches ``threshold``, with conversation context added
+    (times each one's share of it, default 1), best first (ties: newer id first), the best
+    ``limit`` of them when it is given."""
     own = fused.own
     kept = [i for i, s in fused.admit.items() if s >= threshold]
     final = own
     if neighbours and neighbour_weight > 0:
-        final = _with_context(kept, own, neighbours, neighbour_weight, limit)
+        final = _with_context(kept, own, neighbours, neighbour_weight, limit, shares or {})
         kept = list(final)
     key = lambda i: (-final[i], -i)  # noqa: E731
     order = sorted(kept, key=key) if limit is None else heapq.nsmallest(limit, kept, key=key)
@@ -208,6 +217,7 @@ def _with_context(
     neighbours: Mapping[int, Sequence[Sequence[int]]],
     weight: float,
     limit: int | None,
+    shares: Mapping[int, float],
 ) -> dict[int, float]:
     """Own score plus context for the candidates that can reach the best ``limit``: taken
     best own score first, they stop once even the most context any of them could get (every
@@ -221,7 +231,7 @@ def _with_context(
     for i in by_own:
         if limit is not None and len(best) == limit and own[i] + most < best[0]:
             break
-        final[i] = own[i] + weight * _context(i, own, neighbours)
+        final[i] = own[i] + weight * shares.get(i, 1.0) * _context(i, own, neighbours)
         if limit is not None:
             (heapq.heappush if len(best) < limit else heapq.heappushpop)(best, final[i])
     return final

@@ -9,7 +9,7 @@ arguments); the defaults are the request type's own.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -20,17 +20,20 @@ from recallery import validation as v
 from recallery.access import readable
 from recallery.clock import Clock
 from recallery.errors import InvalidInput
-from recallery.models import Fusion, Hit, Principal
+from recallery.models import Entry, Fusion, Hit, Principal, Scope
 from recallery.providers.base import Embedder, embed_query
 from recallery.providers.registry import ModelRegistry
 from recallery.requests import SearchRequest
+from recallery.retrieval.adaptive import context_shares
 from recallery.retrieval.candidates import candidate_pools, with_neighbours
 from recallery.retrieval.context import Context, assemble
 from recallery.retrieval.fusion import hinted_weight, rank, score
+from recallery.retrieval.recency import time_lean, with_recency
 from recallery.retrieval.usage import UsageRecorder
 from recallery.settings import Settings
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
+from recallery.store.reader import Reader
 
 #: Each leg draws ``max(POOL_FACTOR * top_n, MIN_POOL)`` candidates.
 POOL_FACTOR, MIN_POOL = 4, 50
@@ -40,6 +43,13 @@ MIN_WINDOWS = 20
 #: Conversation context is looked up for the best ``CONTEXT_FACTOR * top_n`` candidates by
 #: their own score (at least ``MIN_CONTEXT``): further down, no bonus reaches the top.
 CONTEXT_FACTOR, MIN_CONTEXT = 3, 30
+#: Time in the ranking: how much the latest of the best candidates is lifted over the
+#: earliest, in proportion to its own score (``SearchRequest.recency_weight``'s default), and
+#: how many of the best candidates the prior reorders (at least ``top_n``).
+RECENCY_WEIGHT, RECENCY_POOL = 0.0, 30
+#: Context that adapts: the length (characters) up to which a turn takes all of its
+#: conversation context (``SearchRequest.context_length``'s default; 0: every turn does).
+CONTEXT_LENGTH = 0
 #: Threads that embed a lone search's query while its keyword legs run in the caller.
 _EMBEDDING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recallery-embed")
 
@@ -132,6 +142,9 @@ class SearchService:
                 query_vector = query()
                 found = candidate_pools(r, scope, req.query, query_vector, f, pool, windows, kw)
             vector = found.cosine
+            full = req.context_length or 0
+            known: dict[int, Entry] = {}
+            shares = _shares(r, scope, [i for i, _ in found.windows], full, known)
             fused = score(
                 found.keyword,
                 vector,
@@ -141,20 +154,30 @@ class SearchService:
                 threshold_weight=req.keywords_similarity_weight,
                 windows=found.windows,
                 window_weight=context,
+                shares=shares,
             )
             neighbours = {}
             if span and weight:
                 leaders = fused.leaders(max(CONTEXT_FACTOR * req.top_n, MIN_CONTEXT))
                 neighbours = with_neighbours(r, scope, f, leaders, span, vector, query_vector)
                 fused = fused.joined(vector)
+                shares = _shares(r, scope, neighbours, full, known)
+            recency = req.recency_weight or 0.0
             ranked = rank(
                 fused,
                 threshold=req.similarity_threshold,
                 neighbours=neighbours,
                 neighbour_weight=weight,
-                limit=req.top_n,
+                limit=max(req.top_n, RECENCY_POOL) if recency else req.top_n,
+                shares=shares,
             )
-            entries = r.get_entries(scope, [s.message_id for s in ranked])
+            wanted = [s.message_id for s in ranked if s.message_id not in known]
+            entries = {s.message_id: known[s.message_id] for s in ranked if s.message_id in known}
+            entries |= r.get_entries(scope, wanted)
+        if recency:
+            times = {i: (e.valid_at, i) for i, e in entries.items()}
+            lean = time_lean(req.query)
+            ranked = with_recency(ranked, times, weight=recency, lean=lean, limit=req.top_n)
         # A store's in-memory indexes may already hold a row committed after this read's
         # snapshot began; the snapshot does not, so the row waits for the next search.
         hits = [
@@ -173,6 +196,17 @@ class SearchService:
 def _check_budget(max_tokens: object) -> None:
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise InvalidInput("max_tokens", "max_tokens must be a positive integer.")
+
+
+def _shares(
+    r: Reader, scope: Scope, ids: Iterable[int], full: int, known: dict[int, Entry]
+) -> dict[int, float] | None:
+    """The share of its conversation context each of ``ids`` takes (None: all of it), from
+    its length; the entries read join ``known``."""
+    if full <= 0:
+        return None
+    known |= r.get_entries(scope, [i for i in ids if i not in known])
+    return context_shares({i: len(e.content) for i, e in known.items()}, full)
 
 
 def embedding(embedder: Embedder, text: str, *, beside: bool) -> Callable[[], NDArray[np.float32]]:
@@ -195,6 +229,8 @@ def checked(req: SearchRequest, settings: Settings) -> SearchRequest:
     weight = settings.neighbour_weight if req.neighbour_weight is None else req.neighbour_weight
     span = settings.neighbour_span if req.neighbour_span is None else req.neighbour_span
     context = settings.context_weight if req.context_weight is None else req.context_weight
+    recency = RECENCY_WEIGHT if req.recency_weight is None else req.recency_weight
+    length = CONTEXT_LENGTH if req.context_length is None else req.context_length
     return replace(
         req,
         query=v.text(req.query, "query", limit=v.MAX_QUERY_BYTES, empty=False),
@@ -214,8 +250,17 @@ def checked(req: SearchRequest, settings: Settings) -> SearchRequest:
         neighbour_weight=v.unit_float(weight, "neighbour_weight"),
         neighbour_span=v.span(span),
         context_weight=v.unit_float(context, "context_weight"),
+        recency_weight=v.unit_float(recency, "recency_weight"),
+        context_length=_length(length),
         trust=v.trust_states(req.trust, searchable=True),
     )
+
+
+def _length(value: object) -> int:
+    """A length in characters: a non-negative integer."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInput("context_length", "context_length must be a non-negative integer.")
+    return value
 
 
 def _filter_id(value: object, field: str) -> str | None:

@@ -1,0 +1,81 @@
+"""Time in the ranking: among the best candidates, the later valid time wins ties of
+relevance, by a prior the query can strengthen or turn round. Pure functions over plain data.
+
+A memory's turns disagree with each other as a person's life changes ("I live in Lisbon",
+later "we just moved into our flat in Auckland"). The old turn is often the canonical
+phrasing and wins on words and vectors alike, so relevance alone returns the stale fact
+first. The prior lifts each of the best candidates in proportion to its own score and to
+how late it holds among them, so a recent turn about the same thing overtakes an older one
+of about the same relevance, and one about something else stays where it was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from recallery.retrieval.fusion import Scored
+
+#: Words that ask for the present: the prior counts double.
+_NOW = re.compile(
+    r"\b(now|currently|current|still|these days|nowadays|latest|at the moment|at present|"
+    r"today|anymore|any more|most recent|most recently|these days)\b",
+    re.IGNORECASE,
+)
+#: Words that ask for the beginning: the earlier turn wins instead.
+_EARLIER = re.compile(
+    r"\b(first|originally|original|initially|at first|used to|previously|formerly|"
+    r"before (?:the|my|i|we|he|she|they)|earliest|old)\b",
+    re.IGNORECASE,
+)
+#: A point in the past: no prior either way.
+_PAST = re.compile(
+    r"\b(back when|back in|ago|last (?:year|month|week|summer|winter|spring|autumn|fall)|"
+    r"in (?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* (?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+
+
+def time_lean(query: str) -> float:
+    """How the query leans the prior: 2 when it asks for the present ("now", "currently",
+    "still", "these days", "latest"), -1 when it asks for the beginning ("first",
+    "originally", "used to"), 0 for a point in the past ("back when", "in 2019", "two
+    years ago"), else 1. The present wins over the others when both are asked for."""
+    if _NOW.search(query):
+        return 2.0
+    if _PAST.search(query):
+        return 0.0
+    if _EARLIER.search(query):
+        return -1.0
+    return 1.0
+
+
+def with_recency(
+    ranked: Sequence[Scored],
+    times: Mapping[int, tuple[datetime, int]],
+    *,
+    weight: float,
+    lean: float = 1.0,
+    limit: int | None = None,
+) -> list[Scored]:
+    """``ranked`` (best first) reordered by each score times ``1 + weight * lean * r``, where
+    ``r`` is where the candidate's time lies among them, 0 for the earliest and 1 for the
+    latest (ties of valid time by id); the best ``limit`` of them. ``times`` maps an id to
+    its valid time and id; a candidate without a time keeps its score."""
+    step = weight * lean
+    known = [s.message_id for s in ranked if s.message_id in times]
+    if not step or len(known) < 2:
+        return list(ranked[:limit])
+    order = sorted(known, key=lambda i: times[i])
+    place = {i: n / (len(order) - 1) for n, i in enumerate(order)}
+    lifted = [
+        replace(s, score=s.score * (1 + step * place[s.message_id])) if s.message_id in place else s
+        for s in ranked
+    ]
+    lifted.sort(key=lambda s: (-s.score, -s.message_id))
+    return lifted[:limit]
+
+
+__all__ = ["time_lean", "with_recency"]

@@ -1,0 +1,228 @@
+"""The current fact first (issue 42): time in the ranking, context that adapts to a turn's
+length, and the context block's staleness marks. Pure functions first, then the engine's
+invariants with the mechanisms on: filters still exclude, erased turns leave no trace,
+nothing crosses memories."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from recallery import Engine, SearchRequest
+from recallery.models import Entry, EntryType, Hit, Memory, Principal
+from recallery.requests import TurnInput
+from recallery.retrieval.adaptive import context_shares
+from recallery.retrieval.context import assemble, staleness
+from recallery.retrieval.fusion import Scored, rank, score
+from recallery.retrieval.recency import time_lean, with_recency
+from recallery.testing import FrozenClock
+
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
+ON = {"recency_weight": 0.5, "context_length": 200}
+
+
+# --- time in the ranking (pure) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "lean"),
+    [
+        ("Where do I live now?", 2.0),
+        ("Which car do I currently drive?", 2.0),
+        ("Do I still play the violin?", 2.0),
+        ("Where did I live first?", -1.0),
+        ("What was my job originally?", -1.0),
+        ("Where did I live back when I was a student?", 0.0),
+        ("What did I eat in 2019?", 0.0),
+        ("Where do I live?", 1.0),
+    ],
+)
+def test_the_query_leans_the_prior(query: str, lean: float) -> None:
+    assert time_lean(query) == lean
+
+
+def scored(*scores: float) -> list[Scored]:
+    return [Scored(i, s, 0.0, 0.0) for i, s in enumerate(scores, start=1)]
+
+
+def times(*days: int) -> dict[int, tuple[datetime, int]]:
+    return {i: (T0 + timedelta(days=d), i) for i, d in enumerate(days, start=1)}
+
+
+def test_the_later_of_two_close_candidates_wins() -> None:
+    ranked = scored(1.0, 0.9)  # 1 is the older, and a little better
+    order = with_recency(ranked, times(0, 10), weight=0.3)
+    assert [s.message_id for s in order] == [2, 1]
+
+
+def test_asking_for_the_beginning_turns_the_prior_round() -> None:
+    ranked = scored(0.9, 1.0)  # 2 is the newer, and a little better
+    order = with_recency(ranked, times(0, 10), weight=0.3, lean=time_lean("my first job?"))
+    assert [s.message_id for s in order] == [1, 2]
+
+
+def test_the_prior_orders_by_valid_time_not_by_id() -> None:
+    ranked = scored(1.0, 0.9)  # 2 was written later but holds earlier (backdated)
+    order = with_recency(ranked, times(10, 0), weight=0.3)
+    assert [s.message_id for s in order] == [1, 2]
+
+
+def test_the_prior_never_lifts_what_does_not_match() -> None:
+    ranked = scored(1.0, 0.0)
+    order = with_recency(ranked, times(0, 10), weight=1.0)
+    assert [(s.message_id, s.score) for s in order] == [(1, 1.0), (2, 0.0)]
+
+
+def test_without_weight_or_lean_the_ranking_stands() -> None:
+    ranked = scored(1.0, 0.9, 0.8)
+    assert with_recency(ranked, times(0, 1, 2), weight=0.0) == ranked
+    assert with_recency(ranked, times(0, 1, 2), weight=0.5, lean=0.0) == ranked
+    assert with_recency(ranked, times(0, 1, 2), weight=0.5, limit=2) == [
+        replace(s, score=s.score * f) for s, f in ((ranked[2], 1.5), (ranked[1], 1.25))
+    ]
+
+
+# --- context that adapts (pure) ---------------------------------------------------------------
+
+
+def test_a_long_turn_takes_its_context_in_proportion() -> None:
+    assert context_shares({1: 100, 2: 400}, 200) == {1: 1.0, 2: 0.5}
+    assert context_shares({1: 100, 2: 400}, 0) == {}
+
+
+def test_a_long_neighbour_does_not_outrank_the_turn_it_borrows_from() -> None:
+    # 1 holds the fact; 2, its long neighbour, matches a little itself.
+    fused = score([(1, 1.0), (2, 0.5)], {1: 0.5, 2: 0.5}, keyword_weight=0.5)
+    rings = {1: ((2,),), 2: ((1,),)}
+    plain = rank(fused, neighbours=rings, neighbour_weight=1.0)
+    assert [s.message_id for s in plain] == [2, 1]  # 2 borrows all of 1's score
+    shares = context_shares({1: 100, 2: 1000}, 200)
+    adapted = rank(fused, neighbours=rings, neighbour_weight=1.0, shares=shares)
+    assert [s.message_id for s in adapted] == [1, 2]
+
+
+def test_a_window_lends_a_long_turn_its_share_only() -> None:
+    keyword = [(1, 2.0)]
+    windows = [(2, 2.0)]
+    full = score(keyword, {}, keyword_weight=1.0, windows=windows, window_weight=1.0)
+    part = score(
+        keyword, {}, keyword_weight=1.0, windows=windows, window_weight=1.0, shares={2: 0.25}
+    )
+    assert full.own[2] == full.own[1]
+    assert part.own[2] == pytest.approx(0.25 * part.own[1])
+
+
+# --- the context block marks staleness (pure) -------------------------------------------------
+
+
+def entry(i: int, content: str, day: int, memory: str = "m" * 32, **kw: object) -> Hit:
+    e = Entry(
+        message_id=i,
+        memory_id=memory,
+        tenant_id="t",
+        content=f"User Input: {content}\nAgent Response: noted",
+        message_type=EntryType.RAW,
+        valid_at=T0 + timedelta(days=day),
+        recorded_at=T0,
+        **kw,  # type: ignore[arg-type]
+    )
+    return Hit(e, 1.0, 1.0, 1.0)
+
+
+def test_the_block_says_which_of_two_statements_on_one_slot_is_newer() -> None:
+    old = entry(1, "My favourite colour is red.", 0)
+    new = entry(2, "Actually my favourite colour is teal.", 5)
+    other = entry(3, "I bake bread every weekend.", 9)
+    assert staleness([old, new, other]) == {1: 2}
+    block = assemble([old, new, other], 2000, fence="f").text
+    assert "id:1 type:raw valid:2025-01-01 00:00:00 source:conversation older-than:id:2]" in block
+    assert "older-than:id:1" not in block and "older-than:id:3" not in block
+
+
+def test_staleness_follows_valid_time_and_version_chains() -> None:
+    backdated = entry(2, "My favourite colour is teal.", -5)
+    assert staleness([entry(1, "My favourite colour is red.", 0), backdated]) == {2: 1}
+    chain = [entry(1, "one", 0, superseded_by=2), entry(2, "two", 1, supersedes=1)]
+    assert staleness(chain) == {1: 2}
+
+
+def test_staleness_never_crosses_memories() -> None:
+    mine = entry(1, "My favourite colour is red.", 0, memory="a" * 32)
+    theirs = entry(2, "My favourite colour is teal.", 5, memory="b" * 32)
+    assert staleness([mine, theirs]) == {}
+
+
+# --- the engine with the mechanisms on --------------------------------------------------------
+
+
+def said(engine: Engine, actor: Principal, memory: Memory, text: str, *, user: str = "u1") -> int:
+    (e,) = engine.add_messages(actor, [memory.id], [TurnInput(text, user_id=user)])
+    return int(e.message_id)
+
+
+def found(engine: Engine, actor: Principal, memory: Memory, query: str, **kw: object) -> list[int]:
+    fields: dict[str, object] = {"top_n": 10, "similarity_threshold": 0.0} | ON | kw
+    request = SearchRequest(query, (memory.id,), **fields)  # type: ignore[arg-type]
+    return [h.entry.message_id for h in engine.search(actor, request)]
+
+
+def test_the_later_statement_comes_first(
+    engine: Engine, alice: Principal, memory: Memory, clock: FrozenClock
+) -> None:
+    old = said(engine, alice, memory, "my favourite colour is red")
+    clock.advance(days=3)
+    new = said(engine, alice, memory, "my favourite colour is teal")
+    query = "what is my favourite colour now"
+    assert found(engine, alice, memory, query)[:2] == [new, old]
+    assert found(engine, alice, memory, "what was my favourite colour first")[:2] == [old, new]
+
+
+def test_a_filter_still_excludes_a_newer_turn(
+    engine: Engine, alice: Principal, memory: Memory, clock: FrozenClock
+) -> None:
+    mine = said(engine, alice, memory, "my favourite colour is red", user="u1")
+    clock.advance(days=3)
+    theirs = said(engine, alice, memory, "my favourite colour is teal", user="u2")
+    got = found(engine, alice, memory, "favourite colour now", user_id="u1")
+    assert mine in got and theirs not in got
+
+
+def test_an_erased_turn_leaves_no_trace(
+    engine: Engine, alice: Principal, memory: Memory, clock: FrozenClock
+) -> None:
+    old = said(engine, alice, memory, "my favourite colour is red")
+    clock.advance(days=3)
+    new = said(engine, alice, memory, "my favourite colour is teal")
+    engine.erase(alice, memory.id, new)
+    assert found(engine, alice, memory, "favourite colour now") == [old]
+    request = SearchRequest("favourite colour", (memory.id,), **ON)  # type: ignore[arg-type]
+    assert "teal" not in engine.context(alice, request).text
+    assert "older-than" not in engine.context(alice, request).text
+
+
+def test_nothing_crosses_memories_or_users(
+    engine: Engine, alice: Principal, bob: Principal, memory: Memory, clock: FrozenClock
+) -> None:
+    theirs = engine.create_memory(
+        bob, name="bob's", memory_type=["raw"], embd_id=memory.embd_id, llm_id=memory.llm_id
+    )
+    said(engine, alice, memory, "my favourite colour is red")
+    clock.advance(days=3)
+    newer = said(engine, bob, theirs, "my favourite colour is teal")
+    assert newer not in found(engine, alice, memory, "favourite colour now")
+    request = SearchRequest("favourite colour", (memory.id,), **ON)  # type: ignore[arg-type]
+    block = engine.context(alice, request).text
+    assert "teal" not in block and "older-than" not in block
+    assert found(engine, bob, memory, "favourite colour now") == []
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "200"])
+def test_context_length_must_be_a_whole_number(
+    engine: Engine, alice: Principal, memory: Memory, bad: object
+) -> None:
+    from recallery.errors import InvalidInput
+
+    with pytest.raises(InvalidInput):
+        found(engine, alice, memory, "colour", context_length=bad)
