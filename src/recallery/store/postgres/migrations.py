@@ -369,4 +369,10 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     ),
     (16, "the keyword index's keys built in PL/pgSQL", KEYS_IN_PLPGSQL),
     (17, "the request log: who read what (entry ids go with their entries)", _REQUEST_LOG),
+    (
+        18,
+        "entries by end user, type and record time (a person's page counts without a scan)",
+        "CREATE INDEX entries_memory_user ON entries "
+        "(memory_id, user_id, recorded_at, message_type);",
+    ),
 )

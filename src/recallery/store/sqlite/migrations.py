@@ -307,4 +307,10 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         END;
         """,
     ),
+    (
+        11,
+        "entries by end user, type and record time (a person's page counts without a scan)",
+        "CREATE INDEX entries_memory_user ON entries "
+        "(memory_id, user_id, recorded_at, message_type);",
+    ),
 )
