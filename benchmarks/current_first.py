@@ -58,6 +58,10 @@ DEV_SEED, HELD_OUT_SEED = 42, 7
 ABLATION: dict[str, dict[str, Any]] = {
     "defaults, in process": {},
     "no neighbour context, no windows": {"neighbour_span": 0, "context_weight": 0.0},
+    "- time in the ranking (recency_weight 0)": {"recency_weight": 0.0},
+    "+ a prior on plain queries too (recency_plain 0.3)": {"recency_plain": 0.3},
+    "+ context that adapts (context_length 200)": {"context_length": 200},
+    "+ context that adapts (context_length 400)": {"context_length": 400},
 }
 
 

@@ -67,7 +67,11 @@ class SearchRequest:
     in its conversation) adds to its keyword score (None: settings; 0 turns it off)."""
     recency_weight: float | None = None
     """Time in the ranking: how much the latest of the best candidates gains over the earliest,
-    in proportion to its own score; the query leans it (None: the default; 0 turns it off)."""
+    in proportion to its own score, for a query that asks for the present (twice this: "now",
+    "currently", "still") or the beginning (the earliest gains: "first", "originally") (None:
+    the default; 0 turns it off)."""
+    recency_plain: float | None = None
+    """The share of that prior a query without a time cue gets (None: the default, none)."""
     context_length: int | None = None
     """Context that adapts: the length in characters up to which a raw turn takes all of its
     conversation context, longer ones in proportion (None: the default; 0: every turn all)."""

@@ -27,7 +27,7 @@ _NOW = re.compile(
 #: Words that ask for the beginning: the earlier turn wins instead.
 _EARLIER = re.compile(
     r"\b(first|originally|original|initially|at first|used to|previously|formerly|"
-    r"before (?:the|my|i|we|he|she|they)|earliest|old)\b",
+    r"before (?:the|my|i|we|he|she|they)|earliest)\b",
     re.IGNORECASE,
 )
 #: A point in the past: no prior either way.
@@ -38,18 +38,18 @@ _PAST = re.compile(
 )
 
 
-def time_lean(query: str) -> float:
+def time_lean(query: str, plain: float = 1.0) -> float:
     """How the query leans the prior: 2 when it asks for the present ("now", "currently",
     "still", "these days", "latest"), -1 when it asks for the beginning ("first",
     "originally", "used to"), 0 for a point in the past ("back when", "in 2019", "two
-    years ago"), else 1. The present wins over the others when both are asked for."""
+    years ago"), else ``plain``. The present wins over the others when both are asked for."""
     if _NOW.search(query):
         return 2.0
     if _PAST.search(query):
         return 0.0
     if _EARLIER.search(query):
         return -1.0
-    return 1.0
+    return plain
 
 
 def with_recency(

@@ -44,9 +44,12 @@ MIN_WINDOWS = 20
 #: their own score (at least ``MIN_CONTEXT``): further down, no bonus reaches the top.
 CONTEXT_FACTOR, MIN_CONTEXT = 3, 30
 #: Time in the ranking: how much the latest of the best candidates is lifted over the
-#: earliest, in proportion to its own score (``SearchRequest.recency_weight``'s default), and
-#: how many of the best candidates the prior reorders (at least ``top_n``).
-RECENCY_WEIGHT, RECENCY_POOL = 0.0, 30
+#: earliest, in proportion to its own score, for a query that asks for the present (twice
+#: this) or the beginning (turned round) (``SearchRequest.recency_weight``'s default); the
+#: share of it a query without a time cue gets (``recency_plain``'s); and how many of the
+#: best candidates the prior reorders (at least ``top_n``). Any prior on plain queries cost
+#: LoCoMo 1-5 R@10 (0.3: 80.6 -> 79.6), so they get none (benchmarks/README.md).
+RECENCY_WEIGHT, RECENCY_PLAIN, RECENCY_POOL = 1.0, 0.0, 30
 #: Context that adapts: the length (characters) up to which a turn takes all of its
 #: conversation context (``SearchRequest.context_length``'s default; 0: every turn does).
 CONTEXT_LENGTH = 0
@@ -162,7 +165,7 @@ class SearchService:
                 neighbours = with_neighbours(r, scope, f, leaders, span, vector, query_vector)
                 fused = fused.joined(vector)
                 shares = _shares(r, scope, neighbours, full, known)
-            recency = req.recency_weight or 0.0
+            recency = (req.recency_weight or 0.0) * time_lean(req.query, req.recency_plain or 0.0)
             ranked = rank(
                 fused,
                 threshold=req.similarity_threshold,
@@ -176,8 +179,7 @@ class SearchService:
             entries |= r.get_entries(scope, wanted)
         if recency:
             times = {i: (e.valid_at, i) for i, e in entries.items()}
-            lean = time_lean(req.query)
-            ranked = with_recency(ranked, times, weight=recency, lean=lean, limit=req.top_n)
+            ranked = with_recency(ranked, times, weight=recency, limit=req.top_n)
         # A store's in-memory indexes may already hold a row committed after this read's
         # snapshot began; the snapshot does not, so the row waits for the next search.
         hits = [
@@ -230,6 +232,7 @@ def checked(req: SearchRequest, settings: Settings) -> SearchRequest:
     span = settings.neighbour_span if req.neighbour_span is None else req.neighbour_span
     context = settings.context_weight if req.context_weight is None else req.context_weight
     recency = RECENCY_WEIGHT if req.recency_weight is None else req.recency_weight
+    plain = RECENCY_PLAIN if req.recency_plain is None else req.recency_plain
     length = CONTEXT_LENGTH if req.context_length is None else req.context_length
     return replace(
         req,
@@ -251,6 +254,7 @@ def checked(req: SearchRequest, settings: Settings) -> SearchRequest:
         neighbour_span=v.span(span),
         context_weight=v.unit_float(context, "context_weight"),
         recency_weight=v.unit_float(recency, "recency_weight"),
+        recency_plain=v.unit_float(plain, "recency_plain"),
         context_length=_length(length),
         trust=v.trust_states(req.trust, searchable=True),
     )
