@@ -125,3 +125,28 @@ def test_the_sdk_reads_the_log_and_an_entry_s_history(
     assert page.total == 1 and page.items[0].entry_ids == (found,)
     reads = client.entry_reads(memory["id"], found)
     assert reads.returned == 1 and reads.by_key[0].user_id == alice.id
+
+
+def test_an_mcp_recall_is_logged_under_its_tool_and_key(
+    engine: Engine, alice: Account, as_alice: TestClient
+) -> None:
+    import anyio
+    from mcp_support import over_http
+
+    from recallery.mcp import http as mcp_http
+
+    app = create_app(engine)
+    mcp_http.mount(app, engine, mcp_http.local_security())
+    memory = create_memory(as_alice)
+    add_turn(as_alice, [memory["id"]], "zanzibar marmalade on toast")
+    found: list[int] = []
+
+    async def recall() -> None:
+        async with over_http(app, alice.key) as s:
+            data = await s.ok("recall", query="zanzibar", memory=memory["id"], threshold=0.0)
+            found.extend(int(r["id"]) for r in data["results"])
+
+    anyio.run(recall)
+    (row,) = _logged(as_alice, engine, route="recall")
+    assert row["channel"] == "mcp" and row["status"] == 200 and row["user_id"] == alice.id
+    assert found and row["entry_ids"] == sorted(found) and row["key_id"]

@@ -187,4 +187,4 @@ def mcp_command(
         return
     with engine_on(data_dir) as (engine, root):
         actor = engine.authenticate(api_key) if api_key else acting(engine, root, user_name)
-        run_stdio(EngineBackend(engine, actor, key=api_key or None))
+        run_stdio(EngineBackend(engine, actor, key=api_key or None), engine.log_request)

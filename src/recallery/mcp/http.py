@@ -26,10 +26,10 @@ from recallery.errors import Unauthorized
 from recallery.models import Principal
 
 from .backend import EngineBackend
-from .server import build_server
+from .server import REQUEST_PRINCIPAL, build_server
 
 PATH = "/mcp"
-_PRINCIPAL = "recallery.principal"
+_PRINCIPAL = REQUEST_PRINCIPAL
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -69,7 +69,7 @@ def mount(
             raise Unauthorized("Missing API key.")
         return EngineBackend(engine, principal)
 
-    server = build_server(resolve)
+    server = build_server(resolve, log=engine.log_request)
     server.streamable_http_app(stateless_http=True, json_response=True, transport_security=security)
     manager = server.session_manager
     endpoint = _Authenticated(StreamableHTTPASGIApp(manager), engine)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,7 +23,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ListToolsResult, TextContent
 
 from recallery.errors import RecalleryError
-from recallery.models import Capability
+from recallery.models import Capability, Principal
+from recallery.requestlog import Call, begin, note_caller
 
 from . import tools
 from .backend import Backend
@@ -30,6 +32,11 @@ from .calls import CALLER, call
 
 Caller = Callable[[Any], Backend]
 """The caller of a message, from its HTTP request (None on stdio and in process)."""
+#: Where the HTTP transport leaves the caller it authenticated in the request's scope.
+REQUEST_PRINCIPAL = "recallery.principal"
+LogCall = Callable[[Call, int, float], None]
+"""Where a tool call goes once answered (:meth:`recallery.Engine.log_request`), with its
+status (200, or 500 when the tool failed) and latency in milliseconds."""
 
 INSTRUCTIONS = """\
 recallery is this agent's long-term memory: typed entries (semantic facts, episodic events,
@@ -47,8 +54,12 @@ procedural instructions) and raw conversation turns, searched by keywords and me
 """
 
 
-def build_server(resolve: Caller, *, name: str = "recallery") -> MCPServer:
-    """The server: every tool, the memories resource and the recall prompt."""
+def build_server(
+    resolve: Caller, *, name: str = "recallery", log: LogCall | None = None
+) -> MCPServer:
+    """The server: every tool, the memories resource and the recall prompt; ``log``: the
+    request log each tool call is recorded in (none for a server over the SDK, whose
+    server logs the calls it answers)."""
     with _logging_kept():
         server = MCPServer(name, instructions=INSTRUCTIONS)
     for tool in tools.TOOLS:
@@ -69,7 +80,7 @@ def build_server(resolve: Caller, *, name: str = "recallery") -> MCPServer:
         name="recall_context",
         description="Fetch what memory holds about a query, as a block to quote.",
     )(_recall_prompt)
-    server.middleware.append(_Scoped(resolve))
+    server.middleware.append(_Scoped(resolve, log))
     return server
 
 
@@ -90,8 +101,9 @@ def _logging_kept() -> Iterator[None]:
 class _Scoped:
     """Puts the message's caller in place; lists and runs only the tools it may use."""
 
-    def __init__(self, resolve: Caller) -> None:
+    def __init__(self, resolve: Caller, log: LogCall | None = None) -> None:
         self.resolve = resolve
+        self.log = log
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
         if ctx.method not in ("tools/list", "tools/call", "resources/read", "prompts/get"):
@@ -107,10 +119,43 @@ class _Scoped:
                 name = str((ctx.params or {}).get("name", ""))
                 if name in tools.NAMES and name not in allowed:
                     return _refused(f"Forbidden: this key may not use the tool '{name}'.")
+            if ctx.method == "tools/call" and self.log is not None:
+                return await self._logged(ctx, call_next, backend)
             result = await call_next(ctx)
             return _only(result, allowed) if ctx.method == "tools/list" else result
         finally:
             CALLER.reset(token)
+
+    async def _logged(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext, backend: Backend
+    ) -> Any:
+        """A tool call, recorded in the request log under its tool's name and its key."""
+        assert self.log is not None
+        call = Call(channel="mcp", route=str((ctx.params or {}).get("name", "")))
+        note = _noted(call, _principal(ctx, backend))
+        started, status = time.perf_counter(), 500
+        try:
+            with begin(note):
+                result = await call_next(ctx)
+            failed = getattr(result, "is_error", False) or (
+                isinstance(result, dict) and result.get("isError")
+            )
+            status = 500 if failed else 200
+            return result
+        finally:
+            self.log(note, status, (time.perf_counter() - started) * 1000)
+
+
+def _principal(ctx: ServerRequestContext[Any, Any], backend: Backend) -> Principal:
+    """The caller as its HTTP request authenticated it (with its key id), else the backend's."""
+    found = getattr(ctx.request, "scope", {}).get(REQUEST_PRINCIPAL)
+    return found if isinstance(found, Principal) else backend.principal
+
+
+def _noted(call: Call, principal: Principal) -> Call:
+    with begin(call):
+        note_caller(principal)
+    return call
 
 
 def allowed_tools(capabilities: frozenset[Capability]) -> frozenset[str]:
@@ -144,9 +189,10 @@ async def _recall_prompt(query: str, memory: str | None = None) -> str:
     )
 
 
-def run_stdio(backend: Backend) -> None:
-    """Serve ``backend``'s caller over stdin and stdout until the client hangs up."""
-    build_server(lambda _request: backend).run("stdio")
+def run_stdio(backend: Backend, log: LogCall | None = None) -> None:
+    """Serve ``backend``'s caller over stdin and stdout until the client hangs up; each tool
+    call into ``log`` (the engine's request log) when given."""
+    build_server(lambda _request: backend, log=log).run("stdio")
 
 
 __all__ = ["INSTRUCTIONS", "allowed_tools", "build_server", "run_stdio"]
