@@ -222,7 +222,7 @@ class Reader(AccountReads):
         one = f"FROM entries e WHERE {where} AND e.recorded_at >= ? AND e.recorded_at < ?"
         sql = " UNION ALL ".join(f"SELECT {i}, count(*) {one}" for i in range(len(starts)))
         values = [v for lo, hi in pairwise(edges) for v in (*params, lo, hi)]
-        counts = dict(self.conn.execute(sql, values))
+        counts: dict[int, int] = {int(i): int(n) for i, n in self.conn.execute(sql, values)}
         return [int(counts.get(i, 0)) for i in range(len(starts))]
 
     def neighbours(
