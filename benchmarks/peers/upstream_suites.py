@@ -56,8 +56,9 @@ SUITES = {
         """
 import langgraph.store.memory as reference
 from recallery.integrations.langgraph import RecalleryStore
-def InMemoryStore(*args, **kwargs):  # the index configuration is the server's embedder
-    return RecalleryStore(Client(URL, KEY), _memory())
+class InMemoryStore(RecalleryStore):  # a class, as tests spy on its methods
+    def __init__(self, *args, **kwargs):  # the index configuration is the server's embedder
+        super().__init__(Client(URL, KEY), _memory())
 reference.InMemoryStore = InMemoryStore
 """,
     ),
