@@ -20,7 +20,7 @@ from typing import Any
 
 from recallery.errors import InvalidInput
 from recallery.models import Page, Principal
-from recallery.wire.times import iso, required_time
+from recallery.wire.times import iso, parse_time, required_time
 
 #: Channels a request comes in by.
 CHANNELS = ("rest", "web", "mcp")
@@ -142,14 +142,11 @@ class EntryReads:
     named: int
     by_key: tuple[KeyReads, ...]
     use_count: int
+    last_at: datetime | None = None
 
     @property
     def count(self) -> int:
         return self.returned + self.named
-
-    @property
-    def last_at(self) -> datetime | None:
-        return max((k.last_at for k in self.by_key), default=None)
 
 
 _CALL: contextvars.ContextVar[Call | None] = contextvars.ContextVar(
@@ -253,7 +250,12 @@ def entry_reads_from_dict(d: Mapping[str, Any]) -> EntryReads:
         for k in d["by_key"]
     )
     return EntryReads(
-        int(d["message_id"]), int(d["returned"]), int(d["named"]), keys, int(d["use_count"])
+        int(d["message_id"]),
+        int(d["returned"]),
+        int(d["named"]),
+        keys,
+        int(d["use_count"]),
+        parse_time(d.get("last_at")),
     )
 
 

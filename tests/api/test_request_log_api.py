@@ -4,6 +4,7 @@ other users' rows; an erased entry's id leaves the log; query text only when tur
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from api_support import API, Account, add_turn, create_memory, ok
@@ -18,11 +19,9 @@ def _search(client: TestClient, memory_id: str, query: str) -> list[int]:
     return [int(h["message_id"]) for h in ok(client.get(f"{API}/messages/search", params=params))]
 
 
-def _logged(client: TestClient, engine: Engine, **filters: object) -> list[dict[str, object]]:
+def _logged(client: TestClient, engine: Engine, **filters: str) -> list[dict[str, Any]]:
     engine.request_log.flush()
-    rows: list[dict[str, object]] = ok(client.get(f"{API}/admin/requests", params=filters))[
-        "requests"
-    ]
+    rows: list[dict[str, Any]] = ok(client.get(f"{API}/admin/requests", params=filters))["requests"]
     return rows
 
 

@@ -119,10 +119,11 @@ class RequestLog:
         """The access history of an entry the caller has read already (the engine checks)."""
         with self.store.read() as r:
             how, by_key = r.entry_reads(message_id)
+        last = max((k.last_at for k in by_key), default=None)
         if not actor.is_admin:
             by_key = [k for k in by_key if k.user_id == actor.user_id]
         return EntryReads(
-            message_id, how.get(RETURNED, 0), how.get(NAMED, 0), tuple(by_key), use_count
+            message_id, how.get(RETURNED, 0), how.get(NAMED, 0), tuple(by_key), use_count, last
         )
 
     def _ensure_thread(self) -> None:

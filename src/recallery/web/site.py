@@ -14,6 +14,7 @@ from recallery.web import (
     views_memories,
     views_messages,
     views_people,
+    views_requests,
     views_search,
     views_site,
 )
@@ -30,6 +31,7 @@ ROUTERS = (
     views_facts.router,
     views_search.router,
     views_people.router,
+    views_requests.router,
     views_site.router,
 )
 

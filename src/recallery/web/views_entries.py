@@ -58,6 +58,7 @@ def _entry_page(
         errors=errors or {},
         sent=sent or {},
         is_owner=memory.tenant_id == me.user_id,
+        reads=engine.entry_reads(me, memory.id, found.message_id),
     )
 
 
