@@ -221,7 +221,9 @@ class Remembered(BaseModel):
 
 class Outcome(BaseModel):
     index: int
-    action: str = Field(description="add, supersede, duplicate or suppress (stored, to a key without read).")
+    action: str = Field(
+        description="add, supersede, duplicate or suppress (stored, to a key without read)."
+    )
     message_id: int | None
     target: int | None
     reason: str
