@@ -47,9 +47,10 @@ CONTEXT_FACTOR, MIN_CONTEXT = 3, 30
 #: earliest, in proportion to its own score, for a query that asks for the present (twice
 #: this) or the beginning (turned round) (``SearchRequest.recency_weight``'s default); the
 #: share of it a query without a time cue gets (``recency_plain``'s); and how many of the
-#: best candidates the prior reorders (at least ``top_n``). Any prior on plain queries cost
-#: LoCoMo 1-5 R@10 (0.3: 80.6 -> 79.6), so they get none (benchmarks/README.md).
-RECENCY_WEIGHT, RECENCY_PLAIN, RECENCY_POOL = 1.0, 0.0, 30
+#: best candidates the prior reorders (at least ``top_n``). Off by default: on cued queries
+#: at 1.0 it cost LoCoMo R@10 through REST 0.3 (78.7 -> 78.4; 6-10: 76.8 -> 76.2), a prior
+#: on plain queries too (0.3) 1.0 (benchmarks/README.md).
+RECENCY_WEIGHT, RECENCY_PLAIN, RECENCY_POOL = 0.0, 0.0, 30
 #: Context that adapts: the length (characters) up to which a turn takes all of its
 #: conversation context (``SearchRequest.context_length``'s default; 0: every turn does).
 CONTEXT_LENGTH = 0
