@@ -10,7 +10,7 @@ service                operations
 =====================  ===========================================================
 ``MemoryService``      create, get, list, update and delete memories
 ``EntryService``       add turns and messages; list, recent, get, history, evidence
-``LifecycleService``   enable/disable, forget/restore, review, correct, erase
+``LifecycleService``   enable/disable, forget/restore, review, correct, reinstate, erase
 ``SearchService``      search, context (:mod:`recallery.retrieval.search`)
 ``AccountService``     users, teams, API keys, authentication
 ``ActivityService``    audit log, jobs, extraction costs
@@ -157,6 +157,7 @@ class Engine:
     review = _via("_lifecycle", LifecycleService.review)
     correct = _via("_lifecycle", LifecycleService.correct)
     erase = _via("_lifecycle", LifecycleService.erase)
+    reinstate = _via("_lifecycle", LifecycleService.reinstate)
 
     # --- what agents state directly, and the extraction job of a turn
     add_entries = _via("_statements", StatementService.add_entries)

@@ -253,6 +253,7 @@ class AuditAction(enum.StrEnum):
     ENTRY_REJECT = "entry.reject"
     ENTRY_CORRECT = "entry.correct"
     ENTRY_RETIRE = "entry.retire"
+    ENTRY_REINSTATE = "entry.reinstate"
     ENTRY_SUPERSEDE = "entry.supersede"
     ENTRY_DEDUPE = "entry.dedupe"
     ENTRY_ERASE = "entry.erase"

@@ -245,6 +245,23 @@ def restore(engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: Me
     return wire.envelope(wire.changed_dict(changed))
 
 
+@router.post(
+    ENTRY + "/reinstate",
+    summary="Make a retired version current again; the version that replaced it is retired",
+    openapi_extra=REQUIRED_BODY,
+)
+def reinstate(
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: MemoryId,
+    message_id: MessageId,
+    body: Reason | None = None,
+) -> Any:
+    reason = _reason((body or Reason()).reason)
+    entry = engine.reinstate(actor, params.path_memory_id(memory_id), message_id, reason)
+    return wire.envelope(wire.entry_dict(entry))
+
+
 @router.post(ENTRY + "/erase", summary="Hard-delete a message, its versions and its extracts")
 def erase(
     engine: EngineDep,

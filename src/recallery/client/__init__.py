@@ -61,6 +61,7 @@ from recallery.client.messages import (  # noqa: F401
     get_entry,
     history,
     recent,
+    reinstate,
     restore,
     review,
     search,

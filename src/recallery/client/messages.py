@@ -198,6 +198,13 @@ def correct(
     return Call("POST", path, wire.entry_from_dict, json=body)
 
 
+def reinstate(memory_id: str, message_id: int, reason: str) -> Call[Entry]:
+    """Make a retired version current again (the version that replaced it is retired);
+    returns the reinstated entry."""
+    path = _entry_path(memory_id, message_id) + "/reinstate"
+    return Call("POST", path, wire.entry_from_dict, json={"reason": reason})
+
+
 def erase(memory_id: str, message_id: int, *, reason: str = "") -> Call[EraseReceipt]:
     path = _entry_path(memory_id, message_id) + "/erase"
     return Call("POST", path, wire.receipt_from_dict, json={"reason": reason})

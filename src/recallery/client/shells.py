@@ -149,6 +149,7 @@ class Client(_Base):
     restore = _sync(messages.restore)
     review = _sync(messages.review)
     correct = _sync(messages.correct)
+    reinstate = _sync(messages.reinstate)
     erase = _sync(messages.erase)
     history = _sync(messages.history)
     evidence = _sync(messages.evidence)
@@ -237,6 +238,7 @@ class AsyncClient(_Base):
     restore = _async(messages.restore)
     review = _async(messages.review)
     correct = _async(messages.correct)
+    reinstate = _async(messages.reinstate)
     erase = _async(messages.erase)
     history = _async(messages.history)
     evidence = _async(messages.evidence)
@@ -283,6 +285,7 @@ OPERATIONS = (
     "restore",
     "review",
     "correct",
+    "reinstate",
     "erase",
     "history",
     "evidence",

@@ -180,6 +180,54 @@ class LifecycleService:
         assert created is not None
         return answer(actor, locked, created)
 
+    def reinstate(
+        self, actor: Principal, memory_id: object, message_id: object, reason: object = ""
+    ) -> Entry:
+        """Make a retired version current again (a supersession or correction judged wrong):
+        the current version of its chain is retired in its place, linked to it, and the
+        validity supersession closed is reopened. The reinstated version keeps its link to
+        the version that had replaced it, so the history reads the same from either end.
+        One audit event per changed entry, each with the (required) reason."""
+        mid, eid = v.memory_id(memory_id), v.message_id(message_id)
+        why = v.text(reason, "reason", empty=False)
+        now = self.clock.now()
+        with self.store.write() as w:
+            memory = authorised(actor, Action.REVIEW, w.lock_memory(mid), mid)
+            scope = Scope.of(mid)
+            old = existing(w.entry(scope, eid), mid, eid)
+            if old.retired_at is None:
+                raise Conflict(f"Message '{eid}' is current already; only a retired one is.")
+            heads = [e for e in versions(w, scope, old) if e.retired_at is None]
+            successor = w.entry(scope, old.superseded_by) if old.superseded_by else None
+            changes = {"retired_at": None, "invalid_at": reopened_end(old, successor)}
+            w.update_entries([eid], changes)
+            before = {"retired_at": old.retired_at, "invalid_at": old.invalid_at}
+            w.audit(
+                at=now,
+                actor=actor.user_id,
+                action=AuditAction.ENTRY_REINSTATE,
+                memory_id=mid,
+                message_id=eid,
+                reason=why,
+                before={k: summary(x) for k, x in before.items()},
+                after={k: summary(x) for k, x in changes.items()},
+            )
+            for head in heads:
+                w.update_entries([head.message_id], {"retired_at": now, "superseded_by": eid})
+                w.audit(
+                    at=now,
+                    actor=actor.user_id,
+                    action=AuditAction.ENTRY_RETIRE,
+                    memory_id=mid,
+                    message_id=head.message_id,
+                    reason=why,
+                    before={"retired_at": None, "superseded_by": head.superseded_by},
+                    after={"retired_at": summary(now), "superseded_by": eid},
+                )
+            back = w.entry(scope, eid)
+        assert back is not None
+        return answer(actor, memory, back)
+
     def erase(
         self, actor: Principal, memory_id: object, message_id: object, *, reason: str = ""
     ) -> EraseReceipt:
@@ -266,6 +314,15 @@ def answer(actor: Principal, memory: Memory, entry: Entry) -> Entry:
     if decide(actor, Action.READ, memory):
         return entry
     return replace(entry, content="", user_id="", agent_id="", session_id="")
+
+
+def reopened_end(old: Entry, successor: Entry | None) -> datetime | None:
+    """``old``'s end once reinstated: the end supersession gave it (when its successor began)
+    is undone; an end it had of its own stays."""
+    if successor is None or old.invalid_at is None:
+        return old.invalid_at
+    closed = max(successor.valid_at, old.valid_at)
+    return None if old.invalid_at == closed else old.invalid_at
 
 
 def erasure_set(r: Reader, scope: Scope, start: Entry) -> set[int]:
