@@ -28,6 +28,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -36,7 +37,8 @@ from typing import Any, Protocol
 
 from recallery.clock import Clock
 from recallery.errors import CapacityExceeded, ChatError, ModelError, RecalleryError, StoreError
-from recallery.models import Job, JobState, Outcome
+from recallery.models import Job, JobKind, JobState, Outcome
+from recallery.observe import Observer
 from recallery.providers.base import ChatModel, ChatReply, ChatRequest
 from recallery.providers.usage import Usage
 from recallery.settings import Settings
@@ -219,13 +221,7 @@ class JobContext:
 
     def call(self, chat: ChatModel, request: ChatRequest) -> ChatReply:
         """Call the model; its cost is counted whether or not the reply is any good."""
-        try:
-            reply = chat.complete(request)
-        except ChatError:
-            self.usage.calls += 1
-            raise
-        self.usage.add(reply)
-        return reply
+        return self.usage.call(chat, request)
 
 
 Handler = Callable[[JobContext], "JobResult | Commit"]
@@ -238,6 +234,7 @@ class Host(Protocol):
     store: Store
     clock: Clock
     settings: Settings
+    observer: Observer
 
     def job_handlers(self) -> Mapping[str, Handler]: ...
 
@@ -258,6 +255,7 @@ class Worker:
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.queue = JobQueue(engine.store, engine.clock, self.config)
         self.handlers = dict(handlers if handlers is not None else engine.job_handlers())
+        self.observer = engine.observer
 
     def run_once(self) -> bool:
         """Claim one due job and run it to an outcome; False when there was nothing to do."""
@@ -265,9 +263,14 @@ class Worker:
         if job is None:
             return False
         try:
+            started = time.perf_counter()
             self._run(job)
         except LeaseLost as exc:
             log.warning("%s; its result was dropped", exc)
+        else:
+            if self.observer.listeners:  # how the run ended, as its row now says
+                with self.queue.store.read() as r:
+                    self.observer.job(job, r.job(job.id), time.perf_counter() - started)
         return True
 
     def run_until_idle(self, limit: int = 100_000) -> int:
@@ -348,6 +351,29 @@ def start_worker(
     return thread
 
 
+def record_finished(
+    w: Writer, *, kind: JobKind | str, tenant_id: str, memory_id: str, at: datetime, done: JobResult
+) -> int:
+    """Write the finished job row of work done in a request rather than by a worker (an agent's
+    statement that took the model's judgement): its outcome, log line and result (the model
+    usage) kept like a worker's, so what is summed over a memory's jobs counts it. A finished
+    row is never claimed. Returns its id."""
+    job_id = w.enqueue_job(
+        kind=kind, tenant_id=tenant_id, memory_id=memory_id, message_id=None, at=at
+    )
+    w.update_job(
+        job_id,
+        {
+            "state": _STATE[done.outcome],
+            "outcome": done.outcome.value,
+            "progress": 1.0 if done.outcome in SUCCESS else -1.0,
+            "progress_msg": append_log("", at, done.message),
+            "result": {"outcome": done.outcome.value, **done.result},
+        },
+    )
+    return job_id
+
+
 __all__ = [
     "Commit",
     "Handler",
@@ -360,5 +386,6 @@ __all__ = [
     "WorkerConfig",
     "append_log",
     "next_progress",
+    "record_finished",
     "start_worker",
 ]

@@ -270,6 +270,9 @@ class JobKind(enum.StrEnum):
     handlers for others)."""
 
     EXTRACTION = "extraction"
+    STATEMENT = "statement"
+    """Never queued: the finished record of an agent's statement that took the model's
+    judgement, holding that model usage (written with the statement's entries)."""
 
 
 class JobState(enum.StrEnum):

@@ -5,10 +5,11 @@ without importing the engine; their defaults are written here and nowhere else."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from recallery.models import Entry, EntryType, Fusion, Job, Trust
+from recallery.providers.usage import Usage
 
 #: The search defaults RAGFlow's REST API and SDK send (and every adapter takes from here).
 DEFAULT_TOP_N = 5
@@ -105,12 +106,14 @@ class EntryOutcome:
 
 @dataclass(frozen=True)
 class AddedEntries:
-    """The result of ``Engine.add_entries``: one outcome per stated entry, in order, and
-    notes on how they were decided (a judgement made without a chat model, say)."""
+    """The result of ``Engine.add_entries``: one outcome per stated entry, in order, notes on
+    how they were decided (a judgement made without a chat model, say), and what the chat
+    model's judgements cost (also recorded with the memory's model costs)."""
 
     memory_id: str
     outcomes: tuple[EntryOutcome, ...]
     notes: tuple[str, ...] = ()
+    usage: Usage = field(default_factory=Usage)
 
     def counts(self) -> dict[str, int]:
         """How many entries met each outcome."""

@@ -7,9 +7,10 @@ import pytest
 from extraction_support import judgement, make_memory, say
 
 from recallery import Engine, Forbidden, InvalidInput, Memory, NotFound, Principal, SearchRequest
+from recallery.errors import ChatError
 from recallery.models import EntryType, JobState, Origin
 from recallery.requests import EntryInput
-from recallery.testing import FakeLLM, FrozenClock
+from recallery.testing import FakeLLM, FrozenClock, Reply
 
 SEMANTIC = frozenset({EntryType.SEMANTIC})
 
@@ -168,3 +169,44 @@ def test_task_status_is_the_turns_extraction_job(
     assert engine.task_status(alice, plain.id, unextracted.message_id) is None
     with pytest.raises(NotFound):
         engine.task_status(alice, plain.id, raw.message_id)  # another memory's turn
+
+
+def test_a_judged_statement_is_metered_and_counted_in_the_memorys_costs(
+    engine: Engine, alice: Principal, mem: Memory, llm: FakeLLM, clock: FrozenClock
+) -> None:
+    plain = engine.add_entries(alice, mem.id, [{"content": "The user lives in Lisbon"}])
+    assert plain.usage.calls == 0
+    assert engine.extraction_costs(alice, mem.id).calls == 0
+    assert engine.jobs(alice, mem.id).total == 0
+
+    clock.advance(days=30)
+    llm.push(judgement("supersedes", 1))
+    judged = engine.add_entries(alice, mem.id, [{"content": "The user lives in Berlin"}])
+
+    assert judged.usage.calls == 1 and judged.usage.prompt_tokens > 0
+    assert judged.usage.completion_tokens > 0
+    costs = engine.extraction_costs(alice, mem.id)
+    assert (costs.jobs, costs.calls) == (1, 1)
+    assert (costs.prompt_tokens, costs.completion_tokens) == (
+        judged.usage.prompt_tokens,
+        judged.usage.completion_tokens,
+    )
+    assert dict(costs.outcomes) == {"done": 1}
+    (job,) = engine.jobs(alice, mem.id).items
+    assert (job.kind, job.state, job.message_id) == ("statement", JobState.DONE, None)
+    assert "1 judged by the chat model" in job.progress_msg
+
+
+def test_a_failed_judgement_is_recorded_with_its_cost_and_raised(
+    engine: Engine, alice: Principal, mem: Memory, llm: FakeLLM
+) -> None:
+    state(engine, alice, mem, "The user lives in Lisbon")
+    llm.push(Reply(status=401))
+    with pytest.raises(ChatError):
+        engine.add_entries(alice, mem.id, [{"content": "The user lives in Berlin"}])
+
+    costs = engine.extraction_costs(alice, mem.id)
+    assert (costs.jobs, costs.calls, dict(costs.outcomes)) == (1, 1, {"failed": 1})
+    assert facts_found(engine, alice, mem, "where does the user live") == [
+        "The user lives in Lisbon"
+    ]

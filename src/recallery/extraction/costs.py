@@ -1,4 +1,5 @@
-"""What extraction costs: model calls, tokens and latency, per job and summed per memory."""
+"""What a memory's model calls cost (extraction, and statements the model judged): calls,
+tokens and latency, per job and summed per memory."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from recallery.providers.usage import Usage
 
 @dataclass(frozen=True)
 class ExtractionCosts:
-    """Model cost of a memory's extraction jobs (jobs of turns since erased or evicted are
-    gone with their turns and no longer counted)."""
+    """Model cost of a memory's extraction jobs and judged statements (``statement`` jobs);
+    jobs of turns since erased or evicted are gone with their turns and no longer counted."""
 
     memory_id: str
     jobs: int

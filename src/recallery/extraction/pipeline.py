@@ -2,8 +2,8 @@
 
 Steps (with RAGFlow's progress values): build the prompt (0.15) → call the chat model with the
 reply's JSON schema (0.35) → validate (0.5) → embed the candidates in one batch (0.65, 0.85) →
-look up each candidate's near neighbours and rejected look-alikes and decide with
-:func:`~recallery.extraction.reconcile.plan`, asking the model where it takes judgement → apply
+reconcile them with what the memory holds (:func:`~recallery.extraction.consolidate.consolidate`,
+asking the model where it takes judgement) → apply
 everything in the transaction that finishes the job (0.95, 1.0). No model call happens inside
 a write transaction.
 """
@@ -20,17 +20,9 @@ from recallery.clock import Clock
 from recallery.errors import InvalidInput
 from recallery.extraction import prompts, prompts_reconcile
 from recallery.extraction.apply import Planned, apply
+from recallery.extraction.consolidate import Repeats, consolidate
 from recallery.extraction.extractor import Candidate, Parsed, parse_reply
-from recallery.extraction.neighbours import near
-from recallery.extraction.reconcile import (
-    DEFAULT_THRESHOLDS,
-    Action,
-    Decision,
-    Thresholds,
-    plan,
-    repeats_earlier,
-    resolve,
-)
+from recallery.extraction.reconcile import DEFAULT_THRESHOLDS, Decision, Thresholds, resolve
 from recallery.jobs import Commit, JobContext, JobResult
 from recallery.models import Entry, Memory, Outcome, Scope
 from recallery.providers.base import ChatModel, ChatReply
@@ -139,33 +131,21 @@ class Extraction:
         candidates: Sequence[Candidate],
         vectors: NDArray[np.float32],
     ) -> list[Planned]:
-        planned: list[Planned] = []
+        def judge(_: int, candidate: Candidate, decision: Decision) -> Decision:
+            reply = ctx.call(chat, prompts_reconcile.build_request(candidate, decision.options))
+            return resolve(reply.text, decision.options)
 
-        def cosine(a: int, b: int) -> float:
-            return float(vectors[a] @ vectors[b])
-
-        for i, candidate in enumerate(candidates):
-            if repeats_earlier(i, candidates, cosine, self.thresholds):
-                ctx.log(f"{candidate.type.value}: item {i + 1} repeats an earlier item; dropped")
-                continue
-            with self.store.read() as r:
-                current, rejected = near(r, memory.id, candidate, vectors[i])
-            decision = plan(candidate, current, rejected, self.thresholds)
-            judged = decision.action is Action.JUDGE
-            if judged:
-                decision = self._judge(ctx, chat, candidate, decision)
-            item = Planned(
-                candidate, vectors[i], decision, judged, f"{candidate.type.value} item {i + 1}"
-            )
-            ctx.log(item.log_line())
-            planned.append(item)
-        return planned
-
-    def _judge(
-        self, ctx: JobContext, chat: ChatModel, candidate: Candidate, decision: Decision
-    ) -> Decision:
-        reply = ctx.call(chat, prompts_reconcile.build_request(candidate, decision.options))
-        return resolve(reply.text, decision.options)
+        return consolidate(
+            self.store,
+            memory.id,
+            candidates,
+            vectors,
+            judge=judge,
+            note=ctx.log,
+            label=lambda i, c: f"{c.type.value} item {i + 1}",
+            repeats=Repeats.DROP,
+            thresholds=self.thresholds,
+        )
 
 
 def _skipped_no_model(memory: Memory) -> JobResult:

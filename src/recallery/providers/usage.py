@@ -1,5 +1,6 @@
-"""Metering of chat model calls: calls, tokens and latency, summed over a job's attempts and
-kept in its result, so what extraction costs is visible per job and per memory."""
+"""Metering of chat model calls: calls, tokens and latency, summed over a job's attempts (or
+one statement's judgements) and kept in its job's result, so what a memory's model calls cost
+is visible per job and per memory."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from recallery.providers.base import ChatReply
+from recallery.errors import ChatError
+from recallery.providers.base import ChatModel, ChatReply, ChatRequest
 
 
 @dataclass
 class Usage:
-    """A running total of one job's model calls (mutable; one per running job)."""
+    """A running total of one job's model calls (mutable; one per running job or statement)."""
 
     calls: int = 0
     prompt_tokens: int = 0
@@ -41,6 +43,17 @@ class Usage:
         self.prompt_tokens += reply.prompt_tokens
         self.completion_tokens += reply.completion_tokens
         self.latency_ms += round(reply.latency_s * 1000)
+
+    def call(self, chat: ChatModel, request: ChatRequest) -> ChatReply:
+        """Call the model; its cost is counted whether or not the reply is any good (a call
+        that fails counts, with the tokens it did not report)."""
+        try:
+            reply = chat.complete(request)
+        except ChatError:
+            self.calls += 1
+            raise
+        self.add(reply)
+        return reply
 
     def result(self) -> dict[str, Any]:
         return {

@@ -12,6 +12,10 @@ from recallery.store.base import Store
 from recallery.store.queries import AuditQuery
 
 
+#: Job kinds whose results hold model usage.
+_METERED = frozenset({JobKind.EXTRACTION, JobKind.STATEMENT})
+
+
 class ActivityService:
     """Reads of the audit log and the job table, each limited to what the caller may read."""
 
@@ -55,12 +59,13 @@ class ActivityService:
         return Page(tuple(events), total)
 
     def extraction_costs(self, actor: Principal, memory_id: object) -> ExtractionCosts:
-        """Model calls, tokens and latency of a memory's extraction jobs, and their outcomes."""
+        """Model calls, tokens and latency of a memory's extraction jobs and of its statements
+        that took the model's judgement (finished ``statement`` jobs), and their outcomes."""
         mid = v.memory_id(memory_id)
         with self.store.read() as r:
             authorised(actor, Action.READ, r.memory(mid), mid)
             found = r.jobs(frozenset({mid}))
-        return summarise(mid, [j for j in found if j.kind == JobKind.EXTRACTION])
+        return summarise(mid, [j for j in found if j.kind in _METERED])
 
     def jobs(
         self,

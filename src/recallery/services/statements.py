@@ -21,27 +21,33 @@ from numpy.typing import NDArray
 from recallery import validation as v
 from recallery.access import Action, authorised, decide
 from recallery.clock import Clock
-from recallery.errors import InvalidInput, NotFound
+from recallery.errors import ChatError, InvalidInput, NotFound
 from recallery.extraction import prompts_reconcile
 from recallery.extraction.apply import Planned, Provenance, write
+from recallery.extraction.consolidate import Repeats, consolidate
 from recallery.extraction.extractor import Candidate
-from recallery.extraction.neighbours import near
-from recallery.extraction.reconcile import (
-    DEFAULT_THRESHOLDS,
-    Decision,
-    Thresholds,
-    plan,
-    repeats_earlier,
-    resolve,
-)
+from recallery.extraction.reconcile import DEFAULT_THRESHOLDS, Decision, Thresholds, resolve
 from recallery.extraction.reconcile import Action as Step
-from recallery.models import Entry, EntryType, Job, Memory, Origin, Principal, Scope
+from recallery.jobs import JobResult, record_finished
+from recallery.models import (
+    Entry,
+    EntryType,
+    Job,
+    JobKind,
+    Memory,
+    Origin,
+    Outcome,
+    Principal,
+    Scope,
+)
 from recallery.policies.capacity import need_bytes
 from recallery.providers.base import ChatModel
 from recallery.providers.registry import ModelRegistry
+from recallery.providers.usage import Usage
 from recallery.requests import AddedEntries, EntryInput, EntryOutcome
 from recallery.services.entries import existing
 from recallery.store.base import Store
+from recallery.store.writer import Writer
 
 #: Entries one call may state.
 MAX_ENTRIES = 100
@@ -93,7 +99,8 @@ class StatementService:
         embedder = self.models.embedder(memory.embd_id)
         need_bytes([c.content for c in candidates], embedder.dimension, memory.memory_size)
         vectors = embedder.embed([c.content for c in candidates])
-        planned, notes = self._plan(memory, candidates, vectors)
+        usage = Usage()
+        planned, notes = self._plan(memory, candidates, vectors, usage)
         provenance = _provenance(actor, raw, ids)
         with self.store.write() as w:
             locked = authorised(actor, Action.WRITE, w.lock_memory(mid), mid)
@@ -102,10 +109,12 @@ class StatementService:
             tally, final = write(
                 w, self.clock.now(), locked, planned, provenance, self.thresholds, notes.append
             )
+            judged = sum(p.judged for p in final)
+            self._record(w, locked, usage, JobResult(Outcome.DONE, _stated(final, judged)))
         outcomes = [_outcome(i, p.decision, tally.written.get(i)) for i, p in enumerate(final)]
         if not decide(actor, Action.READ, locked):
             return AddedEntries(mid, tuple(_blind(o) for o in outcomes), ())
-        return AddedEntries(mid, tuple(outcomes), tuple(notes))
+        return AddedEntries(mid, tuple(outcomes), tuple(notes), usage)
 
     def task_status(self, actor: Principal, memory_id: object, message_id: object) -> Job | None:
         """The extraction job of a raw turn (None: the memory extracts nothing)."""
@@ -134,43 +143,59 @@ class StatementService:
         return found
 
     def _plan(
-        self, memory: Memory, candidates: Sequence[Candidate], vectors: NDArray[np.float32]
+        self,
+        memory: Memory,
+        candidates: Sequence[Candidate],
+        vectors: NDArray[np.float32],
+        usage: Usage,
     ) -> tuple[list[Planned], list[str]]:
-        """Each candidate's decision (asking the chat model where it takes judgement); an
-        item repeating an earlier one of the call is its duplicate."""
-
-        def cosine(a: int, b: int) -> float:
-            return float(vectors[a] @ vectors[b])
-
+        """Each candidate's decision, asking the chat model (metered into ``usage``) where it
+        takes judgement; an item repeating an earlier one of the call is its duplicate. A
+        failed model call is recorded with its cost before it is raised."""
         chat, notes = self._chat(memory), list[str]()
-        planned: list[Planned] = []
-        for i, c in enumerate(candidates):
-            if repeats_earlier(i, candidates, cosine, self.thresholds):
-                decision = Decision(Step.DUPLICATE, reason="repeats an earlier entry of the call")
-                planned.append(Planned(c, vectors[i], decision, label=f"entry {i}"))
-                continue
-            with self.store.read() as r:
-                current, rejected = near(r, memory.id, c, vectors[i])
-            decision = plan(c, current, rejected, self.thresholds)
-            if decision.action is Step.JUDGE:
-                decision = self._judge(chat, c, decision, notes, i)
-            planned.append(Planned(c, vectors[i], decision, label=f"entry {i}"))
+
+        def judge(index: int, candidate: Candidate, decision: Decision) -> Decision:
+            if chat is None:
+                note = f"{decision.reason}, which takes judgement; no chat model is configured "
+                notes.append(f"entry {index}: {note}for the memory, so it was added")
+                return Decision(Step.ADD, reason=f"{decision.reason}; added without judgement")
+            reply = usage.call(chat, prompts_reconcile.build_request(candidate, decision.options))
+            return resolve(reply.text, decision.options)
+
+        try:
+            planned = consolidate(
+                self.store,
+                memory.id,
+                candidates,
+                vectors,
+                judge=judge,
+                note=lambda _: None,
+                label=lambda i, _: f"entry {i}",
+                repeats=Repeats.DUPLICATE,
+                thresholds=self.thresholds,
+            )
+        except ChatError as exc:
+            with self.store.write() as w:
+                self._record(
+                    w, memory, usage, JobResult(Outcome.FAILED, f"Judgement failed: {exc}")
+                )
+            raise
         return planned, notes
 
-    def _judge(
-        self,
-        chat: ChatModel | None,
-        candidate: Candidate,
-        decision: Decision,
-        notes: list[str],
-        index: int,
-    ) -> Decision:
-        if chat is None:
-            note = f"entry {index}: {decision.reason}, which takes judgement; no chat model is "
-            notes.append(note + "configured for the memory, so it was added")
-            return Decision(Step.ADD, reason=f"{decision.reason}; added without judgement")
-        reply = chat.complete(prompts_reconcile.build_request(candidate, decision.options))
-        return resolve(reply.text, decision.options)
+    def _record(self, w: Writer, memory: Memory, usage: Usage, done: JobResult) -> None:
+        """The statement's model cost, as a finished ``statement`` job of the memory (none
+        when the model was not asked)."""
+        if usage.calls:
+            final = JobResult(done.outcome, done.message, {**done.result, **usage.result()})
+            at = self.clock.now()
+            record_finished(
+                w,
+                kind=JobKind.STATEMENT,
+                tenant_id=memory.tenant_id,
+                memory_id=memory.id,
+                at=at,
+                done=final,
+            )
 
     def _chat(self, memory: Memory) -> ChatModel | None:
         try:
@@ -225,6 +250,13 @@ def _provenance(actor: Principal, raw: Entry | None, ids: Mapping[str, str]) -> 
         session_id=pick("session_id"),
         status=True if raw is None else raw.status,
         added=f"stated by {actor.user_id}",
+    )
+
+
+def _stated(final: Sequence[Planned], judged: int) -> str:
+    return (
+        f"Statement of {len(final)} entr{'y' if len(final) == 1 else 'ies'}: "
+        f"{judged} judged by the chat model ({prompts_reconcile.PROMPT_VERSION})."
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from recallery.providers.usage import Usage
 from recallery.requests import AddedEntries, EntryOutcome
 from recallery.wire.envelope import Json
 
@@ -25,6 +26,7 @@ def added_dict(a: AddedEntries) -> Json:
             for o in a.outcomes
         ],
         "notes": list(a.notes),
+        **a.usage.result(),
     }
 
 
@@ -42,6 +44,7 @@ def added_from_dict(d: Mapping[str, Any]) -> AddedEntries:
             for o in d["outcomes"]
         ),
         notes=tuple(d.get("notes") or ()),
+        usage=Usage.from_result(d),
     )
 
 
