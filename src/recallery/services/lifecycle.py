@@ -199,7 +199,10 @@ class LifecycleService:
                 raise Conflict(f"Message '{eid}' is current already; only a retired one is.")
             heads = [e for e in versions(w, scope, old) if e.retired_at is None]
             successor = w.entry(scope, old.superseded_by) if old.superseded_by else None
-            changes = {"retired_at": None, "invalid_at": reopened_end(old, successor)}
+            changes: dict[str, object] = {
+                "retired_at": None,
+                "invalid_at": reopened_end(old, successor),
+            }
             w.update_entries([eid], changes)
             before = {"retired_at": old.retired_at, "invalid_at": old.invalid_at}
             w.audit(
