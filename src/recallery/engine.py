@@ -86,6 +86,8 @@ class Engine:
             embed_threads=self.settings.embed_threads,
         )
         self.clock = clock or SystemClock()
+        #: Where searches, model calls, jobs and warm-up report (``/metrics``, traces).
+        self.observer = self.models.observer
         self.usage = UsageRecorder(store)
         models_, clock_ = self.models, self.clock
         self._memories = MemoryService(store, models_, clock_, self.settings)
@@ -120,7 +122,8 @@ class Engine:
 
     def warm(self) -> None:
         """Build the store's in-process search indexes now rather than at the first search."""
-        self.store.warm()
+        with self.observer.timed("warmup"):
+            self.store.warm()
 
     def close(self) -> None:
         self.usage.close()

@@ -2,7 +2,9 @@
 
 What it counts: requests by method, route *template* (``/api/v1/memories/{memory_id}``, never
 the path a caller sent, so neither ids nor text become labels) and status, with a latency
-histogram per method and route; and, read from the store at each scrape, entries by state
+histogram per method and route; what the engine reports of its own work
+(:mod:`recallery.api.observed`: search legs, model calls, embedding batches, job runs,
+warm-up); and, read from the store at each scrape, entries by state
 and type, tombstones, jobs by state and outcome, memories. Every label value comes from a
 fixed set (HTTP methods and statuses, the app's route templates, the entry states, types,
 job states and outcomes): no memory name, id or user text ever labels a series.
@@ -26,6 +28,7 @@ from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from recallery.api.health import PROBES
+from recallery.api.observed import ObservedSeries
 from recallery.engine import Engine
 from recallery.errors import Forbidden, Unauthorized
 from recallery.models import Principal
@@ -136,6 +139,7 @@ def install_metrics(app: FastAPI, engine: Engine, access: str, prefix: str) -> N
         return
     metrics = Metrics()
     app.state.metrics = metrics
+    engine.observer.listen(ObservedSeries(metrics.registry))
     app.add_middleware(CountRequests, metrics=metrics, prefix=prefix)
 
     @app.get(PATH, include_in_schema=False)

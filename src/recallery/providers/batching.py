@@ -14,12 +14,14 @@ independently; the tests check it), so batching never changes a result.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
+from recallery.observe import Observer
 from recallery.providers.base import Embedder, QueryEmbedder
 
 #: Texts one joined call may carry; callers beyond wait for the next call.
@@ -29,6 +31,7 @@ MAX_TEXTS = 64
 @dataclass
 class _Call:
     texts: Sequence[str]
+    queued: float = field(default_factory=time.perf_counter)
     rows: NDArray[np.float32] | None = None
     error: BaseException | None = None
     done: bool = field(default=False)
@@ -45,6 +48,8 @@ class BatchingEmbedder:
         self._busy = False
         self.calls = 0
         """Model calls made (for tests and benchmarks: fewer than embed calls when joined)."""
+        self.observer = Observer()
+        """Told each model call's size and its callers' waits (the registry's, once built)."""
 
     @property
     def model_id(self) -> str:
@@ -90,8 +95,13 @@ class BatchingEmbedder:
         return batch
 
     def _run(self, batch: list[_Call]) -> None:
+        texts = [t for call in batch for t in call.texts]
+        if self.observer.listeners:
+            began = time.perf_counter()
+            self.observer.batch(len(texts), [began - call.queued for call in batch])
         try:
-            vectors = self.inner.embed([t for call in batch for t in call.texts])
+            with self.observer.timed("model.embed"):
+                vectors = self.inner.embed(texts)
             start = 0
             for call in batch:
                 call.rows = vectors[start : start + len(call.texts)]

@@ -10,7 +10,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from recallery.errors import InvalidInput
-from recallery.providers.base import ChatModel, Embedder
+from recallery.observe import Observer
+from recallery.providers.base import ChatModel, ChatReply, ChatRequest, Embedder
 from recallery.providers.batching import BatchingEmbedder
 from recallery.providers.e5 import MODEL_ID as E5_MODEL_ID
 from recallery.providers.e5 import NAMES as E5_NAMES
@@ -70,6 +71,8 @@ class ModelRegistry:
         self._cache: dict[ModelId, Embedder] = {}
         self._chats: dict[ModelId, ChatModel] = {}
         self._lock = threading.Lock()
+        self.observer = Observer()
+        """Where this registry's embedders report, and the engine built on it."""
 
     def check_embedder(self, embd_id: str) -> ModelId:
         """Validate that ``embd_id`` can be resolved, without loading anything."""
@@ -113,7 +116,8 @@ class ModelRegistry:
         with self._lock:
             found = self._chats.get(model)
             if found is None:
-                found = self._chats[model] = self._chat_factory(model.name, config)
+                chat = self._chat_factory(model.name, config)
+                found = self._chats[model] = TimedChat(chat, self.observer)
             return found
 
     def embedder(self, embd_id: str) -> Embedder:
@@ -128,6 +132,8 @@ class ModelRegistry:
                     found = self._builtin_factory()
                 else:
                     found = self._remote_factory(model.name, self.providers[model.provider])
+                if isinstance(found, BatchingEmbedder):
+                    found.observer = self.observer
                 self._cache[key] = found
             return found
 
@@ -153,6 +159,22 @@ class ModelRegistry:
                 by_embedder[id(embedder)] = embedder.embed(texts)
             out[embd_id] = by_embedder[id(embedder)]
         return out
+
+
+class TimedChat:
+    """A chat model whose calls are timed (``model.chat``: a span of its own when tracing)."""
+
+    def __init__(self, inner: ChatModel, observer: Observer) -> None:
+        self.inner = inner
+        self.observer = observer
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    def complete(self, request: ChatRequest) -> ChatReply:
+        with self.observer.timed("model.chat"):
+            return self.inner.complete(request)
 
 
 def _local_default(threads: int | None = None) -> Embedder:

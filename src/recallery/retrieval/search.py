@@ -74,6 +74,7 @@ class SearchService:
         self.clock = clock
         self.settings = settings
         self.usage = usage
+        self.observer = models.observer
         self._running = 0
         self._counting = threading.Lock()
 
@@ -131,6 +132,7 @@ class SearchService:
         keyword_weight = req.keywords_similarity_weight
         if req.fusion is Fusion.BALANCED:
             keyword_weight = hinted_weight(keyword_weight, self.models.keyword_balance(embd_id))
+        timed = self.observer.timed
         with self.store.read() as r:
             r.remember_checks()
             context = 0.0 if req.fusion is Fusion.RRF else req.context_weight or 0.0
@@ -140,47 +142,55 @@ class SearchService:
             # search's query is embedded on another thread.
             handover = alone and self.store.legs_in_process
             query = embedding(self.models.embedder(embd_id), req.query, beside=handover)
-            with self.store.beside(
-                r, lambda s: s.keyword_and_windows(scope, req.query, f, pool, windows)
-            ) as kw:
-                query_vector = query()
-                found = candidate_pools(r, scope, req.query, query_vector, f, pool, windows, kw)
+
+            def keyword(s: Reader) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+                with timed("search.keyword"):
+                    return s.keyword_and_windows(scope, req.query, f, pool, windows)
+
+            with self.store.beside(r, keyword) as kw:
+                with timed("search.embed"):
+                    query_vector = query()
+                with timed("search.vector"):
+                    found = candidate_pools(r, scope, req.query, query_vector, f, pool, windows, kw)
             vector = found.cosine
             full = req.context_length or 0
             known: dict[int, Entry] = {}
-            shares = _shares(r, scope, [i for i, _ in found.windows], full, known)
-            fused = score(
-                found.keyword,
-                vector,
-                keyword_weight=keyword_weight,
-                method=req.fusion,
-                vector_pool=[c for _, c in found.vector],
-                threshold_weight=req.keywords_similarity_weight,
-                windows=found.windows,
-                window_weight=context,
-                shares=shares,
-            )
+            with timed("search.fuse"):
+                shares = _shares(r, scope, [i for i, _ in found.windows], full, known)
+                fused = score(
+                    found.keyword,
+                    vector,
+                    keyword_weight=keyword_weight,
+                    method=req.fusion,
+                    vector_pool=[c for _, c in found.vector],
+                    threshold_weight=req.keywords_similarity_weight,
+                    windows=found.windows,
+                    window_weight=context,
+                    shares=shares,
+                )
             neighbours = {}
             if span and weight:
-                leaders = fused.leaders(max(CONTEXT_FACTOR * req.top_n, MIN_CONTEXT))
-                neighbours = with_neighbours(r, scope, f, leaders, span, vector, query_vector)
-                fused = fused.joined(vector)
-                shares = _shares(r, scope, neighbours, full, known)
+                with timed("search.neighbours"):
+                    leaders = fused.leaders(max(CONTEXT_FACTOR * req.top_n, MIN_CONTEXT))
+                    neighbours = with_neighbours(r, scope, f, leaders, span, vector, query_vector)
+                    fused = fused.joined(vector)
+                    shares = _shares(r, scope, neighbours, full, known)
             recency = (req.recency_weight or 0.0) * time_lean(req.query, req.recency_plain or 0.0)
-            ranked = rank(
-                fused,
-                threshold=req.similarity_threshold,
-                neighbours=neighbours,
-                neighbour_weight=weight,
-                limit=max(req.top_n, RECENCY_POOL) if recency else req.top_n,
-                shares=shares,
-            )
-            wanted = [s.message_id for s in ranked if s.message_id not in known]
-            entries = {s.message_id: known[s.message_id] for s in ranked if s.message_id in known}
-            entries |= r.get_entries(scope, wanted)
-        if recency:
-            times = {i: (e.valid_at, i) for i, e in entries.items()}
-            ranked = with_recency(ranked, times, weight=recency, limit=req.top_n)
+            with timed("search.rank"):
+                ranked = rank(
+                    fused,
+                    threshold=req.similarity_threshold,
+                    neighbours=neighbours,
+                    neighbour_weight=weight,
+                    limit=max(req.top_n, RECENCY_POOL) if recency else req.top_n,
+                    shares=shares,
+                )
+                wanted = [s.message_id for s in ranked if s.message_id not in known]
+                entries = {i: known[i] for s in ranked if (i := s.message_id) in known}
+                entries |= r.get_entries(scope, wanted)
+                if recency:
+                    times = {i: (e.valid_at, i) for i, e in entries.items()}
+                    ranked = with_recency(ranked, times, weight=recency, limit=req.top_n)
         # A store's in-memory indexes may already hold a row committed after this read's
         # snapshot began; the snapshot does not, so the row waits for the next search.
         hits = [
