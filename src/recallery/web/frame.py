@@ -19,7 +19,7 @@ from starlette.responses import RedirectResponse, Response
 from recallery import wire
 from recallery.engine import Engine
 from recallery.errors import RecalleryError, Unauthorized
-from recallery.models import Memory, Principal
+from recallery.models import Capability, Memory, Principal
 from recallery.requestlog import note_caller
 from recallery.web.render import html, is_htmx, secure
 from recallery.web.session import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, Sessions, same
@@ -61,6 +61,13 @@ class Viewer:
     def flash(self, message: str) -> None:
         """A message for the next page this session sees."""
         self.session.flashes.append(message)
+
+
+def may(who: Viewer | None) -> dict[str, bool]:
+    """What the session's key may do, by capability name (controls it may not use are shown
+    disabled, with the missing capability as the reason)."""
+    held = frozenset() if who is None else who.principal.capabilities
+    return {c.value: c in held for c in Capability}
 
 
 def web(request: Request) -> Web:
@@ -143,6 +150,7 @@ def page(
         who=who,
         csrf="" if who is None else who.csrf,
         flashes=flashes,
+        may=may(who),
         path=request.url.path,
         htmx=is_htmx(request),
         **ctx,
@@ -184,14 +192,27 @@ class WebRoute(APIRoute):
                 response = _to_login(request)
             except FormExpired:
                 text = "This form has expired (or came from elsewhere). Reload the page and retry."
-                response = page(request, None, "error.html", 403, title="Form expired", text=text)
+                response = page(
+                    request, _who(request), "error.html", 403, title="Form expired", text=text
+                )
             except RecalleryError as exc:
                 status, _ = wire.error_envelope(exc)
                 title = {403: "Not allowed", 404: "Not found"}.get(status, "Something is wrong")
-                response = page(request, None, "error.html", status, title=title, text=str(exc))
+                response = page(
+                    request, _who(request), "error.html", status, title=title, text=str(exc)
+                )
             return secure(response)
 
         return route
+
+
+def _who(request: Request) -> Viewer | None:
+    """The viewer of a refused request, when there is one (so its page keeps the site's
+    navigation); None when no session is live."""
+    try:
+        return _viewer(request)
+    except LoginRequired:
+        return None
 
 
 def _to_login(request: Request) -> Response:

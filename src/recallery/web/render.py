@@ -46,6 +46,8 @@ def environment() -> Environment:
         size=size,
         short=short,
         compact=compact,
+        pretty=pretty,
+        duration=duration,
         percent=percent,
         turn_parts=turn_parts,
     )
@@ -76,6 +78,16 @@ def short(text: str, limit: int = 160) -> str:
 def compact(value: Mapping[str, Any]) -> str:
     """A before/after as one line of JSON."""
     return json.dumps(dict(value), sort_keys=True, ensure_ascii=False) if value else ""
+
+
+def pretty(value: Mapping[str, Any]) -> str:
+    """A task's result as indented JSON, one field a line."""
+    return json.dumps(dict(value), sort_keys=True, ensure_ascii=False, indent=2)
+
+
+def duration(ms: int) -> str:
+    """Milliseconds as people read them (ms below a second, else seconds)."""
+    return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
 
 
 USER_MARK, AGENT_MARK = "User Input: ", "\nAgent Response: "

@@ -138,11 +138,21 @@ def create_key(request: Request, parts: WebDep, who: Who, form: Posted) -> Respo
     me = who.principal
     try:
         _, key = parts.engine.create_api_key(
-            me, me.user_id, name=form.text("name"), scope=form.texts("scope") or None
+            me,
+            me.user_id,
+            name=form.text("name"),
+            scope=form.texts("scope") or None,
+            capabilities=capabilities(form),
         )
     except (InvalidInput, Forbidden) as exc:
         return _account_page(request, parts, who, error=str(exc), status=400)
     return _account_page(request, parts, who, new_key=key)
+
+
+def capabilities(form: Form) -> list[str] | None:
+    """The capabilities ticked for a new key (none ticked is refused, naming the field); a
+    form without the checkboxes asks for every capability its creator holds."""
+    return form.texts("capability") if form.flag("capabilities_chosen") else None
 
 
 @router.post("/account/keys/{key_id}/revoke")
@@ -211,6 +221,11 @@ def create_user(request: Request, parts: WebDep, who: Who, form: Posted) -> Resp
 def create_user_key(
     request: Request, parts: WebDep, who: Who, form: Posted, user_id: str
 ) -> Response:
-    _, key = parts.engine.create_api_key(who.principal, user_id, name=form.text("name"))
+    try:
+        _, key = parts.engine.create_api_key(
+            who.principal, user_id, name=form.text("name"), capabilities=capabilities(form)
+        )
+    except (InvalidInput, Forbidden) as exc:
+        return _users_page(request, parts, who, error=str(exc), status=400)
     names = parts.engine.user_names([user_id])
     return _users_page(request, parts, who, new_key=(names.get(user_id, user_id), key))

@@ -279,5 +279,5 @@ def jobs(
         pages=max(1, -(-found.total // 50)),
         state=state or "",
         states=states,
-        outcomes=engine.extraction_costs(me, memory.id).outcomes,
+        costs=engine.extraction_costs(me, memory.id),
     )

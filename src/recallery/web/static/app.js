@@ -54,10 +54,21 @@
     focusAt(0);
   }
 
-  // A refused htmx request (403, 404, 5xx) is not swapped in: say so above the page.
+  // A refused htmx request (403, 404, 5xx) is not swapped in: say so beside the control that
+  // sent it (its own alert right after it), or above the page when there is no such control.
+  function besideControl(control) {
+    if (!control || !control.parentNode) return document.getElementById("htmx-error");
+    var next = control.nextElementSibling;
+    if (next && next.classList.contains("control-error")) return next;
+    var box = document.createElement("span");
+    box.className = "control-error";
+    box.setAttribute("role", "alert");
+    control.parentNode.insertBefore(box, control.nextSibling);
+    return box;
+  }
   function wireErrors() {
     document.body.addEventListener("htmx:responseError", function (event) {
-      var box = document.getElementById("htmx-error");
+      var box = besideControl(event.detail.elt);
       if (!box) return;
       var xhr = event.detail.xhr;
       var text = "The server refused this (" + xhr.status + ").";
