@@ -1,0 +1,38 @@
+"""What happened, without a browser: the jobs page shows each job's model calls, tokens and
+model time (from the usage its result holds) and their total, and the raw result indented."""
+
+from __future__ import annotations
+
+import re
+
+from web_support import Login
+
+from recallery import Engine, Memory, Principal
+from recallery.jobs import JobQueue, JobResult, WorkerConfig
+from recallery.models import Outcome
+
+USAGE = {"calls": 2, "prompt_tokens": 812, "completion_tokens": 64, "latency_ms": 1530}
+
+
+def test_jobs_show_latency_tokens_and_the_result_indented(
+    login: Login, alice_key: str, engine: Engine, alice: Principal, notes: Memory
+) -> None:
+    engine.add_turn(alice, [notes.id], user_input="I live in Lisbon", agent_response="ok")
+    engine.add_turn(alice, [notes.id], user_input="I moved to Berlin", agent_response="ok")
+    queue = JobQueue(engine.store, engine.clock, WorkerConfig())
+    job = queue.claim("worker-1")
+    assert job is not None
+    with engine.store.write() as w:
+        queue.finish(w, job, "worker-1", JobResult(Outcome.DONE, "done", {"llm": USAGE}))
+    page = login(alice_key).get(f"/memories/{notes.id}/jobs").text
+    rows = {
+        int(m.group(1)): m.group(0)
+        for m in re.finditer(r'<tr>\s*<td class="num">(\d+)</td>.*?</tr>', page, re.S)
+    }
+    assert len(rows) == 2
+    done, waiting = rows[job.id], next(r for i, r in rows.items() if i != job.id)
+    assert '<td class="num job-calls">2</td>' in done
+    assert ">812 + 64</td>" in done and ">1.5 s</td>" in done
+    assert "job-calls" not in waiting and "job-tokens" not in waiting  # nothing metered yet
+    assert "2 calls · 812 + 64 tokens · 1.5 s over 2 jobs" in page
+    assert "\n    &#34;calls&#34;: 2,\n" in done  # the result one field a line
