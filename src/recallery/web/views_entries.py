@@ -106,6 +106,20 @@ def correct(
     return back(local(form.text("next"), own))
 
 
+@router.post("/memories/{memory_id}/entries/{message_id}/reinstate")
+def reinstate(
+    request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str, message_id: str
+) -> Response:
+    sent = {"reason": form.text("reason")}
+    try:
+        back_ = parts.engine.reinstate(who.principal, memory_id, message_id, sent["reason"])
+    except (InvalidInput, Conflict, Forbidden) as exc:
+        errors = {"reinstate": str(exc)}
+        return _entry_page(request, parts, who, memory_id, message_id, errors, sent)
+    who.flash(f"Reinstated: message {back_.message_id} is the current version again.")
+    return back(f"/memories/{back_.memory_id}/entries/{back_.message_id}")
+
+
 @router.post("/memories/{memory_id}/entries/{message_id}/review")
 def review(
     request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str, message_id: str
