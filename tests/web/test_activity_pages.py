@@ -36,3 +36,30 @@ def test_jobs_show_latency_tokens_and_the_result_indented(
     assert "job-calls" not in waiting and "job-tokens" not in waiting  # nothing metered yet
     assert "2 calls · 812 + 64 tokens · 1.5 s over 2 jobs" in page
     assert "\n    &#34;calls&#34;: 2,\n" in done  # the result one field a line
+
+
+def test_the_audit_log_filters_by_a_person_chosen_by_name(
+    login: Login, alice_key: str, engine: Engine, alice: Principal, bob: Principal
+) -> None:
+    engine.join_team(alice, alice.user_id, bob.user_id)
+    shared = engine.create_memory(
+        alice, name="shared", memory_type=["raw"], embd_id="x@Builtin", llm_id="y@Z"
+    )
+    engine.update_memory(alice, shared.id, {"permissions": "team"})
+    engine.add_turn(alice, [shared.id], user_input="alice wrote", agent_response="ok")
+    engine.add_turn(
+        engine.principal(bob.user_id), [shared.id], user_input="bob wrote", agent_response="ok"
+    )
+    stranger = engine.principal(engine.create_user("mallory").id)  # never seen by alice
+    c = login(alice_key)
+    page = c.get("/audit").text
+    options = re.findall(r'<option value="([0-9a-f]+)" >(\w+)</option>', page)
+    assert ("bob" in dict(options).values()) and ("alice" in dict(options).values())
+    assert stranger.user_id not in page and "mallory" not in page
+    assert 'name="actor" value=' not in page  # no raw id to type
+    by_bob = c.get(f"/audit?actor={bob.user_id}&memory={shared.id}").text
+    assert f'<option value="{bob.user_id}" selected>bob</option>' in by_bob
+    shown = engine.audit_log(alice, memory_id=shared.id, actor_id=bob.user_id)
+    assert shown.total >= 1 and f"{shown.total} event" in by_bob
+    everyone = engine.audit_log(alice, memory_id=shared.id)
+    assert everyone.total > shown.total  # alice's events are filtered out

@@ -10,8 +10,9 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from recallery.engine import Engine
 from recallery.errors import InvalidInput
-from recallery.models import AuditAction, EntryType, Fusion, Trust
+from recallery.models import AuditAction, Capability, EntryType, Fusion, Memory, Principal, Trust
 from recallery.requests import (
     DEFAULT_FUSION,
     DEFAULT_KEYWORD_WEIGHT,
@@ -139,6 +140,7 @@ def audit(
         offset=(number - 1) * AUDIT_PAGE,
     )
     shown = {m.id: m.name for m in visible}
+    people = _actors(engine, me, visible, actor or "")
     query = urlencode({k: v for k, v in form.items() if v})
     return page(
         request,
@@ -151,9 +153,24 @@ def audit(
         visible=visible,
         memory_names=shown,
         names=engine.user_names({e.actor for e in found.items}),
+        actors=people,
         form=form,
         query=query,
         actions=[a.value for a in AuditAction],
         tab="audit",
         memory=next((m for m in visible if m.id == memory), None),
     )
+
+
+def _actors(
+    engine: Engine, me: Principal, visible: list[Memory], chosen: str
+) -> list[tuple[str, str]]:
+    """The people the audit log may be filtered by, as (id, name), by name: the viewer, their
+    team, the owners of the memories they see (an administrator: every user), and whoever
+    is chosen now."""
+    if me.is_admin and me.scope is None and Capability.MANAGE in me.capabilities:
+        return sorted(((u.id, u.name) for u in engine.list_users(me)), key=lambda p: p[1])
+    ids = {me.user_id, *me.tenant_ids, *engine.team_members(me, me.user_id)}
+    ids |= {m.tenant_id for m in visible} | ({chosen} if chosen else set())
+    names = engine.user_names(ids)
+    return sorted(((i, names.get(i, i)) for i in ids), key=lambda p: p[1])
