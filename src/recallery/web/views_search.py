@@ -4,6 +4,7 @@ one search that counts as no retrieval) and the audit log."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -163,7 +164,7 @@ def audit(
 
 
 def _actors(
-    engine: Engine, me: Principal, visible: list[Memory], chosen: str
+    engine: Engine, me: Principal, visible: Sequence[Memory], chosen: str
 ) -> list[tuple[str, str]]:
     """The people the audit log may be filtered by, as (id, name), by name: the viewer, their
     team, the owners of the memories they see (an administrator: every user), and whoever
