@@ -39,6 +39,8 @@ class MessagePage:
     total: int
     extracted: Mapping[int, tuple[Entry, ...]]
     jobs: Mapping[int, Job]
+    #: Retired versions extracted from each turn (replaced by a later fact or a correction).
+    replaced: Mapping[int, tuple[Entry, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

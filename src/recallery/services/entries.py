@@ -165,10 +165,11 @@ class EntryService:
         page: int = 1,
         page_size: int = 50,
     ) -> MessagePage:
-        """Raw entries newest first, each with the current entries extracted from it and its
-        extraction job. Filters (None: any): ``agent_ids``; ``keywords``, a session id
-        substring; exact ``user_id`` and ``session_id``; ``types``, turns with a current
-        extract of these types; ``status`` enabled or not; ``trust`` states; ``forgotten``."""
+        """Raw entries newest first, each with the current entries extracted from it, the
+        retired ones (replaced or merged: ``replaced``) and its extraction job. Filters (None:
+        any): ``agent_ids``; ``keywords``, a session id substring; exact ``user_id`` and
+        ``session_id``; ``types``, turns with a current extract of these types; ``status``
+        enabled or not; ``trust`` states; ``forgotten``."""
         mid = v.memory_id(memory_id)
         wanted = turns_filter(
             message_filter(
@@ -194,15 +195,22 @@ class EntryService:
             )
             raw_ids = [e.message_id for e in raw]
             extracted: dict[int, list[Entry]] = {}
+            replaced: dict[int, list[Entry]] = {}
             if raw_ids:
-                children, _ = r.entries(
-                    scope, EntryFilter(source_ids=frozenset(raw_ids)), limit=100 * len(raw_ids)
-                )
+                every = EntryFilter(source_ids=frozenset(raw_ids), current_only=False)
+                children, _ = r.entries(scope, every, limit=100 * len(raw_ids))
                 for child in sorted(children, key=lambda e: e.message_id):
                     assert child.source_id is not None
-                    extracted.setdefault(child.source_id, []).append(child)
+                    into = extracted if child.retired_at is None else replaced
+                    into.setdefault(child.source_id, []).append(child)
             jobs = r.jobs_for_messages(raw_ids)
-        return MessagePage(tuple(raw), total, {k: tuple(x) for k, x in extracted.items()}, jobs)
+        return MessagePage(
+            tuple(raw),
+            total,
+            {k: tuple(x) for k, x in extracted.items()},
+            jobs,
+            {k: tuple(x) for k, x in replaced.items()},
+        )
 
     def recent(
         self,

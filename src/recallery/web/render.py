@@ -4,11 +4,13 @@ templates use, and the headers every page is sent with."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
@@ -50,6 +52,7 @@ def environment() -> Environment:
         duration=duration,
         percent=percent,
         turn_parts=turn_parts,
+        entry_links=entry_links,
     )
     return env
 
@@ -100,6 +103,22 @@ def turn_parts(content: str) -> tuple[str, str] | None:
         return None
     user, agent = content[len(USER_MARK) :].split(AGENT_MARK, 1)
     return user, agent
+
+
+#: "entry 36" or "message 36" in a job's log: the entry it names.
+_NAMED_ENTRY = re.compile(r"\b(entry|entries|message) (\d+)\b")
+
+
+def entry_links(text: str, memory_id: str) -> Markup:
+    """``text`` escaped, with each entry it names ("judged to supersede entry 36") a link to
+    that entry's page in ``memory_id``."""
+    base = f"/memories/{escape(memory_id)}/entries/"
+    return Markup(
+        _NAMED_ENTRY.sub(
+            lambda m: f'{m.group(1)} <a href="{base}{m.group(2)}">{m.group(2)}</a>',
+            str(escape(text)),
+        )
+    )
 
 
 def percent(part: int, whole: int) -> float:
