@@ -5,8 +5,9 @@ without importing the engine; their defaults are written here and nowhere else."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import Field, dataclass, field, fields
 from datetime import datetime
+from typing import Any
 
 from recallery.models import Entry, EntryType, Fusion, Job, Trust
 from recallery.providers.usage import Usage
@@ -80,6 +81,40 @@ class SearchRequest:
     conversation context, longer ones in proportion (None: the default; 0: every turn all)."""
 
 
+def _said(wire: str, arg: str, about: str) -> Any:
+    """A filter field's declaration: its name in the REST query and the JSON bodies
+    (``wire``), its keyword in the SDK and the engine (``arg``), and what it selects."""
+    return field(default=None, metadata={"wire": wire, "arg": arg, "about": about})
+
+
+@dataclass(frozen=True)
+class MessageFilter:
+    """Which raw turns of a memory the Messages list, the Messages page or a bulk change
+    selects. ``None`` leaves a field unfiltered. Each field is declared once here, with its
+    wire name and SDK keyword (:func:`message_filter_fields`); values are checked once, in
+    the service that uses the filter."""
+
+    agent_ids: frozenset[str] | None = _said("agent_id", "agent_ids", "turns of these agents")
+    session_contains: str | None = _said(
+        "keywords", "keywords", "session ids containing this text, any case"
+    )
+    session_id: str | None = _said("session_id", "session_id", "turns of this session")
+    user_id: str | None = _said("user_id", "user_id", "turns of this user")
+    types: frozenset[EntryType] | None = _said(
+        "message_type", "types", "turns with a current extract of these types"
+    )
+    status: bool | None = _said("status", "status", "enabled (true) or disabled (false) turns")
+    trust: frozenset[Trust] | None = _said("trust", "trust", "turns in these trust states")
+    forgotten: bool | None = _said(
+        "forgotten", "forgotten", "forgotten (true) or not forgotten (false) turns"
+    )
+
+
+def message_filter_fields() -> tuple[Field[Any], ...]:
+    """The declared fields of :class:`MessageFilter` (``metadata``: wire, arg, about)."""
+    return fields(MessageFilter)
+
+
 @dataclass(frozen=True)
 class EntryInput:
     """An entry an agent states directly (origin ``manual``): its text, its type (one the
@@ -148,7 +183,9 @@ __all__ = [
     "AddedEntries",
     "EntryInput",
     "EntryOutcome",
+    "MessageFilter",
     "MessagePage",
     "SearchRequest",
     "TurnInput",
+    "message_filter_fields",
 ]

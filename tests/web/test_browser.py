@@ -457,3 +457,22 @@ def test_confirm_disable_and_correct_facts_in_the_facts_table(page: Page, live: 
     assert fact not in live.found(memory_id, "Lisbon")  # disabled, then replaced
     audited(page, live, memory_id, "entry.confirm", fact)
     audited(page, live, memory_id, "entry.disable", fact)
+
+
+def test_reinstate_a_replaced_version(page: Page, live: Live) -> None:
+    memory_id = live.memory("reinstating")
+    raw = live.say(memory_id, "My sister is a dentist.")
+    (fact,) = live.extracted(memory_id)[raw]
+    old_id = fact["message_id"]
+    log_in(page, live)
+    page.goto(f"{live.url}/memories/{memory_id}/entries/{old_id}")
+    page.fill("textarea[name=content]", "The user's sister is a baker.")
+    page.click("form[action$='/correct'] button[type=submit]")
+    expect(page.locator(".flash[role=status]")).to_contain_text("Corrected")
+    page.locator("a:text-is('reinstate…')").click()
+    page.fill("form[action$='/reinstate'] input[name=reason]", "the correction was wrong")
+    page.click("form[action$='/reinstate'] button[type=submit]")
+    expect(page.locator(".flash[role=status]")).to_contain_text("current version again")
+    expect(page.locator("#entry-content")).to_have_text(fact["content"])
+    assert old_id in live.found(memory_id, "sister")
+    audited(page, live, memory_id, "entry.reinstate", old_id)
