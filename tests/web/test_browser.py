@@ -459,6 +459,28 @@ def test_confirm_disable_and_correct_facts_in_the_facts_table(page: Page, live: 
     audited(page, live, memory_id, "entry.disable", fact)
 
 
+def test_a_key_made_read_only_sees_write_controls_disabled(page: Page, live: Live) -> None:
+    memory_id = live.memory("read only")
+    turn = live.say(memory_id, "I drink espresso every morning.")
+    log_in(page, live, path="/account")
+    form = page.locator("form[action='/account/keys']")
+    form.locator("input[name=name]").fill("reader")
+    form.locator("input[name=capability][value=write]").uncheck()
+    form.locator("input[name=capability][value=manage]").uncheck()
+    form.locator("button[type=submit]").click()
+    key = page.locator("#new-key").inner_text().strip()
+    row = page.locator("table.grid tbody tr", has=page.locator("td:text-is('reader')"))
+    expect(row.locator(".badge.cap-read")).to_be_visible()
+    expect(row.locator(".badge.cap-write")).to_have_count(0)
+    page.click("form[action='/logout'] button")
+    log_in(page, live, key, path=f"/memories/{memory_id}/messages")
+    expect(page.locator("#key-limits")).to_have_text("read-only key")
+    forget = page.locator(f"#turn-{turn} button:text-is('Forget')")
+    expect(forget).to_be_disabled()
+    expect(forget).to_have_attribute("title", "This key lacks the 'write' capability")
+    assert turn in live.extracted(memory_id)  # the turn is still there
+
+
 def test_reinstate_a_replaced_version(page: Page, live: Live) -> None:
     memory_id = live.memory("reinstating")
     raw = live.say(memory_id, "My sister is a dentist.")
