@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 
 from recallery import validation as v
 from recallery.errors import InvalidInput
-from recallery.models import Entry, EntryType, Trust
+from recallery.models import Entry, EntryType
+from recallery.requests import MessageFilter, message_filter_fields
 from recallery.wire import entry_dict, entry_from_dict, iso, required_time
 from recallery.wire.envelope import Json
 
@@ -33,25 +34,6 @@ class BulkAction(enum.StrEnum):
     CONFIRM = "confirm"
     REJECT = "reject"
     ERASE = "erase"
-
-
-@dataclass(frozen=True)
-class MessageFilter:
-    """Which raw turns of a memory a Messages page, or a bulk change, selects. ``None``
-    leaves a field unfiltered; text filters are exact except ``session_contains``."""
-
-    agent_ids: frozenset[str] | None = None
-    session_contains: str | None = None
-    """Session ids containing this text, any case (RAGFlow's ``keywords``)."""
-    session_id: str | None = None
-    user_id: str | None = None
-    types: frozenset[EntryType] | None = None
-    """Turns from which a current entry of one of these types was extracted."""
-    status: bool | None = None
-    """Enabled (True) or disabled (False) turns."""
-    trust: frozenset[Trust] | None = None
-    forgotten: bool | None = None
-    """Forgotten (True) or not forgotten (False) turns."""
 
 
 @dataclass(frozen=True)
@@ -163,17 +145,14 @@ def bucket(value: object) -> Bucket:
 
 def message_filter_dict(f: MessageFilter) -> Json:
     """A filter in the Messages list's parameter names (what was not set is left out)."""
-    out: dict[str, Any] = {
-        "agent_id": None if f.agent_ids is None else sorted(f.agent_ids),
-        "keywords": f.session_contains,
-        "session_id": f.session_id,
-        "user_id": f.user_id,
-        "message_type": None if f.types is None else sorted(t.value for t in f.types),
-        "status": f.status,
-        "trust": None if f.trust is None else sorted(t.value for t in f.trust),
-        "forgotten": f.forgotten,
-    }
-    return {k: val for k, val in out.items() if val is not None}
+    out: dict[str, Any] = {}
+    for spec in message_filter_fields():
+        value = getattr(f, spec.name)
+        if isinstance(value, frozenset):
+            value = sorted(str(x) for x in value)
+        if value is not None:
+            out[spec.metadata["wire"]] = value
+    return out
 
 
 def message_filter_from_dict(d: Mapping[str, Any]) -> MessageFilter:
@@ -200,10 +179,7 @@ def message_filter_from_dict(d: Mapping[str, Any]) -> MessageFilter:
     )
 
 
-_FILTER_KEYS = frozenset(
-    {"agent_id", "keywords", "session_id", "user_id", "message_type", "status", "trust"}
-    | {"forgotten"}
-)
+_FILTER_KEYS = frozenset(spec.metadata["wire"] for spec in message_filter_fields())
 
 
 def _text(value: object, field: str) -> str | None:
