@@ -210,6 +210,10 @@ class Engine:
     # --- the request log: who read what
     requests = _via("request_log", RequestLog.requests)
 
+    def describe_model(self, model_id: str) -> str:
+        """What a model id resolves to (``@Builtin``: which local model), for the forms."""
+        return self.models.describe(model_id)
+
     def log_request(self, call: Call, status: int, latency_ms: float) -> None:
         """Queue one answered call for the request log (written off the request path)."""
         self.request_log.record(call, status, latency_ms)

@@ -15,6 +15,7 @@ from recallery.providers.base import ChatModel, ChatReply, ChatRequest, Embedder
 from recallery.providers.batching import BatchingEmbedder
 from recallery.providers.e5 import MODEL_ID as E5_MODEL_ID
 from recallery.providers.e5 import NAMES as E5_NAMES
+from recallery.providers.local import MODEL_ID as MINILM_MODEL_ID
 from recallery.settings import ProviderConfig, normalise_provider
 
 BUILTIN = "builtin"
@@ -84,6 +85,24 @@ class ModelRegistry:
                 "is not configured (set RECALLERY_PROVIDER_<NAME>_BASE_URL) and is not Builtin.",
             )
         return model
+
+    def describe(self, model_id: str) -> str:
+        """What a model id really is, in words: the local model an ``@Builtin`` id resolves
+        to, the endpoint of a configured provider, or that its provider is not configured."""
+        model = ModelId.parse(model_id, "model_id")
+        if model.provider == BUILTIN:
+            local = E5_MODEL_ID if _local_name(model) == E5_MODEL_ID else MINILM_MODEL_ID
+            return f"the local {local} (384 dimensions, runs in this process)"
+        config = self.providers.get(model.provider)
+        if config is None:
+            return f"provider '{model.provider}' is not configured"
+        return f"{model.name} at {config.base_url} (provider '{model.provider}')"
+
+    def offered(self) -> tuple[str, ...]:
+        """Model ids to offer in a form: the local embedders, then one per configured
+        provider as a pattern to complete (``name@provider``)."""
+        local = (f"{MINILM_MODEL_ID}@Builtin", f"{E5_MODEL_ID}@Builtin")
+        return local + tuple(f"model@{p}" for p in sorted(self.providers))
 
     def check_chat(self, llm_id: str) -> ModelId:
         """Chat ids only need the right shape; an unconfigured provider is reported by jobs."""

@@ -1,0 +1,27 @@
+"""What a model id really is (issue 40 item 8): an ``@Builtin`` id names the local model it
+resolves to, a configured provider its endpoint, an unconfigured one says so."""
+
+from __future__ import annotations
+
+import pytest
+
+from recallery import InvalidInput
+from recallery.providers.registry import ModelRegistry
+from recallery.settings import ProviderConfig
+
+
+def test_describe_says_which_model_an_id_resolves_to() -> None:
+    models = ModelRegistry({"openai": ProviderConfig("http://llm.local/v1")})
+    assert "all-MiniLM-L6-v2" in models.describe("BAAI/bge-small-en-v1.5@Builtin")
+    assert "multilingual-e5-small" in models.describe("intfloat/multilingual-e5-small@Builtin")
+    assert models.describe("gpt-4o-mini@OpenAI") == (
+        "gpt-4o-mini at http://llm.local/v1 (provider 'openai')"
+    )
+    assert models.describe("glm@Zhipu") == "provider 'zhipu' is not configured"
+    with pytest.raises(InvalidInput):
+        models.describe("no-provider")
+    assert models.offered() == (
+        "all-MiniLM-L6-v2@Builtin",
+        "multilingual-e5-small@Builtin",
+        "model@openai",
+    )
