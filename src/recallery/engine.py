@@ -13,7 +13,8 @@ service                operations
 ``LifecycleService``   enable/disable, forget/restore, review, correct, reinstate, erase
 ``SearchService``      search, context (:mod:`recallery.retrieval.search`)
 ``AccountService``     users, teams, API keys, authentication
-``ActivityService``    audit log, jobs, extraction costs
+``ActivityService``    audit log, jobs, extraction costs, an erased entry's tombstone
+``ExtractionService``  test a memory's chat model, re-run extraction (a turn, failed jobs)
 ``TransferService``    export and import
 ``StatementService``   entries agents state directly (reconciled), a turn's task status
 ``CurationService``    bulk changes with a dry run, the review queue, facts, entries over time
@@ -42,6 +43,7 @@ from recallery.services.accounts import AccountService
 from recallery.services.activity import ActivityService
 from recallery.services.curation import CurationService
 from recallery.services.entries import EntryService
+from recallery.services.extraction import ExtractionService
 from recallery.services.lifecycle import LifecycleService
 from recallery.services.memories import MemoryService
 from recallery.services.requestlog import LoggedSearch, RequestLog
@@ -98,6 +100,7 @@ class Engine:
         self._accounts = AccountService(store, clock_)
         self._activity = ActivityService(store, self._memories)
         self._statements = StatementService(store, models_, clock_)
+        self._extraction = ExtractionService(store, models_, clock_)
         self._transfer = TransferService(
             store, clock_, self._memories, self._entries, self._lifecycle
         )
@@ -166,6 +169,11 @@ class Engine:
     add_entries = _via("_statements", StatementService.add_entries)
     task_status = _via("_statements", StatementService.task_status)
 
+    # --- the chat model tried, extraction re-run
+    test_chat_model = _via("_extraction", ExtractionService.test_chat_model)
+    retry_extraction = _via("_extraction", ExtractionService.retry_extraction)
+    retry_failed_extraction = _via("_extraction", ExtractionService.retry_failed_extraction)
+
     # --- search
     search = _via("_search", LoggedSearch.search)
     context = _via("_search", LoggedSearch.context)
@@ -192,6 +200,7 @@ class Engine:
     audit_log = _via("_activity", ActivityService.audit_log)
     jobs = _via("_activity", ActivityService.jobs)
     extraction_costs = _via("_activity", ActivityService.extraction_costs)
+    tombstone = _via("_activity", ActivityService.tombstone)
     store_counts = _via("_stats", StatsService.store_counts)
     export_memory = _via("_transfer", TransferService.export_memory)
     import_memory = _via("_transfer", TransferService.import_memory)

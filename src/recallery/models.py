@@ -263,6 +263,7 @@ class AuditAction(enum.StrEnum):
     TEAM_LEAVE = "team.leave"
     KEY_CREATE = "key.create"
     KEY_REVOKE = "key.revoke"
+    JOB_RETRY = "job.retry"
 
 
 class JobKind(enum.StrEnum):

@@ -3,17 +3,31 @@ extraction cost."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from recallery import validation as v
 from recallery.access import Action, authorised
+from recallery.errors import NotFound
 from recallery.extraction.costs import ExtractionCosts, summarise
-from recallery.models import AuditEvent, Job, JobKind, Page, Principal
+from recallery.models import AuditAction, AuditEvent, Job, JobKind, Page, Principal, Tombstone
 from recallery.services.memories import MemoryService
 from recallery.store.base import Store
 from recallery.store.queries import AuditQuery
 
-
 #: Job kinds whose results hold model usage.
 _METERED = frozenset({JobKind.EXTRACTION, JobKind.STATEMENT})
+#: The audit events that leave a tombstone.
+_GONE = frozenset({AuditAction.ENTRY_ERASE.value, AuditAction.ENTRY_EVICT.value})
+
+
+@dataclass(frozen=True)
+class ErasedEntry:
+    """What is left of an erased (or evicted) entry: its tombstone, the entries erased with it
+    (same moment, same actor: one receipt) and the audit event that recorded it."""
+
+    tombstone: Tombstone
+    erased_with: tuple[int, ...]
+    event: AuditEvent | None
 
 
 class ActivityService:
@@ -85,3 +99,21 @@ class ActivityService:
         newest = found[::-1]
         start = (v.page(page) - 1) * page_size
         return Page(tuple(newest[start : start + page_size]), len(found))
+
+    def tombstone(self, actor: Principal, memory_id: object, message_id: object) -> ErasedEntry:
+        """The tombstone of an entry erased from a memory the caller may read, with its
+        receipt; NotFound when the entry was never erased (or never existed)."""
+        mid, eid = v.memory_id(memory_id), v.message_id(message_id)
+        query = AuditQuery(memory_ids=frozenset({mid}), message_id=eid, limit=1000)
+        with self.store.read() as r:
+            authorised(actor, Action.READ, r.memory(mid), mid)
+            stones = r.tombstones(mid)
+            events, _ = r.audit_events(query)
+        found = next((t for t in stones if t.message_id == eid), None)
+        if found is None:
+            raise NotFound(f"Entry {eid} was not erased from memory '{mid}'.")
+        together = tuple(
+            t.message_id for t in stones if (t.erased_at, t.actor) == (found.erased_at, found.actor)
+        )
+        event = next((e for e in events if e.action in _GONE), None)
+        return ErasedEntry(found, together, event)
