@@ -62,6 +62,8 @@ ABLATION: dict[str, dict[str, Any]] = {
     "+ a prior on plain queries too (recency_plain 0.3)": {"recency_plain": 0.3},
     "+ context that adapts (context_length 200)": {"context_length": 200},
     "+ context that adapts (context_length 400)": {"context_length": 400},
+    "+ supersession of raw turns (supersession 1.0)": {"supersession": 1.0},
+    "+ supersession 1.0, recency_weight 1.0": {"supersession": 1.0, "recency_weight": 1.0},
 }
 
 

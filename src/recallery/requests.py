@@ -79,6 +79,10 @@ class SearchRequest:
     context_length: int | None = None
     """Context that adapts: the length in characters up to which a raw turn takes all of its
     conversation context, longer ones in proportion (None: the default; 0: every turn all)."""
+    supersession: float | None = None
+    """Supersession of raw turns: a turn that supersedes a ranked one (a later turn of the
+    same user restating one of its slots with a new value) is scored at least this share of
+    the older one's score, 1 placing it just above (None: the default; 0 turns it off)."""
 
 
 def _said(wire: str, arg: str, about: str) -> Any:

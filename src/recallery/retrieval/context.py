@@ -49,14 +49,20 @@ class Context:
     truncated: bool
 
 
-def assemble(hits: Sequence[Hit], max_tokens: int, fence: str | None = None) -> Context:
+def assemble(
+    hits: Sequence[Hit],
+    max_tokens: int,
+    fence: str | None = None,
+    superseded: Mapping[int, int] | None = None,
+) -> Context:
     """Render ``hits`` best first until ``max_tokens`` would be exceeded.
 
     Each entry is labelled with its id, type, valid time and source (and, where another
     entry of the block is newer on the same slot, ``older-than:id:N``), and its content sits
     between fence lines carrying a random tag the header names, so stored text cannot close
     the fence: inside an entry, anything shaped like a fence line or a label is defanged and
-    control characters are replaced (:func:`quoted`).
+    control characters are replaced (:func:`quoted`). ``superseded`` maps a raw turn to the
+    later turn that supersedes it (:mod:`recallery.retrieval.slots`).
     """
     tag = fence or secrets.token_hex(6)
     open_line, close_line = f"<<<entry-{tag}", f"entry-{tag}>>>"
@@ -65,7 +71,7 @@ def assemble(hits: Sequence[Hit], max_tokens: int, fence: str | None = None) -> 
     used = approx_tokens(header)
     ids: list[int] = []
     truncated = False
-    newer = staleness(hits)
+    newer = staleness(hits, superseded)
     for hit in hits:
         block = _render(hit, open_line, close_line, newer)
         cost = approx_tokens(block)
@@ -78,9 +84,10 @@ def assemble(hits: Sequence[Hit], max_tokens: int, fence: str | None = None) -> 
     return Context("\n\n".join(parts), tuple(ids), used, truncated)
 
 
-def staleness(hits: Sequence[Hit]) -> dict[int, int]:
+def staleness(hits: Sequence[Hit], superseded: Mapping[int, int] | None = None) -> dict[int, int]:
     """For each hit that another hit of the same memory supersedes or outdates, that newer
-    hit's id: a version chain (``superseded_by``) first, else the latest hit by valid time
+    hit's id: a version chain (``superseded_by``) first, then a raw turn's supersession
+    (``superseded``), else the latest hit by valid time
     whose user statement shares a slot with its own (:data:`SAME_SLOT` of the smaller one's
     distinctive words in both: "I live in Lisbon" and "I live in Porto now")."""
     by_id = {h.entry.message_id: h.entry for h in hits}
@@ -89,6 +96,9 @@ def staleness(hits: Sequence[Hit]) -> dict[int, int]:
     for i, e in by_id.items():
         if e.superseded_by is not None and e.superseded_by in by_id:
             out[i] = e.superseded_by
+            continue
+        if (superseded or {}).get(i) in by_id:
+            out[i] = (superseded or {})[i]
             continue
         later = [
             j

@@ -27,8 +27,9 @@ from recallery.requests import SearchRequest
 from recallery.retrieval.adaptive import context_shares
 from recallery.retrieval.candidates import candidate_pools, with_neighbours
 from recallery.retrieval.context import Context, assemble
-from recallery.retrieval.fusion import hinted_weight, rank, score
+from recallery.retrieval.fusion import Scored, hinted_weight, rank, score
 from recallery.retrieval.recency import time_lean, with_recency
+from recallery.retrieval.supersede import with_superseding
 from recallery.retrieval.usage import UsageRecorder
 from recallery.settings import Settings
 from recallery.store.base import Store
@@ -54,6 +55,10 @@ RECENCY_WEIGHT, RECENCY_PLAIN, RECENCY_POOL = 0.0, 0.0, 30
 #: Context that adapts: the length (characters) up to which a turn takes all of its
 #: conversation context (``SearchRequest.context_length``'s default; 0: every turn does).
 CONTEXT_LENGTH = 0
+#: Supersession of raw turns: the share of a superseded turn's score the turn superseding it
+#: gets at least, plus a hair (``SearchRequest.supersession``'s default; 0 turns it off); how
+#: many links are followed from a ranked turn to the latest one.
+SUPERSESSION, SUPERSESSION_HOPS = 0.0, 3
 #: Threads that embed a lone search's query while its keyword legs run in the caller.
 _EMBEDDING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recallery-embed")
 
@@ -93,7 +98,13 @@ class SearchService:
         but no retrieval is counted, so trying queries never moves LRU eviction."""
         _check_budget(max_tokens)
         hits = self._counted(actor, request)
-        return hits, assemble(hits, max_tokens)
+        return hits, self._assembled(hits, max_tokens)
+
+    def _assembled(self, hits: list[Hit], max_tokens: int) -> Context:
+        """The context block of ``hits``, each superseded raw turn marked."""
+        with self.store.read() as r:
+            superseded = r.superseding(h.entry.message_id for h in hits)
+        return assemble(hits, max_tokens, superseded=superseded)
 
     def _counted(self, actor: Principal, request: SearchRequest) -> list[Hit]:
         """Searches in flight are counted: one alone whose store runs the keyword legs in
@@ -191,6 +202,8 @@ class SearchService:
                 if recency:
                     times = {i: (e.valid_at, i) for i, e in entries.items()}
                     ranked = with_recency(ranked, times, weight=recency, limit=req.top_n)
+                if req.supersession:
+                    ranked = _superseding(r, scope, f, ranked, req.supersession, entries)
         # A store's in-memory indexes may already hold a row committed after this read's
         # snapshot began; the snapshot does not, so the row waits for the next search.
         hits = [
@@ -203,12 +216,36 @@ class SearchService:
     def context(self, actor: Principal, request: SearchRequest, max_tokens: int = 2000) -> Context:
         """The hits of ``request`` as a fenced, token-bounded block for a prompt."""
         _check_budget(max_tokens)
-        return assemble(self.search(actor, request), max_tokens)
+        return self._assembled(self.search(actor, request), max_tokens)
 
 
 def _check_budget(max_tokens: object) -> None:
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise InvalidInput("max_tokens", "max_tokens must be a positive integer.")
+
+
+def _superseding(
+    r: Reader,
+    scope: Scope,
+    f: EntryFilter,
+    ranked: list[Scored],
+    weight: float,
+    entries: dict[int, Entry],
+) -> list[Scored]:
+    """``ranked`` with the latest turn superseding each ranked one (followed through up to
+    :data:`SUPERSESSION_HOPS` links) just above it, where it passes the search's filter;
+    its entry joins ``entries``."""
+    links = r.superseding(s.message_id for s in ranked)
+    for _ in range(SUPERSESSION_HOPS):
+        further = r.superseding(set(links.values()))
+        if not further:
+            break
+        links = {old: further.get(new, new) for old, new in links.items()}
+    allowed = r.passing(scope, f, set(links.values()))
+    newer = {old: new for old, new in links.items() if new in allowed}
+    out = with_superseding(ranked, newer, weight=weight, limit=len(ranked))
+    entries |= r.get_entries(scope, [s.message_id for s in out if s.message_id not in entries])
+    return out
 
 
 def _shares(
@@ -245,6 +282,7 @@ def checked(req: SearchRequest, settings: Settings) -> SearchRequest:
     recency = RECENCY_WEIGHT if req.recency_weight is None else req.recency_weight
     plain = RECENCY_PLAIN if req.recency_plain is None else req.recency_plain
     length = CONTEXT_LENGTH if req.context_length is None else req.context_length
+    lift = SUPERSESSION if req.supersession is None else req.supersession
     return replace(
         req,
         query=v.text(req.query, "query", limit=v.MAX_QUERY_BYTES, empty=False),
@@ -267,6 +305,7 @@ def checked(req: SearchRequest, settings: Settings) -> SearchRequest:
         recency_weight=v.unit_float(recency, "recency_weight"),
         recency_plain=v.unit_float(plain, "recency_plain"),
         context_length=_length(length),
+        supersession=v.unit_float(lift, "supersession"),
         trust=v.trust_states(req.trust, searchable=True),
     )
 

@@ -139,6 +139,7 @@ class EntryService:
         ]
         make_room(w, memory, sum(e.size_bytes for e in new), now)
         ids = w.insert_entries(new, vectors, now, audit=(actor.user_id, AuditAction.ENTRY_ADD))
+        w.record_slots(ids, new)
         if memory.extracted_types:
             w.enqueue_jobs(
                 kind=JobKind.EXTRACTION,

@@ -46,6 +46,7 @@ from recallery.store.rows import (
     tombstone_from_row,
 )
 from recallery.store.sql import Conn, chunks, marks
+from recallery.store.supersession import SupersessionReads
 
 if TYPE_CHECKING:
     from recallery.store.backend import Backend
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 _ENTRY_SELECT = ", ".join(f"e.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
 
 
-class Reader(AccountReads):
+class Reader(AccountReads, SupersessionReads):
     """Read queries over one connection. Every entry query takes a :class:`Scope`."""
 
     def __init__(self, store: Backend, conn: Conn) -> None:

@@ -45,6 +45,7 @@ from recallery.store.rows import (
     job_row,
 )
 from recallery.store.sql import chunks, marks
+from recallery.store.supersession import SupersessionWrites
 
 #: Entry columns :meth:`Writer.update_entries` may change.
 ENTRY_FIELDS = frozenset(
@@ -73,7 +74,7 @@ MEMORY_FIELDS = frozenset(MEMORY_ATTRS) - {
 }
 
 
-class Writer(Reader, RequestLogWrites):
+class Writer(Reader, RequestLogWrites, SupersessionWrites):
     """Writes inside one transaction. Everything here commits or rolls back together."""
 
     def lock_memory(self, memory_id: str) -> Memory | None:

@@ -320,6 +320,19 @@ CREATE INDEX request_entries_message ON request_entries (message_id);
 CREATE INDEX request_entries_request ON request_entries (request_id);
 """
 
+_SUPERSESSIONS = """
+CREATE TABLE turn_slots (tenant_id text NOT NULL, message_id bigint NOT NULL,
+    memory_id text NOT NULL, user_id text NOT NULL, slot text NOT NULL, value text NOT NULL,
+    PRIMARY KEY (message_id, slot), FOREIGN KEY (tenant_id, message_id)
+    REFERENCES entries (tenant_id, message_id) ON DELETE CASCADE);
+CREATE INDEX turn_slots_user ON turn_slots (memory_id, user_id, slot);
+CREATE TABLE supersessions (tenant_id text NOT NULL, older bigint NOT NULL,
+    newer bigint NOT NULL, memory_id text NOT NULL, PRIMARY KEY (older, newer),
+    FOREIGN KEY (tenant_id, older) REFERENCES entries (tenant_id, message_id) ON DELETE CASCADE,
+    FOREIGN KEY (tenant_id, newer) REFERENCES entries (tenant_id, message_id) ON DELETE CASCADE);
+CREATE INDEX supersessions_newer ON supersessions (newer);
+"""
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (1, "extensions and text search", EXTENSIONS_AND_TEXT_SEARCH),
     (2, "initial schema", TABLES),
@@ -375,4 +388,5 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         "CREATE INDEX entries_memory_user ON entries "
         "(memory_id, user_id, recorded_at, message_type);",
     ),
+    (19, "slots of raw turns and the supersessions between them", _SUPERSESSIONS),
 )

@@ -313,4 +313,32 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         "CREATE INDEX entries_memory_user ON entries "
         "(memory_id, user_id, recorded_at, message_type);",
     ),
+    (
+        12,
+        "slots of raw turns and the supersessions between them (they go with their entries)",
+        """
+        CREATE TABLE turn_slots (
+            tenant_id TEXT NOT NULL,
+            message_id INTEGER NOT NULL,
+            memory_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            slot TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (message_id, slot)
+        );
+        CREATE INDEX turn_slots_user ON turn_slots (memory_id, user_id, slot);
+        CREATE TABLE supersessions (
+            tenant_id TEXT NOT NULL,
+            older INTEGER NOT NULL,
+            newer INTEGER NOT NULL,
+            memory_id TEXT NOT NULL,
+            PRIMARY KEY (older, newer)
+        );
+        CREATE INDEX supersessions_newer ON supersessions (newer);
+        CREATE TRIGGER entries_deleted_slots AFTER DELETE ON entries BEGIN
+            DELETE FROM turn_slots WHERE message_id = old.message_id;
+            DELETE FROM supersessions WHERE older = old.message_id OR newer = old.message_id;
+        END;
+        """,
+    ),
 )
