@@ -91,3 +91,13 @@ def test_the_sdk_client_without_httpx(name: str, monkeypatch: pytest.MonkeyPatch
     with pytest.raises(MissingExtra) as raised:
         getattr(recallery, name)
     assert str(raised.value) == f"recallery.{name} {SERVER_LINE}"
+
+
+def test_traces_without_the_otel_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from recallery.api.tracing import otlp_provider
+
+    hide(monkeypatch, "opentelemetry.sdk")
+    with pytest.raises(MissingExtra) as raised:
+        otlp_provider()
+    line = 'RECALLERY_OTEL=1 (traces) needs the otel extra: pip install "recallery[otel]"'
+    assert str(raised.value) == line

@@ -70,6 +70,8 @@ class Settings:
     #: The request log keeps requests this many days, and at most this many requests.
     request_log_days: float = 30.0
     request_log_max_rows: int = 1_000_000
+    #: OpenTelemetry traces over OTLP (the ``otel`` extra; ``OTEL_EXPORTER_OTLP_ENDPOINT``).
+    otel: bool = False
 
     def __post_init__(self) -> None:
         if self.metrics not in METRICS_ACCESS:
@@ -120,6 +122,7 @@ class Settings:
             ("request_log_queries", flag),
             ("request_log_days", float),
             ("request_log_max_rows", int),
+            ("otel", flag),
         ):
             if f"{PREFIX}{name.upper()}" in env:
                 values[name] = kind(env[f"{PREFIX}{name.upper()}"])

@@ -26,6 +26,7 @@ from recallery.api.responses import (
     error_response,
     routing_error,
 )
+from recallery.api.tracing import install_tracing
 from recallery.engine import Engine
 from recallery.errors import InvalidInput, RecalleryError
 from recallery.settings import Settings
@@ -76,6 +77,8 @@ def create_app(engine: Engine, settings: Settings | None = None) -> FastAPI:
     app.add_middleware(Guard, rules=rules(routers, PREFIX, caller, memories.IMPORTS))
     install_metrics(app, engine, app.state.settings.metrics, PREFIX)  # Guard's refusals too
     install_request_log(app, engine, PREFIX)  # who read what; Guard's refusals too
+    if app.state.settings.otel:
+        install_tracing(app, engine, PREFIX)  # a span per request, around the others
     app.add_middleware(_ContainBugs)
     return app
 

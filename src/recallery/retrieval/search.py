@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import replace
 
 import numpy as np
@@ -269,7 +270,8 @@ def embedding(embedder: Embedder, text: str, *, beside: bool) -> Callable[[], ND
     on PostgreSQL at 100k entries about 2 %."""
     if not beside:
         return lambda: embed_query(embedder, [text])[0]
-    pending = _EMBEDDING.submit(embed_query, embedder, [text])
+    # in the caller's context (a trace's current span, say: api/tracing.py)
+    pending = _EMBEDDING.submit(copy_context().run, embed_query, embedder, [text])
     return lambda: pending.result()[0]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
+from contextvars import copy_context
 from typing import TypeVar
 
 from recallery.store.backend import Backend
@@ -41,7 +42,8 @@ class Store(Backend):
                 value = work(r)
                 yield lambda: value
                 return
-            pending = _BESIDE.submit(work, Reader(self, conn))
+            # in the caller's context (a trace's current span, say: api/tracing.py)
+            pending = _BESIDE.submit(copy_context().run, work, Reader(self, conn))
             try:
                 yield pending.result
             finally:
