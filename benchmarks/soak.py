@@ -17,7 +17,8 @@ Usage::
 
 Without ``--url`` it starts its own server (SQLite, worker on, the real local embedder) on a
 temporary data directory; with ``--url http://host:port/api/v1 --api-key KEY`` it loads that
-server, in a new memory it deletes at the end.
+server, in a new memory it deletes at the end. ``--request-log off`` starts the script's own
+server with ``RECALLERY_REQUEST_LOG=0`` (the request log's cost: run a pair, ``on`` and ``off``).
 """
 
 from __future__ import annotations
@@ -359,9 +360,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--url", help="a running server's API, e.g. http://127.0.0.1:9380/api/v1")
     parser.add_argument("--api-key", help="the key to use with --url")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--request-log",
+        choices=("on", "off"),
+        help="the script's own server with the request log on or off (default: the setting's)",
+    )
     args = parser.parse_args(argv)
     if args.url and not args.api_key:
         parser.error("--url needs --api-key")
+    if args.url and args.request_log:
+        parser.error("--request-log sets up the script's own server: not with --url")
+    if args.request_log:  # the server the script starts inherits this environment
+        os.environ["RECALLERY_REQUEST_LOG"] = "1" if args.request_log == "on" else "0"
     options = {
         "seconds": args.seconds,
         "writers": args.writers,
@@ -373,6 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         with own_server() as live:
             result = {"server": OWN, **soak(live.url, live.api_key, server=live, **options)}
+        result["request_log"] = os.environ.get("RECALLERY_REQUEST_LOG", "default (on)")
     print(table(result))
     if args.out:
         print(f"wrote {write_json(args.out, result)}", file=sys.stderr)

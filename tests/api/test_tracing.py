@@ -29,7 +29,8 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider  # noqa: E402
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
 from opentelemetry.trace import SpanKind  # noqa: E402
 
-from recallery.api.tracing import install_tracing  # noqa: E402
+from recallery.api.tracing import StepTracer, install_tracing  # noqa: E402
+from recallery.observe import Observer  # noqa: E402
 
 LEGS = ("embed", "keyword", "vector", "fuse", "rank")
 
@@ -94,6 +95,20 @@ def test_a_path_with_an_id_is_named_by_its_template(engine: Engine, admin: Accou
     names = [s.name for s in exporter.get_finished_spans() if s.kind is SpanKind.SERVER]
     assert names == ["GET /api/v1/memories/{memory_id}/config"] * 2
     assert memory["id"] not in _everything(exporter.get_finished_spans())
+
+
+def test_a_failed_step_is_a_span_without_the_error_text() -> None:
+    exporter = memory_exporter.InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    observer = Observer()
+    observer.tracer = StepTracer(provider.get_tracer("test"))
+    with pytest.raises(ValueError, match="zanzibar"), observer.timed("model.chat"):
+        raise ValueError("the model said zanzibar")
+    (span,) = exporter.get_finished_spans()
+    assert span.name == "recallery.model.chat"
+    assert not span.events
+    assert "zanzibar" not in _everything((span,)) + str(span.status.description)
 
 
 def test_off_unless_turned_on(engine: Engine) -> None:
