@@ -223,6 +223,10 @@ class Engine:
         """What a model id resolves to (``@Builtin``: which local model), for the forms."""
         return self.models.describe(model_id)
 
+    def offered_models(self) -> tuple[str, ...]:
+        """Model ids the forms offer: the local embedders, then one per configured provider."""
+        return self.models.offered()
+
     def log_request(self, call: Call, status: int, latency_ms: float) -> None:
         """Queue one answered call for the request log (written off the request path)."""
         self.request_log.record(call, status, latency_ms)

@@ -229,11 +229,11 @@ def test_the_create_form_shows_the_engines_error_beside_its_field(
 
 def test_the_create_form_offers_both_local_embedding_models(login: Login, alice_key: str) -> None:
     page = login(alice_key).get("/").text
-    assert re.search(r'name="embd_id"[^>]*list="local-embedders"', page)
-    offered = re.search(r'<datalist id="local-embedders">(.*?)</datalist>', page)
+    assert re.search(r'name="embd_id"[^>]*list="offered-models"', page)
+    offered = re.search(r'<datalist id="offered-models">(.*?)</datalist>', page)
     assert offered is not None
     assert re.findall(r'value="([^"]+)"', offered.group(1)) == [
-        "BAAI/bge-small-en-v1.5@Builtin",
+        "all-MiniLM-L6-v2@Builtin",
         "multilingual-e5-small@Builtin",
     ]
 

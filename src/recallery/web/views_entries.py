@@ -37,7 +37,10 @@ def _entry_page(
 ) -> Response:
     engine, me = parts.engine, who.principal
     memory = engine.get_memory(me, memory_id)
-    found, _ = engine.get_entry(me, memory.id, message_id)
+    try:
+        found, _ = engine.get_entry(me, memory.id, message_id)
+    except NotFound:
+        return _tombstone_page(request, parts, who, memory.id, message_id)
     versions = engine.history(me, memory.id, found.message_id)
     reasons = {v.message_id: _reason(parts, who, memory.id, v) for v in versions if v.supersedes}
     sources = [_entry_or_none(parts, who, memory.id, i) for i in _evidence(parts, who, found)]
@@ -59,6 +62,20 @@ def _entry_page(
         sent=sent or {},
         is_owner=memory.tenant_id == me.user_id,
         reads=engine.entry_reads(me, memory.id, found.message_id),
+    )
+
+
+def _tombstone_page(
+    request: Request, parts: Web, who: Viewer, memory_id: str, message_id: str
+) -> Response:
+    """An erased entry: its tombstone and receipt (404, so links and crawlers see it gone);
+    an entry never erased stays a plain not-found."""
+    engine = parts.engine
+    gone = engine.tombstone(who.principal, memory_id, message_id)
+    memory = engine.get_memory(who.principal, memory_id)
+    names = engine.user_names([gone.tombstone.actor])
+    return page(
+        request, who, "tombstone.html", 404, memory=memory, tab="messages", gone=gone, names=names
     )
 
 

@@ -11,18 +11,30 @@ from starlette.responses import Response
 
 from recallery import transfer
 from recallery.api.guard import takes_files
+from recallery.engine import Engine
 from recallery.errors import Conflict, Forbidden, InvalidInput
-from recallery.models import EntryType, JobState, Memory
+from recallery.models import EntryType, JobState, Memory, Outcome
+from recallery.services.extraction import RETRYABLE, ChatCheck
 from recallery.web.chart import chart
-from recallery.web.frame import Posted, Viewer, Web, WebDep, WebRoute, Who, back, number, page
+from recallery.web.frame import (
+    Posted,
+    Viewer,
+    Web,
+    WebDep,
+    WebRoute,
+    Who,
+    back,
+    local,
+    number,
+    page,
+    web,
+)
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
 Text = Annotated[str | None, Query()]
 PAGE_SIZE = 20
 DEFAULT_EMBEDDING = "BAAI/bge-small-en-v1.5@Builtin"
-#: Offered beside the field: the local default (English) and the local multilingual model.
-LOCAL_EMBEDDERS = (DEFAULT_EMBEDDING, "multilingual-e5-small@Builtin")
 #: The largest import file the page takes.
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 
@@ -72,10 +84,23 @@ def _list_page(
         owners=owners,
         names=engine.user_names([*owners, *(m.tenant_id for m in found.items)]),
         types=[t.value for t in EntryType.extracted()],
-        local_embedders=LOCAL_EMBEDDERS,
+        offered=_offered(engine),
         form=form or {"embd_id": DEFAULT_EMBEDDING, "memory_type": ["raw"], "permissions": "me"},
         errors=errors or {},
     )
+
+
+def _offered(engine: Engine) -> list[tuple[str, str]]:
+    """The model ids the forms offer (the local embedders, one per configured provider),
+    each with what it resolves to."""
+    return [(m, engine.describe_model(m)) for m in engine.offered_models()]
+
+
+def _described(engine: Engine, model_id: str) -> str:
+    try:
+        return engine.describe_model(model_id)
+    except InvalidInput as exc:
+        return str(exc)
 
 
 @router.post("/memories")
@@ -158,13 +183,28 @@ def config(request: Request, parts: WebDep, who: Who, memory_id: str) -> Respons
     return _config_page(request, who, memory)
 
 
+@router.post("/memories/{memory_id}/config/test-chat")
+def test_chat(request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str) -> Response:
+    """One tiny request through the memory's chat model; the answer shows beside the button
+    (htmx swaps only that; without script the whole page comes back with it)."""
+    engine, me = parts.engine, who.principal
+    try:
+        check = engine.test_chat_model(me, memory_id)
+    except Forbidden as exc:
+        check = ChatCheck(engine.get_memory(me, memory_id).llm_id, False, error=str(exc))
+    memory = engine.get_memory(me, memory_id)
+    return _config_page(request, who, memory, check=check)
+
+
 def _config_page(
     request: Request,
     who: Viewer,
     memory: Memory,
     errors: dict[str, str] | None = None,
     report: transfer.ImportReport | None = None,
+    check: ChatCheck | None = None,
 ) -> Response:
+    engine = web(request).engine
     return page(
         request,
         who,
@@ -176,6 +216,10 @@ def _config_page(
         types=[t.value for t in EntryType.extracted()],
         errors=errors or {},
         report=report,
+        check=check,
+        offered=_offered(engine),
+        embd_is=_described(engine, memory.embd_id),
+        llm_is=_described(engine, memory.llm_id),
     )
 
 
@@ -280,4 +324,35 @@ def jobs(
         state=state or "",
         states=states,
         costs=engine.extraction_costs(me, memory.id),
+        retryable={o.value for o in RETRYABLE} | {Outcome.SKIPPED.value},
     )
+
+
+@router.post("/memories/{memory_id}/jobs/retry")
+def retry_failed(
+    request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str
+) -> Response:
+    """Queue every turn whose last extraction failed again."""
+    try:
+        retried = parts.engine.retry_failed_extraction(who.principal, memory_id)
+    except (InvalidInput, Forbidden) as exc:
+        who.flash(f"Not retried: {exc}")
+        return back(f"/memories/{parts.engine.get_memory(who.principal, memory_id).id}/jobs")
+    n = len(retried.job_ids)
+    plural = "" if n == 1 else "s"
+    who.flash(f"Queued {n} failed extraction{plural} again." if n else "Nothing failed to retry.")
+    return back(f"/memories/{retried.memory_id}/jobs")
+
+
+@router.post("/memories/{memory_id}/entries/{message_id}/extract")
+def retry_turn(
+    request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str, message_id: str
+) -> Response:
+    """Queue one turn's extraction again."""
+    memory = parts.engine.get_memory(who.principal, memory_id)
+    try:
+        job = parts.engine.retry_extraction(who.principal, memory.id, message_id)
+        who.flash(f"Turn {job.message_id}'s extraction is queued again (job {job.id}).")
+    except (InvalidInput, Forbidden, Conflict) as exc:
+        who.flash(f"Not retried: {exc}")
+    return back(local(form.text("next"), f"/memories/{memory.id}/jobs"))
