@@ -198,6 +198,35 @@ def list_jobs(
     return wire.envelope(wire.job_page_dict(found))
 
 
+@router.post(
+    "/memories/{memory_id}/jobs/retry",
+    summary="Queue again every turn whose last extraction failed, was unparseable or invalid",
+)
+def retry_failed_extraction(engine: EngineDep, actor: Actor, memory_id: MemoryId) -> Any:
+    retried = engine.retry_failed_extraction(actor, params.path_memory_id(memory_id))
+    return wire.envelope(wire.retried_dict(retried))
+
+
+@router.post(
+    "/memories/{memory_id}/messages/{message_id}/extract",
+    summary="Queue the extraction of one turn again",
+)
+def retry_extraction(
+    engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: params.MessageId
+) -> Any:
+    job = engine.retry_extraction(actor, params.path_memory_id(memory_id), message_id)
+    return wire.envelope(wire.job_dict(job))
+
+
+@router.post(
+    "/memories/{memory_id}/chat-test",
+    summary="Send one tiny request through the memory's chat model; ok or the model's error",
+)
+def test_chat_model(engine: EngineDep, actor: Actor, memory_id: MemoryId) -> Any:
+    check = engine.test_chat_model(actor, params.path_memory_id(memory_id))
+    return wire.envelope(wire.chat_check_dict(check))
+
+
 @router.get(
     "/memories/{memory_id}/export",
     summary="Export a memory as JSONL",

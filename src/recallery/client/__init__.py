@@ -49,6 +49,9 @@ from recallery.client.memories import (  # noqa: F401
     jobs,
     list_memories,
     list_messages,
+    retry_extraction,
+    retry_failed_extraction,
+    test_chat_model,
     update_memory,
 )
 from recallery.client.messages import (  # noqa: F401

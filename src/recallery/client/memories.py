@@ -9,6 +9,7 @@ from typing import Any
 from recallery import transfer, wire
 from recallery.client.call import Call, none, states
 from recallery.errors import RecalleryWarning
+from recallery.extraction.runs import ChatCheck, Retried
 from recallery.models import Job, Memory, Page
 from recallery.requests import MessagePage
 from recallery.wire import MemorySummary
@@ -102,6 +103,22 @@ def jobs(
 ) -> Call[Page[Job]]:
     params = {"state": state, "page": page, "page_size": page_size}
     return Call("GET", f"/memories/{memory_id}/jobs", wire.job_page_from_dict, params=params)
+
+
+def retry_extraction(memory_id: str, message_id: int) -> Call[Job]:
+    """Queue one turn's extraction again (its last job must have finished); the new job."""
+    path = f"/memories/{memory_id}/messages/{message_id}/extract"
+    return Call("POST", path, wire.job_from_dict)
+
+
+def retry_failed_extraction(memory_id: str) -> Call[Retried]:
+    """Queue again every turn whose last extraction failed, was unparseable or invalid."""
+    return Call("POST", f"/memories/{memory_id}/jobs/retry", wire.retried_from_dict)
+
+
+def test_chat_model(memory_id: str) -> Call[ChatCheck]:
+    """One tiny request through the memory's chat model: ok, or the model's error."""
+    return Call("POST", f"/memories/{memory_id}/chat-test", wire.chat_check_from_dict)
 
 
 def export_memory(memory_id: str) -> Call[list[dict[str, Any]]]:

@@ -137,6 +137,9 @@ class Client(_Base):
     delete_memory = _sync(memories.delete_memory)
     list_messages = _sync(memories.list_messages)
     jobs = _sync(memories.jobs)
+    retry_extraction = _sync(memories.retry_extraction)
+    retry_failed_extraction = _sync(memories.retry_failed_extraction)
+    test_chat_model = _sync(memories.test_chat_model)
     export_memory = _sync(memories.export_memory)
     import_memory = _sync(memories.import_memory)
     add_turn = _sync(messages.add_turn)
@@ -226,6 +229,9 @@ class AsyncClient(_Base):
     delete_memory = _async(memories.delete_memory)
     list_messages = _async(memories.list_messages)
     jobs = _async(memories.jobs)
+    retry_extraction = _async(memories.retry_extraction)
+    retry_failed_extraction = _async(memories.retry_failed_extraction)
+    test_chat_model = _async(memories.test_chat_model)
     export_memory = _async(memories.export_memory)
     import_memory = _async(memories.import_memory)
     add_turn = _async(messages.add_turn)
@@ -273,6 +279,9 @@ OPERATIONS = (
     "delete_memory",
     "list_messages",
     "jobs",
+    "retry_extraction",
+    "retry_failed_extraction",
+    "test_chat_model",
     "export_memory",
     "import_memory",
     "add_turn",

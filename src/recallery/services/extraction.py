@@ -9,13 +9,13 @@ The retry itself is audited as ``job.retry`` on the turn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from recallery import validation as v
 from recallery.access import Action, authorised
 from recallery.clock import Clock
 from recallery.errors import ChatError, Conflict, InvalidInput, NotFound
+from recallery.extraction.runs import ChatCheck, Retried
 from recallery.models import (
     AuditAction,
     EntryType,
@@ -39,28 +39,6 @@ RETRYABLE = frozenset({Outcome.FAILED, Outcome.UNPARSEABLE, Outcome.INVALID})
 PROBE = ChatRequest(
     (ChatMessage("user", "Reply with the single word OK."),), temperature=0.0, schema=None
 )
-
-
-@dataclass(frozen=True)
-class ChatCheck:
-    """What one tiny request through a memory's chat model answered."""
-
-    llm_id: str
-    ok: bool
-    answer: str = ""
-    """The model's reply (cut to 200 characters) when ``ok``."""
-    error: str = ""
-    """Why it failed when not ``ok``: the provider's error, or that none is configured."""
-    latency_ms: float = 0.0
-
-
-@dataclass(frozen=True)
-class Retried:
-    """Extraction jobs queued again: one per turn, with the turns they extract."""
-
-    memory_id: str
-    job_ids: tuple[int, ...]
-    message_ids: tuple[int, ...]
 
 
 class ExtractionService:

@@ -13,8 +13,9 @@ from recallery import transfer
 from recallery.api.guard import takes_files
 from recallery.engine import Engine
 from recallery.errors import Conflict, Forbidden, InvalidInput
+from recallery.extraction.runs import ChatCheck
 from recallery.models import EntryType, JobState, Memory, Outcome
-from recallery.services.extraction import RETRYABLE, ChatCheck
+from recallery.services.extraction import RETRYABLE
 from recallery.web.chart import chart
 from recallery.web.frame import (
     Posted,

@@ -59,8 +59,12 @@ from recallery.wire.envelope import (
     failure,
 )
 from recallery.wire.jobs import (
+    chat_check_dict,
+    chat_check_from_dict,
     job_dict,
     job_from_dict,
+    retried_dict,
+    retried_from_dict,
 )
 from recallery.wire.memories import (
     MemorySummary,
@@ -131,6 +135,8 @@ __all__ = [
     "audit_page_from_dict",
     "changed_dict",
     "changed_from_dict",
+    "chat_check_dict",
+    "chat_check_from_dict",
     "content_dict",
     "content_from_dict",
     "context_dict",
@@ -180,6 +186,8 @@ __all__ = [
     "receipt_dict",
     "receipt_from_dict",
     "required_time",
+    "retried_dict",
+    "retried_from_dict",
     "stamp",
     "user_dict",
     "user_from_dict",

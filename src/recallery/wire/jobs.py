@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from recallery.extraction.runs import ChatCheck, Retried
 from recallery.models import Job, JobState
 from recallery.wire.envelope import Json
 from recallery.wire.times import millis, parse_time, required_time
@@ -55,3 +56,29 @@ def job_from_dict(d: Mapping[str, Any]) -> Job:
         lease_owner=d.get("lease_owner"),
         result=dict(d.get("result") or {}),
     )
+
+
+def chat_check_dict(c: ChatCheck) -> Json:
+    return {
+        "llm_id": c.llm_id,
+        "ok": c.ok,
+        "answer": c.answer,
+        "error": c.error,
+        "latency_ms": c.latency_ms,
+    }
+
+
+def chat_check_from_dict(d: Mapping[str, Any]) -> ChatCheck:
+    return ChatCheck(d["llm_id"], bool(d["ok"]), d["answer"], d["error"], float(d["latency_ms"]))
+
+
+def retried_dict(r: Retried) -> Json:
+    return {
+        "memory_id": r.memory_id,
+        "job_ids": list(r.job_ids),
+        "message_ids": list(r.message_ids),
+    }
+
+
+def retried_from_dict(d: Mapping[str, Any]) -> Retried:
+    return Retried(d["memory_id"], tuple(d["job_ids"]), tuple(d["message_ids"]))
