@@ -34,7 +34,7 @@ KEY = "rc-upstream-suites-admin-key-0000000000"
 @dataclass(frozen=True)
 class Suite:
     distribution: str  # whose sdist holds the tests
-    tests: str  # the test files inside the sdist, relative to its top folder
+    tests: tuple[str, ...]  # the test files inside the sdist, relative to its top folder
     swap: str  # the plugin's body: replace the reference with ours
 
 
@@ -52,7 +52,7 @@ def _memory():
 SUITES = {
     "langgraph": Suite(
         "langgraph-checkpoint",
-        "tests/test_store.py",
+        ("tests/test_store.py",),
         """
 import langgraph.store.memory as reference
 from recallery.integrations.langgraph import RecalleryStore
@@ -64,20 +64,37 @@ reference.InMemoryStore = InMemoryStore
     ),
     "openai-agents": Suite(
         "openai-agents",
-        "tests/memory/test_session.py",
+        # the files that test a Session through SQLiteSession or AsyncSQLiteSession's protocol
+        (
+            "tests/memory/test_session.py",
+            "tests/memory/test_session_limit.py",
+            "tests/extensions/memory/test_async_sqlite_session.py",
+        ),
         """
-import agents, agents.memory
+import agents, agents.memory, agents.extensions.memory
 from recallery.integrations.openai_agents import RecallerySession
-def SQLiteSession(session_id, db_path=":memory:", **kwargs):
-    kwargs.pop("sessions_table", None); kwargs.pop("messages_table", None)
-    return RecallerySession(session_id, AsyncClient(URL, KEY), _MEMORY, **kwargs)
-_MEMORY = _memory()
+_STORES = {}  # a database file is one memory; every ":memory:" database a new one
+def _store(db_path):
+    if str(db_path) == ":memory:":
+        return _memory()
+    return _STORES.get(str(db_path)) or _STORES.setdefault(str(db_path), _memory())
+class SQLiteSession(RecallerySession):  # a class, as tests check isinstance and subclass it
+    def __init__(self, session_id, db_path=":memory:", sessions_table="", messages_table="",
+                 session_settings=None):
+        super().__init__(session_id, AsyncClient(URL, KEY), _store(db_path),
+                         session_settings=session_settings)
+    def close(self):  # SQLite closes its connections; the swap holds none between calls
+        pass
+class AsyncSQLiteSession(SQLiteSession):
+    async def close(self):
+        pass
 agents.SQLiteSession = agents.memory.SQLiteSession = SQLiteSession
+agents.extensions.memory.AsyncSQLiteSession = AsyncSQLiteSession
 """,
     ),
     "adk": Suite(
         "google-adk",
-        "",
+        (),
         """
 import google.adk.memory.in_memory_memory_service as reference
 from recallery.integrations.adk import RecalleryMemoryService
@@ -89,8 +106,8 @@ reference.InMemoryMemoryService = InMemoryMemoryService
 }
 
 
-def fetch_tests(suite: Suite, work: Path) -> Path:
-    """The suite's test files from the installed version's sdist."""
+def fetch_tests(suite: Suite, work: Path) -> tuple[Path, list[Path]]:
+    """The sdist's top folder (the tests' root) and the suite's test files in it."""
     version = importlib.metadata.version(suite.distribution)
     pin = f"{suite.distribution}=={version}"
     pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:"]
@@ -98,19 +115,27 @@ def fetch_tests(suite: Suite, work: Path) -> Path:
     (sdist,) = work.glob("*.tar.gz")
     with tarfile.open(sdist) as tar:
         tar.extractall(work, filter="data")
-    top = next(p for p in work.iterdir() if p.is_dir() and p.name != "deps")
-    return top / suite.tests
+    top = next(p for p in work.iterdir() if p.is_dir())
+    return top, [top / name for name in suite.tests]
 
 
-def run_pytest(tests: Path, plugin: str, work: Path, env: dict[str, str]) -> dict[str, str]:
-    """Each test's outcome (passed, failed, skipped) under ``plugin``'s swap (none: "")."""
+def run_pytest(
+    root: Path, tests: list[Path], plugin: str, work: Path, env: dict[str, str]
+) -> dict[str, str]:
+    """Each test's outcome (passed, failed, skipped) under ``plugin``'s swap (none: "").
+
+    ``root`` is the tests' root (the sdist's top folder, so ``tests.x`` imports as the
+    upstream suite imports it); it goes last on the path, never before the installed packages
+    (the sdist's ``tests/mcp`` would shadow the ``mcp`` package)."""
     (work / "suite_swap.py").write_text(plugin)
     report = work / f"report-{bool(plugin)}.xml"
-    command = [sys.executable, "-m", "pytest", str(tests), "-p", "suite_swap", "-q",
+    command = [sys.executable, "-m", "pytest", *map(str, tests), "-p", "suite_swap", "-q",
                "-p", "no:cacheprovider", "-o", "asyncio_mode=auto", f"--junitxml={report}",
-               "--rootdir", str(tests.parent.parent)]  # fmt: skip
-    path = os.pathsep.join([str(work), str(work / "deps"), str(tests.parent.parent)])
-    subprocess.run(command, env={**env, "PYTHONPATH": path}, check=False, cwd=tests.parent)
+               "--rootdir", str(root)]  # fmt: skip
+    path = os.pathsep.join([str(work), str(work / "deps"), str(root)])
+    done = subprocess.run(command, env={**env, "PYTHONPATH": path}, check=False, cwd=root)
+    if not report.exists():
+        raise SystemExit(f"pytest wrote no report (exit {done.returncode}): see its output above")
     outcomes = {}
     for case in ET.parse(report).iter("testcase"):
         name = f"{case.get('classname')}::{case.get('name')}"
@@ -129,12 +154,15 @@ def main() -> None:
         work = Path(folder)
         deps = [sys.executable, "-m", "pip", "install", "-q", "--target", str(work / "deps")]
         subprocess.run([*deps, "pytest-asyncio", "pytest-mock"], check=True)
-        tests = args.tests.resolve() if args.tests else fetch_tests(suite, work / "sdist")
+        if args.tests:
+            root, tests = args.tests.resolve().parent, [args.tests.resolve()]
+        else:
+            root, tests = fetch_tests(suite, work / "sdist")
         env = {**os.environ, "RECALLERY_ADMIN_API_KEY": KEY}
         with live_serve(work / "data", env) as (url, _):
             env.update(SUITE_URL=url, SUITE_KEY=KEY)
-            reference = run_pytest(tests, "", work, env)
-            ours = run_pytest(tests, SWAP_HEAD + suite.swap, work, env)
+            reference = run_pytest(root, tests, "", work, env)
+            ours = run_pytest(root, tests, SWAP_HEAD + suite.swap, work, env)
     for label, outcomes in (("reference", reference), ("recallery", ours)):
         counts = {k: list(outcomes.values()).count(k) for k in sorted(set(outcomes.values()))}
         print(f"{args.suite} {label}: {counts}")

@@ -17,7 +17,7 @@ from google.genai import types
 from integration_support import World, make_memory
 
 from recallery import Forbidden, NotFound
-from recallery.integrations.adk import RecalleryMemoryService
+from recallery.integrations.adk import RecalleryMemoryService, one_word, says
 
 APP, USER = "helper", "u-42"
 KINDS = ["InMemoryMemoryService", "Recallery over Client", "Recallery over AsyncClient"]
@@ -88,6 +88,47 @@ def test_search_finds_what_the_user_and_agent_said_in_their_scope(
         assert await texts(service, "Berlin", user="nobody") == []
 
     run(check)
+
+
+def test_a_one_word_query_finds_only_what_says_the_word(
+    service: BaseMemoryService, said: Said
+) -> None:
+    """ADK's ``simple_match``: a lone word is a lookup, not a topic (unrelated text, and any
+    Japanese text, must not come back for it)."""
+    events = [said("user", "I like to code in Python."),
+              said("user", "The ADK is a great toolkit."),
+              said("user", "私の名前は太郎です")]  # fmt: skip
+
+    async def check() -> None:
+        await service.add_session_to_memory(session(events))
+        assert await texts(service, "Python") == ["I like to code in Python."]
+        assert await texts(service, "天気") == []
+        assert await texts(service, "nonexistent") == []
+
+    run(check)
+
+
+@pytest.mark.parametrize(
+    ("text", "query", "found"),
+    [
+        ("I like to code in Python.", "python", True),
+        ("I like to code in Python.", "thon", False),  # a whole word, not a part
+        ("私はPythonでADKを使っています", "Python", True),  # a Latin word between kana
+        ("私はPythonでADKを使っています", "使って", True),  # inside an unspaced run
+        ("私の名前は太郎です", "天気", False),
+        ("제 이름은 민수입니다", "민수입니다", True),  # Hangul is spaced: a whole word
+        ("Meet at the Cafe\u0301", "Café", True),  # decomposed text, composed query
+    ],
+)
+def test_a_word_is_said_whole_or_inside_an_unspaced_script(
+    text: str, query: str, found: bool
+) -> None:
+    word = one_word(query)
+    assert word is not None and says(text, word) is found
+
+
+def test_a_query_of_several_words_is_no_lookup() -> None:
+    assert one_word("How about ADK?") is None and one_word("  ") is None
 
 
 def test_a_session_added_again_stores_only_what_is_new(

@@ -22,7 +22,10 @@ facts directly (reconciled with what the memory holds; the memory must extract `
 entries).
 
 ``search_memory`` is recallery's hybrid search over that app and user: raw turns and, when the
-memory extracts, the facts, events and instructions drawn from them. Each result's ``id`` is
+memory extracts, the facts, events and instructions drawn from them. A query of one word is a
+lookup of that word: only results that say it are kept (a keyword match, or the word in the
+text; inside a run of Japanese, Chinese or Thai, which have no spaces to split on), as a lone
+word gives the embedding too little to tell related from unrelated text. Each result's ``id`` is
 the entry's id; its author is ``user`` for what the user said and for extracted entries, the
 app's name for the agents' words. ``delete_memory`` erases an entry of that app and user (or
 forgets it, with ``erase=False``: enough for a key that may only read and write); an id of
@@ -35,6 +38,8 @@ from recallery.extras import require
 
 require("google.adk", "httpx", extra="adk", what="recallery.integrations.adk")
 
+import re  # noqa: E402
+import unicodedata  # noqa: E402
 from collections.abc import Mapping, Sequence  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 
@@ -131,6 +136,9 @@ class RecalleryMemoryService(BaseMemoryService):
             ),
             self.client,
         )
+        word = one_word(query)
+        if word is not None:  # a lookup of one word: only what says it
+            hits = [h for h in hits if h.keyword_score > 0 or says(h.entry.content, word)]
         return SearchMemoryResponse(memories=[_memory_entry(h, app_name) for h in hits])
 
     async def delete_memory(
@@ -205,6 +213,30 @@ def split_session(session_id: str) -> tuple[str, str]:
     return (session, event) if _ else (session_id, "")
 
 
+#: Scripts written without spaces between words (kana, CJK ideographs, Thai): a word of
+#: theirs is found inside the text, any other word only as a whole word.
+_UNSPACED = re.compile("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def one_word(query: str) -> str | None:
+    """The query's word when it has exactly one (case-folded, NFC), else ``None``."""
+    words = re.findall(r"\w+", _folded(query))
+    return words[0] if len(words) == 1 else None
+
+
+def says(text: str, word: str) -> bool:
+    """Whether ``text`` contains ``word`` (from :func:`one_word`): as a whole word, or inside
+    a run of a script written without spaces."""
+    text = _folded(text)
+    if _UNSPACED.search(word):
+        return word in text
+    return word in re.findall(r"\w+", _UNSPACED.sub(" ", text))
+
+
 def _text(content: types.Content | None) -> str:
     """The text of an event's or memory's content (its text parts, joined)."""
     if content is None or not content.parts:
@@ -238,4 +270,12 @@ def _metadata(entry: Entry, score: float) -> dict[str, object]:
     }
 
 
-__all__ = ["EVENT", "TOP_N", "RecalleryMemoryService", "session_of", "split_session"]
+__all__ = [
+    "EVENT",
+    "TOP_N",
+    "RecalleryMemoryService",
+    "one_word",
+    "says",
+    "session_of",
+    "split_session",
+]
