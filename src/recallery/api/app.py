@@ -40,8 +40,9 @@ correction, review, restore, erasure, history, evidence, audit, jobs, context, e
 
 Every response is an envelope `{"code": int, "message": ..., "data": ...}`; `code` 0 is
 success. Errors also set the HTTP status: 400 (code 101), 401, 403, 404, 409 (code 409, or 102
-when a memory is full), 413 (code 101: the body is over the limit), 500 and 502 (a model
-failed).
+when a memory is full), 413 (code 101: the body is over the limit), 415 (a multipart body
+where no form takes a file), 429 (too many failed authentications from one address), 500 and
+502 (a model failed).
 """
 
 

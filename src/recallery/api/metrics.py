@@ -139,7 +139,8 @@ def install_metrics(app: FastAPI, engine: Engine, access: str, prefix: str) -> N
         return
     metrics = Metrics()
     app.state.metrics = metrics
-    engine.observer.listen(ObservedSeries(metrics.registry))
+    if engine is not None:  # an app built for its OpenAPI schema alone has no engine
+        engine.observer.listen(ObservedSeries(metrics.registry))
     app.add_middleware(CountRequests, metrics=metrics, prefix=prefix)
 
     @app.get(PATH, include_in_schema=False)

@@ -127,8 +127,9 @@ def _fill(call: Call, scope: Scope, prefix: str) -> None:
 
 
 def install_request_log(app: Any, engine: Engine, prefix: str) -> None:
-    """Log every request to ``app`` unless the operator turned the log off."""
-    if engine.request_log.enabled:
+    """Log every request to ``app`` unless the operator turned the log off (or the app is
+    built for its OpenAPI schema alone, with no engine)."""
+    if engine is not None and engine.request_log.enabled:
         app.add_middleware(LogRequests, engine=engine, prefix=prefix)
 
 

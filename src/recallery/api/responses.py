@@ -67,6 +67,11 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     404: _error("Not found, or not visible to the caller (code 404)."),
     409: _error("Contradicts the current state (code 409), or the memory is full (code 102)."),
     413: _error("The body is larger than the server's limit (code 101, `data.field` `body`)."),
+    415: _error("A multipart body where no form takes a file (code 101, `data.field` `body`)."),
+    429: _error(
+        "Too many failed authentications from this address (code 429); `Retry-After` says "
+        "when to try again."
+    ),
     500: _error("The store failed (code 500), or a bug (code 100)."),
     502: _error("An embedding or chat model failed (code 500)."),
 }
