@@ -58,6 +58,8 @@ SEARCH_DEFAULTS: dict[str, float | int] = {
 IMPORT_BATCH = 250
 OWN = "recallery serve started by the script (SQLite, worker on, temporary data directory)"
 REQUEST_TIMEOUT_S = 30.0
+#: An import batch embeds its 250 turns: over 30 s on two cores busy with other work.
+PREFILL_TIMEOUT_S = 180.0
 #: RSS readings over the load, and the share of it counted as warm-up.
 RSS_SAMPLES, WARM_UP = 30, 0.25
 
@@ -116,6 +118,7 @@ def prefill(http: httpx.Client, load: Load, n: int) -> dict[str, Any]:
             f"/memories/{load.memory_id}/import",
             content=jsonl.encode("utf-8"),
             headers={"Content-Type": "application/x-ndjson"},
+            timeout=PREFILL_TIMEOUT_S,
         )
         imported += int(data(sent)["imported"])
     seconds = time.perf_counter() - t0
