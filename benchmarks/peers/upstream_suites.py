@@ -9,8 +9,9 @@ against the reference, and with the reference swapped for recallery's adapter on
 The tests come from the installed version's sdist on PyPI (``pip download --no-binary :all:``),
 never from this repository. google-adk's sdist ships no tests: give a snapshot of
 ``tests/unittests/memory/test_in_memory_memory_service.py`` at the installed version with
-``--tests``. The suites need pytest-asyncio and pytest-mock, installed into the work folder
-(``--target``), not into the venv. docs/adapters.md holds the counts and each failure's reason.
+``--tests``. The suites need pytest-asyncio, pytest-mock and pytest-timeout, installed into the
+work folder (``--target``), not into the venv. docs/adapters.md holds the counts and each
+failure's reason.
 """
 
 from __future__ import annotations
@@ -131,6 +132,7 @@ def run_pytest(
     report = work / f"report-{bool(plugin)}.xml"
     command = [sys.executable, "-m", "pytest", *map(str, tests), "-p", "suite_swap", "-q",
                "-p", "no:cacheprovider", "-o", "asyncio_mode=auto", f"--junitxml={report}",
+               "--timeout=120",  # a test that never returns fails instead of stalling the run
                "--rootdir", str(root)]  # fmt: skip
     path = os.pathsep.join([str(work), str(work / "deps"), str(root)])
     done = subprocess.run(command, env={**env, "PYTHONPATH": path}, check=False, cwd=root)
@@ -153,7 +155,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         deps = [sys.executable, "-m", "pip", "install", "-q", "--target", str(work / "deps")]
-        subprocess.run([*deps, "pytest-asyncio", "pytest-mock"], check=True)
+        subprocess.run([*deps, "pytest-asyncio", "pytest-mock", "pytest-timeout"], check=True)
         if args.tests:
             root, tests = args.tests.resolve().parent, [args.tests.resolve()]
         else:
