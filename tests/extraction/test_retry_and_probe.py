@@ -26,6 +26,7 @@ def test_a_failed_job_retried_with_a_working_model_ends_done_with_its_entries(
     llm.push(Reply.text("not json at all"), facts(semantic=["The user likes tea"]))
     assert worker.run_once() and worker.run_once()
     assert job_of(engine, broken).outcome == "unparseable"
+    assert job_of(engine, fine).outcome == "done"
     assert [e.content for e in extracted(engine, mem)] == ["The user likes tea"]
 
     retried = engine.retry_failed_extraction(alice, mem.id)
