@@ -43,6 +43,9 @@ def test_counters_move_and_no_label_carries_request_text(
     assert _value(after, total, 'route="unmatched"', 'status="404"') == 1
     assert _value(after, "recallery_entries", 'state="current"', 'type="raw"') == 1
     assert _value(after, "recallery_memories") == 1
+    assert _value(before, "recallery_stored_bytes") == 0
+    stored = ok(as_alice.get(f"{API}/memories/{memory['id']}/config"))["used_bytes"]
+    assert stored > 0 and _value(after, "recallery_stored_bytes") == stored
     labels = " ".join(re.findall(r"\{[^}]*\}", after))
     for text in ("zanzibar", "marmalade", "secret-garden", memory["id"], "nowhere"):
         assert text not in labels

@@ -130,6 +130,11 @@ class StoreCounts(Collector):
         tombstones = self.counts.tombstones
         yield GaugeMetricFamily("recallery_tombstones", "Erased entries.", value=tombstones)
         yield GaugeMetricFamily("recallery_memories", "Memories.", value=self.counts.memories)
+        yield GaugeMetricFamily(
+            "recallery_stored_bytes",
+            "Bytes the memories' entries take, as their budgets count them.",
+            value=self.counts.stored_bytes,
+        )
 
 
 def install_metrics(app: FastAPI, engine: Engine, access: str, prefix: str) -> None:

@@ -28,6 +28,8 @@ class StoreCounts:
     jobs: dict[tuple[str, str], int]
     tombstones: int
     memories: int
+    #: Bytes the memories' entries take, as their budgets count them.
+    stored_bytes: int = 0
 
 
 class StatsService:
@@ -45,12 +47,15 @@ class StatsService:
             )
             jobs = r.conn.execute("SELECT state, outcome, count(*) FROM jobs GROUP BY 1, 2")
             tombstones = r.conn.execute("SELECT count(*) FROM tombstones")[0][0]
-            memories = r.conn.execute("SELECT count(*) FROM memories")[0][0]
+            memories, stored = r.conn.execute(
+                "SELECT count(*), coalesce(sum(used_bytes), 0) FROM memories"
+            )[0]
         return StoreCounts(
             entries={(str(s), str(t)): int(n) for s, t, n in entries},
             jobs={(str(s), str(o or "")): int(n) for s, o, n in jobs},
             tombstones=int(tombstones),
             memories=int(memories),
+            stored_bytes=int(stored),
         )
 
 
