@@ -84,11 +84,9 @@ class SQLiteSession(RecallerySession):  # a class, as tests check isinstance and
                  session_settings=None):
         super().__init__(session_id, AsyncClient(URL, KEY), _store(db_path),
                          session_settings=session_settings)
-    def close(self):  # SQLite closes its connections; the swap holds none between calls
-        pass
 class AsyncSQLiteSession(SQLiteSession):
-    async def close(self):
-        pass
+    async def close(self):  # the reference's close is a coroutine; ours ends the session at once
+        super().close()
 agents.SQLiteSession = agents.memory.SQLiteSession = SQLiteSession
 agents.extensions.memory.AsyncSQLiteSession = AsyncSQLiteSession
 """,

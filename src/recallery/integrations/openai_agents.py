@@ -20,7 +20,10 @@ end user's (default: the key's user). So the conversation is searchable, and ext
 the memory extracts) turns it into facts. ``get_items`` returns them oldest first (the latest
 ``limit``, or ``session_settings.limit``); ``pop_item`` and ``clear_session`` erase, or with
 ``erase=False`` forget (enough for a key that may only read and write). A turn disabled,
-forgotten or rejected by a person is not part of the session.
+forgotten or rejected by a person is not part of the session. ``close()`` ends the session as
+the SDK's SQLite sessions end: every later call raises ``RuntimeError`` (a closed session that
+kept reading and writing would hide a lifecycle bug); the turns stay in the memory, and the
+client, being the caller's, stays open.
 
 :func:`memory_tools` gives the agent ``recall_memory`` (recallery's context block for a query:
 the best entries, fenced as quoted data) and ``remember`` (a fact stated directly, reconciled
@@ -91,9 +94,19 @@ class RecallerySession:
         self.agent_id = agent_id
         self.user_id = user_id
         self.erase = erase
+        self._closed = False
+
+    def close(self) -> None:
+        """End the session: every later call raises RuntimeError. Idempotent."""
+        self._closed = True
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(f"{type(self).__name__} is closed")
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """The items oldest first; with a limit, the latest ``limit`` of them."""
+        self._check_open()
         wanted = resolve_session_limit(limit, self.session_settings)
         if wanted is not None and wanted <= 0:
             return []
@@ -101,14 +114,17 @@ class RecallerySession:
         return [_item(e) for e in reversed(found)]
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
+        self._check_open()  # an empty list too
         await arun(self._add(items), self.client)
 
     async def pop_item(self) -> TResponseInputItem | None:
         """Remove the newest item and return it (None when the session is empty)."""
+        self._check_open()
         return await arun(self._pop(), self.client)
 
     async def clear_session(self) -> None:
         """Remove every turn of the session, whatever its state."""
+        self._check_open()
         where = MessageFilter(agent_ids=frozenset({self.agent_id}), session_id=self.session_id)
         await arun(remove(self.memory_id, erase=self.erase, where=where), self.client)
 
