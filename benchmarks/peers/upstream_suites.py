@@ -30,6 +30,10 @@ from pathlib import Path
 from recallery.testing.serve import live_serve
 
 KEY = "rc-upstream-suites-admin-key-0000000000"
+#: Each test's limit, so every test ends with a verdict: three of AsyncSQLiteSession's tests wait
+#: forever for an event only the reference's connection set-up sets, and ADK's thread-safety test
+#: takes the reference itself over 60 s on a loaded machine.
+TIMEOUT_S = 120
 
 
 @dataclass(frozen=True)
@@ -130,9 +134,11 @@ def run_pytest(
     report = work / f"report-{bool(plugin)}.xml"
     command = [sys.executable, "-m", "pytest", *map(str, tests), "-p", "suite_swap", "-q",
                "-p", "no:cacheprovider", "-o", "asyncio_mode=auto", f"--junitxml={report}",
-               "--timeout=120",  # a test that never returns fails instead of stalling the run
+               f"--timeout={TIMEOUT_S}",  # a test that never returns fails, not stalls the run
                "--rootdir", str(root)]  # fmt: skip
-    path = os.pathsep.join([str(work), str(work / "deps"), str(root)])
+    # the caller's path first (a checkout run with PYTHONPATH=src), the sdist's tests last
+    first = [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []
+    path = os.pathsep.join([*first, str(work), str(work / "deps"), str(root)])
     done = subprocess.run(command, env={**env, "PYTHONPATH": path}, check=False, cwd=root)
     if not report.exists():
         raise SystemExit(f"pytest wrote no report (exit {done.returncode}): see its output above")
