@@ -34,7 +34,7 @@ from recallery.models import (
     Trust,
     User,
 )
-from recallery.requests import MessagePage, SearchRequest, TurnInput
+from recallery.requests import MessageFilter, MessagePage, SearchRequest, TurnInput
 from recallery.settings import Settings
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ __all__ = [
     "Job",
     "JobState",
     "Memory",
+    "MessageFilter",
     "MessagePage",
     "ModelError",
     "NotFound",

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
-from recallery import validation as v
 from recallery.errors import InvalidInput
 from recallery.models import Entry, EntryType
 from recallery.requests import MessageFilter, message_filter_fields
@@ -156,38 +155,11 @@ def message_filter_dict(f: MessageFilter) -> Json:
 
 
 def message_filter_from_dict(d: Mapping[str, Any]) -> MessageFilter:
-    """A filter from :func:`message_filter_dict`'s shape; each value is checked, naming it."""
-    unknown = sorted(set(d) - _FILTER_KEYS)
-    if unknown:
-        raise InvalidInput(f"filter.{unknown[0]}", f"Unknown filter field 'filter.{unknown[0]}'.")
-    agents = d.get("agent_id")
-    if isinstance(agents, str):
-        agents = [agents]
-    if agents is not None and not (
-        isinstance(agents, list) and all(isinstance(a, str) for a in agents)
-    ):
-        raise InvalidInput("filter.agent_id", "filter.agent_id must be a list of strings.")
-    return MessageFilter(
-        agent_ids=None if not agents else frozenset(agents),
-        session_contains=_text(d.get("keywords"), "filter.keywords"),
-        session_id=_text(d.get("session_id"), "filter.session_id"),
-        user_id=_text(d.get("user_id"), "filter.user_id"),
-        types=v.entry_types(d.get("message_type"), "filter.message_type") or None,
-        status=_flag(d.get("status"), "filter.status"),
-        trust=v.trust_states(d.get("trust"), "filter.trust"),
-        forgotten=_flag(d.get("forgotten"), "filter.forgotten"),
-    )
-
-
-_FILTER_KEYS = frozenset(spec.metadata["wire"] for spec in message_filter_fields())
-
-
-def _text(value: object, field: str) -> str | None:
-    return None if value is None or value == "" else v.text(value, field, limit=v.MAX_ID_TEXT)
-
-
-def _flag(value: object, field: str) -> bool | None:
-    return None if value is None else v.boolean(value, field)
+    """A filter from :func:`message_filter_dict`'s shape, as sent: the service that uses it
+    checks each value, naming it ``filter.<name>``."""
+    if not isinstance(d, Mapping):
+        raise InvalidInput("filter", "filter must be an object of Messages filters.")
+    return MessageFilter.sent(d, "filter.")
 
 
 def bulk_result_dict(r: BulkResult) -> Json:

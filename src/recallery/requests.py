@@ -9,7 +9,8 @@ from dataclasses import Field, dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from recallery.models import Entry, EntryType, Fusion, Job, Trust
+from recallery.errors import InvalidInput
+from recallery.models import Entry, EntryType, Fusion, Job, Origin, Trust
 from recallery.providers.usage import Usage
 
 #: The search defaults RAGFlow's REST API and SDK send (and every adapter takes from here).
@@ -44,51 +45,164 @@ class MessagePage:
     replaced: Mapping[int, tuple[Entry, ...]] = field(default_factory=dict)
 
 
+def _knob(default: Any, wire: str, kind: str, about: str) -> Any:
+    """A search field's declaration: its default, its name in the REST query and bodies and
+    in RAGFlow (``wire``), the kind of value it takes (``kind``: how every edge documents,
+    reads and sends it) and what it does (``about``, the text every edge shows)."""
+    return field(default=default, metadata={"wire": wire, "kind": kind, "about": about})
+
+
+def _needed(wire: str, kind: str, about: str) -> Any:
+    """A search field every request sends (no default)."""
+    return field(metadata={"wire": wire, "kind": kind, "about": about})
+
+
+#: Time in the ranking, off unless a caller asks (see :class:`SearchRequest`).
+DEFAULT_RECENCY_WEIGHT = 0.0
+DEFAULT_RECENCY_PLAIN = 0.0
+#: Context that adapts, off: every turn takes all of its conversation context.
+DEFAULT_CONTEXT_LENGTH = 0
+#: Supersession of raw turns, off unless a caller asks.
+DEFAULT_SUPERSESSION = 0.0
+
+
+@dataclass(frozen=True)
+class Context:
+    """A prompt-ready block of the best entries, fenced as data: its ``text``, the entries
+    it holds (best first), its size in ``tokens`` and whether entries were left out to fit
+    the budget (``truncated``). Built by :func:`recallery.retrieval.context.assemble`."""
+
+    text: str
+    message_ids: tuple[int, ...]
+    tokens: int
+    truncated: bool
+
+
 @dataclass(frozen=True)
 class SearchRequest:
-    """A hybrid search: the query, the memories to search, and every knob and filter."""
+    """A hybrid search: the query, the memories to search, and every knob and filter.
 
-    query: str
-    memory_ids: tuple[str, ...]
-    top_n: int = DEFAULT_TOP_N
-    similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD
-    keywords_similarity_weight: float = DEFAULT_KEYWORD_WEIGHT
-    user_id: str | None = None
-    agent_id: str | None = None
-    session_id: str | None = None
-    types: frozenset[EntryType] | None = None
-    valid_on: datetime | None = None
-    as_of: datetime | None = None
-    fusion: Fusion = DEFAULT_FUSION
-    neighbour_weight: float | None = None
-    """How much a raw turn borrows from its conversation neighbours' scores (None: settings)."""
-    neighbour_span: int | None = None
-    """How many turns on each side count as neighbours (None: settings; 0 turns it off)."""
-    trust: frozenset[Trust] | None = None
-    """Only entries in these trust states (None: any but rejected; rejected is never found)."""
-    context_weight: float | None = None
-    """How much a raw turn's conversation window (the turn with the turns written before it
-    in its conversation) adds to its keyword score (None: settings; 0 turns it off)."""
-    recency_weight: float | None = None
-    """Time in the ranking: how much the latest of the best candidates gains over the earliest,
-    in proportion to its own score, for a query that asks for the present (twice this: "now",
-    "currently", "still") or the beginning (the earliest gains: "first", "originally") (None:
-    the default; 0 turns it off)."""
-    recency_plain: float | None = None
-    """The share of that prior a query without a time cue gets (None: the default, none)."""
-    context_length: int | None = None
-    """Context that adapts: the length in characters up to which a raw turn takes all of its
-    conversation context, longer ones in proportion (None: the default; 0: every turn all)."""
-    supersession: float | None = None
-    """Supersession of raw turns: a turn that supersedes a ranked one (a later turn of the
-    same user restating one of its slots with a new value) is scored at least this share of
-    the older one's score, 1 placing it just above (None: the default; 0 turns it off)."""
+    Each field is declared once here, with its default, wire name, kind of value and
+    description (:func:`search_fields`); the REST query parameters and body, the OpenAPI
+    schema, the SDK's arguments and the docs are derived from these declarations, and the
+    search service checks every value once. A knob whose default is ``None`` takes the
+    server's setting."""
+
+    query: str = _needed("query", "query", "What to look for.")
+    memory_ids: tuple[str, ...] = _needed("memory_id", "memories", "The memories to search.")
+    top_n: int = _knob(DEFAULT_TOP_N, "top_n", "size", "How many results at most (1-100).")
+    similarity_threshold: float = _knob(
+        DEFAULT_SIMILARITY_THRESHOLD,
+        "similarity_threshold",
+        "unit",
+        "The least fused score a result needs.",
+    )
+    keywords_similarity_weight: float = _knob(
+        DEFAULT_KEYWORD_WEIGHT,
+        "keywords_similarity_weight",
+        "unit",
+        "How much the keyword side weighs against the vector side.",
+    )
+    user_id: str | None = _knob(None, "user_id", "id", "Only this user's entries (exact).")
+    agent_id: str | None = _knob(None, "agent_id", "id", "Only this agent's entries (exact).")
+    session_id: str | None = _knob(
+        None, "session_id", "id", "Only this conversation's entries (exact)."
+    )
+    types: frozenset[EntryType] | None = _knob(
+        None, "message_type", "types", "Only entries of these types (default: every type)."
+    )
+    valid_on: datetime | None = _knob(
+        None, "valid_on", "time", "What was true at this time (default: now)."
+    )
+    as_of: datetime | None = _knob(
+        None, "as_of", "time", "What the store knew at this time (default: now)."
+    )
+    fusion: Fusion = _knob(
+        DEFAULT_FUSION, "fusion", "fusion", "How the keyword and vector legs are fused."
+    )
+    neighbour_weight: float | None = _knob(
+        None,
+        "neighbour_weight",
+        "unit",
+        "How much a raw turn borrows from its conversation neighbours' scores "
+        "(default: the server's setting, 0.4 unless configured; 0 turns it off).",
+    )
+    neighbour_span: int | None = _knob(
+        None,
+        "neighbour_span",
+        "span",
+        "How many turns on each side count as neighbours "
+        "(default: the server's setting, 2 unless configured; 0 turns it off).",
+    )
+    trust: frozenset[Trust] | None = _knob(
+        None,
+        "trust",
+        "trust",
+        "Only entries in these trust states: unreviewed, confirmed (default: both; "
+        "rejected entries are never found).",
+    )
+    context_weight: float | None = _knob(
+        None,
+        "context_weight",
+        "unit",
+        "How much a raw turn's conversation window (the turn with the turns written before "
+        "it) adds to its keyword score (default: the server's setting, 1 unless configured; "
+        "0 turns it off).",
+    )
+    recency_weight: float = _knob(
+        DEFAULT_RECENCY_WEIGHT,
+        "recency_weight",
+        "unit",
+        "Time in the ranking: how much the latest of the best candidates gains over the "
+        "earliest, in proportion to its own score, for a query that asks for the present "
+        "(twice this: 'now', 'currently', 'still') or the beginning (the earliest gains: "
+        "'first', 'originally'); 0 turns it off.",
+    )
+    recency_plain: float = _knob(
+        DEFAULT_RECENCY_PLAIN,
+        "recency_plain",
+        "unit",
+        "The share of that prior a query without a time cue gets.",
+    )
+    context_length: int = _knob(
+        DEFAULT_CONTEXT_LENGTH,
+        "context_length",
+        "length",
+        "Context that adapts: the length in characters up to which a raw turn takes all of "
+        "its conversation context, longer ones in proportion (0: every turn all of it).",
+    )
+    supersession: float = _knob(
+        DEFAULT_SUPERSESSION,
+        "supersession",
+        "unit",
+        "Supersession of raw turns: a later turn of the same user restating one of a ranked "
+        "turn's slots with a new value is scored at least this share of the older one's "
+        "score, 1 placing it just above (0 turns it off).",
+    )
+    origin: frozenset[Origin] | None = _knob(
+        None,
+        "origin",
+        "origins",
+        "Only entries that came about in these ways: conversation (a turn), extraction, "
+        "correction, import, manual (stated by an agent) (default: any).",
+    )
 
 
-def _said(wire: str, arg: str, about: str) -> Any:
+def search_fields() -> tuple[Field[Any], ...]:
+    """The declared fields of :class:`SearchRequest` (``metadata``: wire, kind, about)."""
+    return fields(SearchRequest)
+
+
+def search_knobs() -> tuple[Field[Any], ...]:
+    """The declared fields a caller may leave out: every one but the query and memories."""
+    return fields(SearchRequest)[2:]
+
+
+def _said(wire: str, arg: str, kind: str, about: str) -> Any:
     """A filter field's declaration: its name in the REST query and the JSON bodies
-    (``wire``), its keyword in the SDK and the engine (``arg``), and what it selects."""
-    return field(default=None, metadata={"wire": wire, "arg": arg, "about": about})
+    (``wire``), its keyword in the SDK (``arg``), the kind of value it takes (``kind``) and
+    what it selects."""
+    return field(default=None, metadata={"wire": wire, "arg": arg, "kind": kind, "about": about})
 
 
 @dataclass(frozen=True)
@@ -96,26 +210,44 @@ class MessageFilter:
     """Which raw turns of a memory the Messages list, the Messages page or a bulk change
     selects. ``None`` leaves a field unfiltered. Each field is declared once here, with its
     wire name and SDK keyword (:func:`message_filter_fields`); values are checked once, in
-    the service that uses the filter."""
+    the service that uses the filter (an adapter builds one with :meth:`sent`)."""
 
-    agent_ids: frozenset[str] | None = _said("agent_id", "agent_ids", "turns of these agents")
+    agent_ids: frozenset[str] | None = _said(
+        "agent_id", "agent_ids", "agents", "turns of these agents"
+    )
     session_contains: str | None = _said(
-        "keywords", "keywords", "session ids containing this text, any case"
+        "keywords", "keywords", "text", "session ids containing this text, any case"
     )
-    session_id: str | None = _said("session_id", "session_id", "turns of this session")
-    user_id: str | None = _said("user_id", "user_id", "turns of this user")
+    session_id: str | None = _said("session_id", "session_id", "text", "turns of this session")
+    user_id: str | None = _said("user_id", "user_id", "text", "turns of this user")
     types: frozenset[EntryType] | None = _said(
-        "message_type", "types", "turns with a current extract of these types"
+        "message_type", "types", "types", "turns with a current extract of these types"
     )
-    status: bool | None = _said("status", "status", "enabled (true) or disabled (false) turns")
-    trust: frozenset[Trust] | None = _said("trust", "trust", "turns in these trust states")
+    status: bool | None = _said(
+        "status", "status", "flag", "enabled (true) or disabled (false) turns"
+    )
+    trust: frozenset[Trust] | None = _said("trust", "trust", "trust", "turns in these trust states")
     forgotten: bool | None = _said(
-        "forgotten", "forgotten", "forgotten (true) or not forgotten (false) turns"
+        "forgotten", "forgotten", "flag", "forgotten (true) or not forgotten (false) turns"
     )
+    origin: frozenset[Origin] | None = _said(
+        "origin", "origin", "origins", "turns that came about in these ways: conversation, import"
+    )
+
+    @classmethod
+    def sent(cls, values: Mapping[str, Any], field_prefix: str = "") -> MessageFilter:
+        """A filter of the values an adapter received, by wire name, as sent: the service
+        checks each. A name no field has is refused (``field_prefix`` + the name)."""
+        by_wire = {spec.metadata["wire"]: spec.name for spec in fields(cls)}
+        unknown = sorted(set(values) - set(by_wire))
+        if unknown:
+            name = field_prefix + unknown[0]
+            raise InvalidInput(name, f"Unknown filter field '{name}'.")
+        return cls(**{by_wire[k]: v for k, v in values.items() if v is not None})
 
 
 def message_filter_fields() -> tuple[Field[Any], ...]:
-    """The declared fields of :class:`MessageFilter` (``metadata``: wire, arg, about)."""
+    """The declared fields of :class:`MessageFilter` (``metadata``: wire, arg, kind, about)."""
     return fields(MessageFilter)
 
 
@@ -179,12 +311,18 @@ MEMORY_UPDATABLE = (
 )
 
 __all__ = [
+    "DEFAULT_CONTEXT_LENGTH",
+    "DEFAULT_FUSION",
     "DEFAULT_KEYWORD_WEIGHT",
     "DEFAULT_MAX_TOKENS",
+    "DEFAULT_RECENCY_PLAIN",
+    "DEFAULT_RECENCY_WEIGHT",
     "DEFAULT_SIMILARITY_THRESHOLD",
+    "DEFAULT_SUPERSESSION",
     "DEFAULT_TOP_N",
     "MEMORY_UPDATABLE",
     "AddedEntries",
+    "Context",
     "EntryInput",
     "EntryOutcome",
     "MessageFilter",
@@ -192,4 +330,6 @@ __all__ = [
     "SearchRequest",
     "TurnInput",
     "message_filter_fields",
+    "search_fields",
+    "search_knobs",
 ]

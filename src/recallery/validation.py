@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from recallery.clock import ensure_utc
 from recallery.errors import InvalidInput
-from recallery.models import EntryType, ForgettingPolicy, Fusion, JobState, Permission, Trust
+from recallery.models import (
+    EntryType,
+    ForgettingPolicy,
+    Fusion,
+    JobState,
+    Origin,
+    Permission,
+    Trust,
+)
 
 NAME_LIMIT = 128
 MEMORY_SIZE_LIMIT = 10 * 1024 * 1024
@@ -217,19 +226,33 @@ def trust_states(
 ) -> frozenset[Trust] | None:
     """A trust filter: None, one state, comma-separated states or a list of them.
     ``searchable``: only states search can return (rejected entries are never retrieved)."""
+    allowed = [t for t in Trust if not (searchable and t is Trust.REJECTED)]
+    return _choices(value, field, allowed, "trust states")
+
+
+def origins(value: object, field: str = "origin") -> frozenset[Origin] | None:
+    """An origin filter: None, one origin, comma-separated origins or a list of them."""
+    return _choices(value, field, list(Origin), "origins")
+
+
+_E = TypeVar("_E", bound=enum.StrEnum)
+
+
+def _choices(value: object, field: str, allowed: list[_E], what: str) -> frozenset[_E] | None:
+    """Some of ``allowed``: one, comma-separated, or a list; None or nothing means none."""
     if value is None or value == "":
         return None
     items = [p for p in value.split(",") if p.strip()] if isinstance(value, str) else value
     if not isinstance(items, Iterable) or isinstance(items, (bytes, dict)):
-        raise InvalidInput(field, f"{field} must be a list of trust states.")
-    allowed = [t for t in Trust if not (searchable and t is Trust.REJECTED)]
+        raise InvalidInput(field, f"{field} must be a list of {what}.")
     out = set()
     for item in items:
-        state = item.strip() if isinstance(item, str) else item
-        if state not in allowed:
-            names = ", ".join(f"'{t.value}'" for t in allowed)
+        name = item.strip() if isinstance(item, str) else item
+        found = next((a for a in allowed if a == name), None)
+        if found is None:
+            names = ", ".join(f"'{a.value}'" for a in allowed)
             raise InvalidInput(field, f"{field} must be one of {names}, got {item!r}.")
-        out.add(Trust(state))
+        out.add(found)
     return frozenset(out) if out else None
 
 

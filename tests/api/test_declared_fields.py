@@ -1,8 +1,9 @@
 """Every declared filter and knob reaches every edge: each field of ``MessageFilter`` is a query
 parameter of the Messages list in the OpenAPI schema (under its declared wire name), a keyword
-of the SDK's and the engine's ``list_messages``, and named in docs/api.md; each field of
-``SearchRequest`` is a parameter of the REST search (with its default where it has one), a
-keyword of the SDK's ``search`` and named in docs/api.md."""
+of the SDK's ``list_messages`` (the engine's takes the filter itself), and named in
+docs/api.md; each field of ``SearchRequest`` is a parameter of the REST search (with its
+default where it has one), a field of the context body, a keyword of the SDK's ``search`` and
+``context``, and named in docs/api.md."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fastapi import FastAPI
 
 from recallery import client
@@ -44,12 +44,17 @@ def test_every_message_filter_field_is_a_query_parameter_of_the_list(app: FastAP
     }
 
 
-def test_every_message_filter_field_is_a_keyword_of_the_sdk_and_the_engine() -> None:
+def test_every_message_filter_field_is_a_keyword_of_the_sdk() -> None:
     sdk = inspect.signature(client.list_messages).parameters
-    engine = inspect.signature(EntryService.list_messages).parameters
     for spec in message_filter_fields():
         assert spec.metadata["arg"] in sdk, spec.name
-        assert spec.metadata["arg"] in engine, spec.name
+
+
+def test_the_engine_lists_messages_by_one_message_filter() -> None:
+    engine = inspect.signature(EntryService.list_messages).parameters
+    assert engine["where"].annotation == "MessageFilter | None"
+    names = {spec.metadata["arg"] for spec in message_filter_fields()}
+    assert not names & set(engine), "the engine takes the filter, not its fields one by one"
 
 
 def test_docs_name_every_message_filter_field() -> None:
@@ -58,12 +63,6 @@ def test_docs_name_every_message_filter_field() -> None:
         assert f"`{spec.metadata['wire']}`" in text, spec.name
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="drift (issue 39): the REST search lacks the engine-only knobs (neighbour_weight, "
-    "neighbour_span, context_weight, recency_weight, recency_plain, context_length, "
-    "supersession), and its numeric parameters carry no OpenAPI default (prose only)",
-)
 def test_every_search_field_is_a_parameter_of_the_rest_search_with_its_default(
     app: FastAPI,
 ) -> None:
@@ -73,22 +72,29 @@ def test_every_search_field_is_a_parameter_of_the_rest_search_with_its_default(
         assert wire in params, spec.name
         default = spec.default
         if default is not MISSING and default is not None:
-            assert params[wire]["schema"].get("default") == default, spec.name
+            # a query string carries text: a parameter read as text documents "5" for 5
+            documented = params[wire]["schema"].get("default")
+            assert str(documented) == str(getattr(default, "value", default)), spec.name
             enum = getattr(type(default), "__members__", None)
             if enum is not None:
                 assert {m.value for m in enum.values()} <= set(params[wire]["schema"]["enum"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="drift (issue 39): the SDK's search and docs/api.md lack neighbour_weight, "
-    "neighbour_span, context_weight, recency_weight, recency_plain, context_length and "
-    "supersession",
-)
-def test_every_search_field_is_a_keyword_of_the_sdk_search_and_in_the_docs() -> None:
-    sdk = inspect.signature(client.search).parameters
-    text = DOCS.read_text()
+def test_every_search_field_is_a_field_of_the_context_body(app: FastAPI) -> None:
+    schema = app.openapi()["components"]["schemas"]["ContextQuery"]
     for spec in fields(SearchRequest):
         wire = SEARCH_WIRE.get(spec.name, spec.name)
-        assert spec.name in sdk or wire in sdk, spec.name
-        assert f"`{wire}`" in text, spec.name
+        assert wire in schema["properties"], spec.name
+        assert schema["properties"][wire].get("description"), spec.name
+    assert set(schema["required"]) == {"query", "memory_id"}
+
+
+def test_every_search_field_is_a_keyword_of_the_sdk_and_in_the_docs() -> None:
+    text = DOCS.read_text()
+    for call in (client.search, client.context):
+        sdk = inspect.signature(call).parameters
+        for spec in fields(SearchRequest):
+            wire = SEARCH_WIRE.get(spec.name, spec.name)
+            assert spec.name in sdk or wire in sdk, (call.__name__, spec.name)
+    for spec in fields(SearchRequest):
+        assert f"`{SEARCH_WIRE.get(spec.name, spec.name)}`" in text, spec.name

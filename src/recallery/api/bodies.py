@@ -11,17 +11,11 @@ from pydantic_core import PydanticCustomError
 from recallery import validation as v
 from recallery.api import schemas as S
 from recallery.errors import InvalidInput
-from recallery.requests import (
-    DEFAULT_KEYWORD_WEIGHT,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_SIMILARITY_THRESHOLD,
-    DEFAULT_TOP_N,
-)
 
 #: Memory ids in a body: a list, or one string (maybe comma-separated).
-_IDS = {"anyOf": [S.MEMORY_IDS, {"type": "string", "pattern": "^[\\s,]*[0-9a-f]{32}[\\s,]*$"}]}
-_TYPES = S.nullable({"anyOf": [S.ENTRY_TYPES, S.listed(S.ENTRY_TYPE["enum"])]})
-_TRUST = S.nullable(
+IDS = {"anyOf": [S.MEMORY_IDS, {"type": "string", "pattern": "^[\\s,]*[0-9a-f]{32}[\\s,]*$"}]}
+TYPES = S.nullable({"anyOf": [S.ENTRY_TYPES, S.listed(S.ENTRY_TYPE["enum"])]})
+TRUST = S.nullable(
     {
         "anyOf": [
             {"type": "array", "items": S.SEARCHABLE_TRUST},
@@ -36,11 +30,11 @@ _TRUST = S.nullable(
 REQUIRED_BODY: dict[str, Any] = {"requestBody": {"required": True}}
 
 
-def _field(schema: dict[str, Any], description: str) -> Any:
+def field_of(schema: dict[str, Any], description: str) -> Any:
     return Field(None, description=description, json_schema_extra=schema)
 
 
-def _required(*names: str) -> ConfigDict:
+def requires(*names: str) -> ConfigDict:
     """A body whose schema lists ``names`` as required (RAGFlow's check still names them)."""
     return ConfigDict(extra="allow", json_schema_extra={"required": list(names)})
 
@@ -97,26 +91,26 @@ class MemoryFields(Lenient):
 
     model_config = ConfigDict(extra="allow", json_schema_extra={"additionalProperties": False})
 
-    name: Any = _field(S.NAME, "Trimmed, 1 to 128 characters; de-duplicated per owner.")
-    memory_type: Any = _field(S.ENTRY_TYPES, "Entry types to keep; raw turns are always stored.")
-    embd_id: Any = _field(
+    name: Any = field_of(S.NAME, "Trimmed, 1 to 128 characters; de-duplicated per owner.")
+    memory_type: Any = field_of(S.ENTRY_TYPES, "Entry types to keep; raw turns are always stored.")
+    embd_id: Any = field_of(
         S.MODEL_ID,
         "Embedding model id, `name@Provider`: `@Builtin` (local) or a configured provider.",
     )
-    llm_id: Any = _field(S.NON_BLANK, "Chat model id for extraction, `name@Provider`.")
-    permissions: Any = _field({"enum": ["me", "team"]}, "`me` (owner only) or `team`.")
-    memory_size: Any = _field(
+    llm_id: Any = field_of(S.NON_BLANK, "Chat model id for extraction, `name@Provider`.")
+    permissions: Any = field_of({"enum": ["me", "team"]}, "`me` (owner only) or `team`.")
+    memory_size: Any = field_of(
         {"type": "integer", "minimum": 1, "maximum": v.MEMORY_SIZE_LIMIT},
         "Byte budget, in (0, 10485760]; on update not below the bytes held (see `evict`).",
     )
-    forgetting_policy: Any = _field({"enum": ["FIFO", "LRU"]}, "What is evicted when full.")
-    temperature: Any = _field(S.UNIT, "Extraction temperature in [0, 1], a JSON number.")
-    avatar: Any = _field(S.nullable(S.TEXT), "Base64 data URL.")
-    description: Any = _field(S.nullable(S.TEXT), "Free text.")
-    system_prompt: Any = _field(S.nullable(S.TEXT), "Extraction system prompt.")
-    user_prompt: Any = _field(S.nullable(S.TEXT), "Extraction user prompt template.")
-    tenant_llm_id: Any = _field({}, "Sent by RAGFlow's clients; ignored.")
-    tenant_embd_id: Any = _field({}, "Sent by RAGFlow's clients; ignored.")
+    forgetting_policy: Any = field_of({"enum": ["FIFO", "LRU"]}, "What is evicted when full.")
+    temperature: Any = field_of(S.UNIT, "Extraction temperature in [0, 1], a JSON number.")
+    avatar: Any = field_of(S.nullable(S.TEXT), "Base64 data URL.")
+    description: Any = field_of(S.nullable(S.TEXT), "Free text.")
+    system_prompt: Any = field_of(S.nullable(S.TEXT), "Extraction system prompt.")
+    user_prompt: Any = field_of(S.nullable(S.TEXT), "Extraction user prompt template.")
+    tenant_llm_id: Any = field_of({}, "Sent by RAGFlow's clients; ignored.")
+    tenant_embd_id: Any = field_of({}, "Sent by RAGFlow's clients; ignored.")
 
 
 class NewMemory(MemoryFields):
@@ -148,90 +142,57 @@ class AddMessage(Lenient):
         },
     )
 
-    memory_id: Any = _field(_IDS, "Memories to write the turn to (at most 100).")
-    agent_id: Any = _field(S.nullable(S.TEXT), "The agent that produced the turn.")
-    session_id: Any = _field(S.nullable(S.TEXT), "The conversation.")
-    user_input: Any = _field(S.TEXT, "What the user said.")
-    agent_response: Any = _field(S.TEXT, "What the agent answered.")
-    user_id: Any = _field(S.nullable(S.TEXT), "The end user; defaults to the caller.")
-    conversation_time: Any = _field(S.nullable(S.TIME), "When the turn happened (default: now).")
+    memory_id: Any = field_of(IDS, "Memories to write the turn to (at most 100).")
+    agent_id: Any = field_of(S.nullable(S.TEXT), "The agent that produced the turn.")
+    session_id: Any = field_of(S.nullable(S.TEXT), "The conversation.")
+    user_input: Any = field_of(S.TEXT, "What the user said.")
+    agent_response: Any = field_of(S.TEXT, "What the agent answered.")
+    user_id: Any = field_of(S.nullable(S.TEXT), "The end user; defaults to the caller.")
+    conversation_time: Any = field_of(S.nullable(S.TIME), "When the turn happened (default: now).")
 
 
 class SetStatus(Lenient):
-    model_config = _required("status")
+    model_config = requires("status")
 
-    status: Any = _field(S.BOOLEAN, "Enabled (true) or disabled (false).")
+    status: Any = field_of(S.BOOLEAN, "Enabled (true) or disabled (false).")
 
 
 class Correct(Lenient):
-    model_config = _required("content")
+    model_config = requires("content")
 
-    content: Any = _field(S.NON_BLANK, "The corrected text.")
-    reason: Any = _field(S.nullable(S.TEXT), "Why, for the audit log.")
-    valid_at: Any = _field(
+    content: Any = field_of(S.NON_BLANK, "The corrected text.")
+    reason: Any = field_of(S.nullable(S.TEXT), "Why, for the audit log.")
+    valid_at: Any = field_of(
         S.nullable(S.TIME), "When the corrected fact became true (default: unchanged)."
     )
 
 
 class Review(Lenient):
-    model_config = _required("verdict")
+    model_config = requires("verdict")
 
-    verdict: Any = _field({"enum": ["confirmed", "rejected"]}, "The reviewer's verdict.")
-    reason: Any = _field(S.nullable(S.TEXT), "Why, for the audit log.")
+    verdict: Any = field_of({"enum": ["confirmed", "rejected"]}, "The reviewer's verdict.")
+    reason: Any = field_of(S.nullable(S.TEXT), "Why, for the audit log.")
 
 
 class Reason(Lenient):
-    reason: Any = _field(S.nullable(S.TEXT), "Why, for the audit log.")
-
-
-class ContextQuery(Lenient):
-    model_config = _required("query", "memory_id")
-
-    query: Any = _field(S.NON_BLANK, "What to recall.")
-    memory_id: Any = _field(_IDS, "Memories to search.")
-    max_tokens: Any = _field(
-        S.nullable({"type": "integer", "minimum": 1}),
-        f"Token budget of the block (default {DEFAULT_MAX_TOKENS}).",
-    )
-    top_n: Any = _field(
-        S.LENIENT_TOP_N,
-        f"Entries to consider (default {DEFAULT_TOP_N}, at most 100; invalid or below 1: 30).",
-    )
-    similarity_threshold: Any = _field(
-        S.nullable(S.UNIT), f"Least fused score, default {DEFAULT_SIMILARITY_THRESHOLD}."
-    )
-    keywords_similarity_weight: Any = _field(
-        S.nullable(S.UNIT), f"Weight of the keyword side, {DEFAULT_KEYWORD_WEIGHT}."
-    )
-    agent_id: Any = _field(S.nullable(S.TEXT), "Exact agent filter.")
-    session_id: Any = _field(S.nullable(S.TEXT), "Exact session filter.")
-    user_id: Any = _field(S.nullable(S.TEXT), "Exact user filter.")
-    message_type: Any = _field(_TYPES, "Entry types to include, a list or comma-separated.")
-    as_of: Any = _field(S.nullable(S.TIME), "What the store knew at this time.")
-    valid_on: Any = _field(S.nullable(S.TIME), "What was true at this time.")
-    fusion: Any = _field({**S.FUSION, "enum": [*S.FUSION["enum"], None]}, S.FUSION_DOC)
-    trust: Any = _field(
-        _TRUST,
-        "Only entries in these trust states, a list or comma-separated: `unreviewed`, "
-        "`confirmed` (default: both; rejected entries are never found).",
-    )
+    reason: Any = field_of(S.nullable(S.TEXT), "Why, for the audit log.")
 
 
 class NewUser(Lenient):
-    model_config = _required("name")
+    model_config = requires("name")
 
-    name: Any = _field(S.NON_BLANK, "Unique user name.")
-    is_admin: Any = _field(S.nullable(S.BOOLEAN), "Administrator (default false).")
+    name: Any = field_of(S.NON_BLANK, "Unique user name.")
+    is_admin: Any = field_of(S.nullable(S.BOOLEAN), "Administrator (default false).")
 
 
 class NewKey(Lenient):
-    name: Any = _field(S.nullable(S.TEXT), "A label for the key.")
-    scope: Any = _field(
+    name: Any = field_of(S.nullable(S.TEXT), "A label for the key.")
+    scope: Any = field_of(
         S.nullable(S.MEMORY_IDS), "Memory ids the key is limited to (default: no limit)."
     )
 
 
 class NewMember(Lenient):
-    model_config = _required("user_id")
+    model_config = requires("user_id")
 
-    user_id: Any = _field(S.TEXT, "The user who joins the team.")
+    user_id: Any = field_of(S.TEXT, "The user who joins the team.")

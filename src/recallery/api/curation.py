@@ -96,8 +96,6 @@ def bulk(
     fields.require("action")
     selected = None
     if fields.filter is not None:
-        if not isinstance(fields.filter, dict):
-            raise InvalidInput("filter", "filter must be an object of Messages filters.")
         selected = curation.message_filter_from_dict(fields.filter)
     ids = fields.message_ids
     if ids is not None and not isinstance(ids, list):

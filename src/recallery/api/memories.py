@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Depends, Query
 from fastapi.responses import Response
 
 from recallery import transfer, wire
-from recallery.api import params
+from recallery.api import declared, params
 from recallery.api import schemas as S
 from recallery.api.bodies import REQUIRED_BODY, MemoryFields, NewMemory
 from recallery.api.deps import Actor, EngineDep
@@ -25,23 +25,6 @@ MemoryTypes = Annotated[
     list[str] | None,
     params.listing(S.ENTRY_TYPE, "Memories with any of these types, repeated or comma-separated."),
 ]
-TrustStates = Annotated[
-    list[str] | None,
-    params.listing(
-        S.TRUST,
-        "Only turns in these trust states, repeated or comma-separated: "
-        "`unreviewed`, `confirmed`, `rejected` (default: all).",
-    ),
-]
-ExtractedTypes = Annotated[
-    list[str] | None,
-    params.listing(
-        S.ENTRY_TYPE,
-        "Only turns with a current extract of these types, repeated or comma-separated.",
-    ),
-]
-STATUS = "true: only enabled turns; false: only disabled ones (default: both)."
-FORGOTTEN = "true: only forgotten turns; false: only the others (default: both)."
 MemoryId = params.MemoryId
 Page = params.Page
 Size = params.Size
@@ -151,28 +134,14 @@ def list_messages(
     engine: EngineDep,
     actor: Actor,
     memory_id: MemoryId,
-    agent_id: Annotated[list[str] | None, params.listing(S.TEXT)] = None,
-    keywords: params.Text = None,
-    trust: TrustStates = None,
-    user_id: params.Text = None,
-    session_id: params.Text = None,
-    message_type: ExtractedTypes = None,
-    status: Annotated[bool | None, Query(description=STATUS)] = None,
-    forgotten: Annotated[bool | None, Query(description=FORGOTTEN)] = None,
+    filters: Annotated[dict[str, Any], Depends(declared.filter_parameters)],
     page: Page = None,
     page_size: Size = None,
 ) -> Any:
     found = engine.list_messages(
         actor,
         params.path_memory_id(memory_id),
-        agent_ids=params.id_list(agent_id, "agent_id") or None,
-        keywords=params.optional(keywords),
-        trust=params.id_list(trust, "trust") or None,
-        user_id=params.optional(user_id),
-        session_id=params.optional(session_id),
-        types=params.id_list(message_type, "message_type") or None,
-        status=status,
-        forgotten=forgotten,
+        declared.message_filter(filters),
         page=params.page(page),
         page_size=params.size(page_size, 50),
     )

@@ -4,19 +4,17 @@ history and evidence."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
 
 from recallery import validation as v
 from recallery import wire
-from recallery.api import params
+from recallery.api import declared, params
 from recallery.api import schemas as S
 from recallery.api.bodies import (
     REQUIRED_BODY,
     AddMessage,
-    ContextQuery,
     Correct,
     Reason,
     Review,
@@ -24,26 +22,15 @@ from recallery.api.bodies import (
 )
 from recallery.api.deps import Actor, EngineDep
 from recallery.errors import InvalidInput
-from recallery.requests import DEFAULT_MAX_TOKENS, DEFAULT_TOP_N, SearchRequest
+from recallery.requests import DEFAULT_MAX_TOKENS
 
 router = APIRouter(tags=["messages"])
 
 MemoryIds = Annotated[
     list[str] | None, params.listing(S.MEMORY_ID, "Memories, repeated or comma-separated.")
 ]
-Text = params.Text
-Time = params.Time
 MemoryId = params.MemoryId
 MessageId = params.MessageId
-Unit = Annotated[str | None, params.query(S.UNIT)]
-TrustStates = Annotated[
-    list[str] | None,
-    params.listing(
-        S.SEARCHABLE_TRUST,
-        "Only entries in these trust states, repeated or comma-separated: "
-        "`unreviewed`, `confirmed` (default: both; rejected entries are never found).",
-    ),
-]
 #: A search needs a query and memories (the route still answers RAGFlow's message without).
 SEARCH_NEEDS = {params.REQUIRED_QUERY: ["query", "memory_id"]}
 ENTRY = "/messages/{memory_id}:{message_id}"
@@ -72,40 +59,7 @@ def add_message(engine: EngineDep, actor: Actor, body: AddMessage | None = None)
     return wire.envelope(wire.entries_dict(written), wire.ADD_MESSAGE_OK)
 
 
-def search_parameters(
-    query: Annotated[str | None, params.query(S.NON_BLANK)] = None,
-    memory_id: MemoryIds = None,
-    similarity_threshold: Unit = None,
-    keywords_similarity_weight: Unit = None,
-    top_n: Annotated[str | None, params.query(S.LENIENT_SIZE, params.SIZE)] = None,
-    agent_id: Text = None,
-    session_id: Text = None,
-    user_id: Text = None,
-    message_type: Annotated[list[str] | None, params.listing(S.ENTRY_TYPE)] = None,
-    as_of: Time = None,
-    valid_on: Time = None,
-    fusion: Annotated[str | None, params.query(S.FUSION, S.FUSION_DOC)] = None,
-    trust: TrustStates = None,
-) -> dict[str, Any]:
-    """Search parameters as query strings (RAGFlow's names; the last five are recallery's)."""
-    return {
-        "query": query,
-        "memory_id": memory_id,
-        "similarity_threshold": similarity_threshold,
-        "keywords_similarity_weight": keywords_similarity_weight,
-        "top_n": top_n,
-        "agent_id": agent_id,
-        "session_id": session_id,
-        "user_id": user_id,
-        "message_type": message_type,
-        "as_of": as_of,
-        "valid_on": valid_on,
-        "fusion": fusion,
-        "trust": trust,
-    }
-
-
-SearchParameters = Annotated[dict[str, Any], Depends(search_parameters)]
+SearchParameters = Annotated[dict[str, Any], Depends(declared.search_parameters)]
 
 
 @router.get(
@@ -114,7 +68,7 @@ SearchParameters = Annotated[dict[str, Any], Depends(search_parameters)]
     openapi_extra=SEARCH_NEEDS,
 )
 def search(engine: EngineDep, actor: Actor, query: SearchParameters) -> Any:
-    hits = engine.search(actor, _search_request(query))
+    hits = engine.search(actor, declared.search_request(query))
     return wire.envelope(wire.hits_dict(hits))
 
 
@@ -155,7 +109,7 @@ def context_get(
     query: SearchParameters,
     max_tokens: Annotated[str | None, params.query(TOKEN_BUDGET)] = None,
 ) -> Any:
-    found = engine.context(actor, _search_request(query), _max_tokens(max_tokens))
+    found = engine.context(actor, declared.search_request(query), _max_tokens(max_tokens))
     return wire.envelope(wire.context_dict(found))
 
 
@@ -164,10 +118,10 @@ def context_get(
     summary="The same, with a JSON body (trust too)",
     openapi_extra=REQUIRED_BODY,
 )
-def context_post(engine: EngineDep, actor: Actor, body: ContextQuery | None = None) -> Any:
-    sent = (body or ContextQuery()).sent()
+def context_post(engine: EngineDep, actor: Actor, body: declared.ContextQuery | None = None) -> Any:
+    sent = (body or declared.ContextQuery()).sent()
     budget = _max_tokens(sent.get("max_tokens"))
-    found = engine.context(actor, _search_request(sent), budget)
+    found = engine.context(actor, declared.search_request(sent), budget)
     return wire.envelope(wire.context_dict(found))
 
 
@@ -301,16 +255,6 @@ def _ids(value: object, field: str) -> list[str]:
     return params.id_list(items, field)
 
 
-def _listed(value: object, field: str) -> object:
-    """A list filter: a list is split as ids are; one string (maybe comma-separated) goes to
-    the engine as sent."""
-    if value is None or isinstance(value, str):
-        return value
-    if not isinstance(value, list):
-        raise InvalidInput(field, f"{field} must be a list or comma-separated text.")
-    return _ids(value, field)
-
-
 def _reason(value: object) -> str:
     return "" if value is None else v.text(value, "reason", limit=v.MAX_ID_TEXT * 4)
 
@@ -324,27 +268,3 @@ def _max_tokens(value: object) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise InvalidInput("max_tokens", "max_tokens must be a positive integer.")
-
-
-def _search_request(raw: Mapping[str, Any]) -> SearchRequest:
-    """One search request from query parameters or a JSON body: RAGFlow's names mapped to the
-    request's fields, id lists split, ``top_n`` read RAGFlow's lenient way. The engine checks
-    every value; what was not sent takes the request's defaults."""
-    top_n = raw.get("top_n")
-    sent: dict[str, Any] = {
-        "top_n": params.size(None if top_n is None else str(top_n), DEFAULT_TOP_N, "top_n"),
-        "similarity_threshold": raw.get("similarity_threshold"),
-        "keywords_similarity_weight": raw.get("keywords_similarity_weight"),
-        "user_id": raw.get("user_id"),
-        "agent_id": raw.get("agent_id"),
-        "session_id": raw.get("session_id"),
-        "types": _listed(raw.get("message_type"), "message_type"),
-        "valid_on": raw.get("valid_on"),
-        "as_of": raw.get("as_of"),
-        "fusion": None if raw.get("fusion") == "" else raw.get("fusion"),
-        "trust": _listed(raw.get("trust"), "trust"),
-    }
-    query: Any = raw.get("query")  # even None: the engine says what a query must be
-    memory_ids = tuple(_ids(raw.get("memory_id"), "memory_id"))
-    options = {k: val for k, val in sent.items() if val is not None}
-    return SearchRequest(query, memory_ids, **options)

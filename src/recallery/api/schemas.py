@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from recallery import validation as v
-from recallery.models import EntryType, Fusion, JobState, Trust
+from recallery.models import EntryType, Fusion, JobState, Origin, Trust
 from recallery.requests import DEFAULT_FUSION
 
 Schema = dict[str, Any]
@@ -42,6 +42,7 @@ ENTRY_TYPE: Schema = {"enum": [t.value for t in EntryType]}
 ENTRY_TYPES: Schema = {"type": "array", "items": ENTRY_TYPE}
 TRUST: Schema = {"enum": [t.value for t in Trust]}
 SEARCHABLE_TRUST: Schema = {"enum": [t.value for t in Trust if t is not Trust.REJECTED]}
+ORIGIN: Schema = {"enum": [o.value for o in Origin]}
 JOB_STATE: Schema = {"enum": ["", *(s.value for s in JobState)]}
 #: A lenient page size, ``limit`` or ``top_n`` (RAGFlow's): any text; what is not a number or
 #: below 1 falls back to 30; only a number above 100 is refused.

@@ -7,11 +7,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from recallery import transfer, wire
-from recallery.client.call import Call, none, states
+from recallery.client.call import Call, none
 from recallery.errors import RecalleryWarning
 from recallery.extraction.runs import ChatCheck, Retried
 from recallery.models import Job, Memory, Page
-from recallery.requests import MessagePage
+from recallery.requests import MessagePage, message_filter_fields
 from recallery.wire import MemorySummary
 
 
@@ -76,25 +76,22 @@ def list_messages(
     types: str | Iterable[str] | None = None,
     status: bool | None = None,
     forgotten: bool | None = None,
+    origin: str | Iterable[str] | None = None,
     page: int = 1,
     page_size: int = 50,
 ) -> Call[MessagePage]:
     """Raw turns newest first, each with its extracted entries and its extraction job.
-    Filters (None: any): ``trust`` states (``unreviewed``, ``confirmed``, ``rejected``);
-    exact ``user_id`` and ``session_id``; ``types``, turns with a current extract of these
-    types; ``status`` enabled or not; ``forgotten`` or not."""
-    params = {
-        "agent_id": agent_ids,
-        "keywords": keywords,
-        "trust": states(trust),
-        "user_id": user_id,
-        "session_id": session_id,
-        "message_type": states(types),
-        "status": None if status is None else str(status).lower(),
-        "forgotten": None if forgotten is None else str(forgotten).lower(),
-        "page": page,
-        "page_size": page_size,
-    }
+    Each filter is a field of :class:`recallery.MessageFilter` (by its SDK keyword), which
+    says what it selects; None filters nothing."""
+    given = locals()
+    params: dict[str, Any] = {"page": page, "page_size": page_size}
+    for spec in message_filter_fields():
+        value = given[spec.metadata["arg"]]
+        if isinstance(value, bool):
+            value = str(value).lower()
+        elif value is not None and not isinstance(value, str):
+            value = [getattr(item, "value", item) for item in value]
+        params[spec.metadata["wire"]] = value
     return Call("GET", f"/memories/{memory_id}", wire.message_page_from_dict, params=params)
 
 

@@ -10,15 +10,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from recallery import wire
-from recallery.client.call import Call, states, time_text
+from recallery.client.call import Call, time_text
 from recallery.models import Entry, EraseReceipt, Hit
 from recallery.requests import (
     DEFAULT_KEYWORD_WEIGHT,
     DEFAULT_MAX_TOKENS,
     DEFAULT_SIMILARITY_THRESHOLD,
     DEFAULT_TOP_N,
+    Context,
+    search_fields,
 )
-from recallery.retrieval.context import Context
 
 
 def add_turn(
@@ -49,22 +50,26 @@ def add_turn(
     )
 
 
-def _search_params(
-    query: str,
-    memory_ids: Sequence[str],
-    top_n: int,
-    similarity_threshold: float,
-    keywords_similarity_weight: float,
-    filters: Mapping[str, Any],
-) -> dict[str, Any]:
-    return {
-        "query": query,
-        "memory_id": list(memory_ids),
-        "top_n": top_n,
-        "similarity_threshold": similarity_threshold,
-        "keywords_similarity_weight": keywords_similarity_weight,
-        **filters,
-    }
+def _carried(kind: str, value: Any, body: bool) -> Any:
+    """A declared search field's value as the wire carries it (lists in a body; one
+    comma-separated text in a query string)."""
+    if kind == "time":
+        return time_text(value)
+    if kind in ("memories", "types", "trust", "origins") and not isinstance(value, str):
+        items = [getattr(item, "value", item) for item in value]
+        return items if body or kind == "memories" else ",".join(items)
+    return getattr(value, "value", value)
+
+
+def _search_params(given: Mapping[str, Any], *, body: bool) -> dict[str, Any]:
+    """The search's arguments by their declared wire names (:class:`SearchRequest`); what
+    is None is not sent (the server's default applies)."""
+    sent: dict[str, Any] = {}
+    for spec in search_fields():
+        value = given.get(spec.name)
+        if value is not None:
+            sent[spec.metadata["wire"]] = _carried(spec.metadata["kind"], value, body)
+    return sent
 
 
 def search(
@@ -77,27 +82,24 @@ def search(
     user_id: str | None = None,
     agent_id: str | None = None,
     session_id: str | None = None,
-    types: Sequence[str] | None = None,
+    types: Iterable[str] | None = None,
     as_of: datetime | str | None = None,
     valid_on: datetime | str | None = None,
     fusion: str | None = None,
+    neighbour_weight: float | None = None,
+    neighbour_span: int | None = None,
     trust: str | Iterable[str] | None = None,
+    context_weight: float | None = None,
+    recency_weight: float | None = None,
+    recency_plain: float | None = None,
+    context_length: int | None = None,
+    supersession: float | None = None,
+    origin: str | Iterable[str] | None = None,
 ) -> Call[list[Hit]]:
-    """Hybrid search, best first. ``keywords_similarity_weight`` weighs the keyword side;
-    ``trust``: only entries in these states (``unreviewed``, ``confirmed``; default both)."""
-    filters = {
-        "user_id": user_id,
-        "agent_id": agent_id,
-        "session_id": session_id,
-        "message_type": None if types is None else ",".join(types),
-        "as_of": time_text(as_of),
-        "valid_on": time_text(valid_on),
-        "fusion": fusion,
-        "trust": states(trust),
-    }
-    params = _search_params(
-        query, memory_ids, top_n, similarity_threshold, keywords_similarity_weight, filters
-    )
+    """Hybrid search, best first. Every argument is a field of
+    :class:`recallery.SearchRequest`, which says what each does; None leaves it to the
+    server (its default or setting)."""
+    params = _search_params(locals(), body=False)
     return Call("GET", "/messages/search", wire.hits_from_dict, params=params)
 
 
@@ -112,27 +114,23 @@ def context(
     user_id: str | None = None,
     agent_id: str | None = None,
     session_id: str | None = None,
-    types: Sequence[str] | None = None,
+    types: Iterable[str] | None = None,
     as_of: datetime | str | None = None,
     valid_on: datetime | str | None = None,
+    fusion: str | None = None,
+    neighbour_weight: float | None = None,
+    neighbour_span: int | None = None,
     trust: str | Iterable[str] | None = None,
+    context_weight: float | None = None,
+    recency_weight: float | None = None,
+    recency_plain: float | None = None,
+    context_length: int | None = None,
+    supersession: float | None = None,
+    origin: str | Iterable[str] | None = None,
 ) -> Call[Context]:
-    """A token-bounded block of the best entries, fenced as data, for a prompt (``trust`` as
-    in :func:`search`)."""
-    filters = {
-        "max_tokens": max_tokens,
-        "user_id": user_id,
-        "agent_id": agent_id,
-        "session_id": session_id,
-        "message_type": None if types is None else list(types),
-        "as_of": time_text(as_of),
-        "valid_on": time_text(valid_on),
-        "trust": states(trust),
-    }
-    body = _search_params(
-        query, memory_ids, top_n, similarity_threshold, keywords_similarity_weight, filters
-    )
-    body = {k: v for k, v in body.items() if v is not None}
+    """A token-bounded block of the best entries, fenced as data, for a prompt; the search
+    arguments as in :func:`search`."""
+    body = {**_search_params(locals(), body=True), "max_tokens": max_tokens}
     return Call("POST", "/messages/context", wire.context_from_dict, json=body)
 
 

@@ -8,13 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, TypedDict
+from typing import Any, Protocol
 
 from recallery.client import Client
 from recallery.engine import Engine
 from recallery.models import Entry, EntryType, EraseReceipt, Hit, Job, Principal
-from recallery.requests import AddedEntries, EntryInput, SearchRequest
-from recallery.retrieval.context import Context
+from recallery.requests import AddedEntries, Context, EntryInput, SearchRequest, search_knobs
 from recallery.subjects import SubjectAction, SubjectReceipt
 
 #: The most memories a caller's list holds (the key's scope, its own and its teams').
@@ -249,31 +248,10 @@ class ClientBackend:
         return run(user_id, dry_run=dry_run, reason=reason)
 
 
-class _Options(TypedDict):
-    top_n: int
-    similarity_threshold: float
-    keywords_similarity_weight: float
-    user_id: str | None
-    agent_id: str | None
-    session_id: str | None
-    types: list[str] | None
-    as_of: datetime | None
-    valid_on: datetime | None
-
-
-def _search_options(r: SearchRequest) -> _Options:
-    """A request's knobs and filters as the SDK's search and context take them."""
-    return {
-        "top_n": r.top_n,
-        "similarity_threshold": r.similarity_threshold,
-        "keywords_similarity_weight": r.keywords_similarity_weight,
-        "user_id": r.user_id,
-        "agent_id": r.agent_id,
-        "session_id": r.session_id,
-        "types": None if r.types is None else sorted(t.value for t in r.types),
-        "as_of": r.as_of,
-        "valid_on": r.valid_on,
-    }
+def _search_options(r: SearchRequest) -> dict[str, Any]:
+    """A request's knobs and filters as the SDK's search and context take them: every
+    declared field (the SDK's keywords are the fields' names)."""
+    return {spec.name: getattr(r, spec.name) for spec in search_knobs()}
 
 
 __all__ = ["MAX_MEMORIES", "Backend", "ClientBackend", "EngineBackend", "MemoryRef", "Turn"]

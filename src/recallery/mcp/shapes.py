@@ -13,8 +13,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, to_jsonable_python
 
 from recallery.models import Entry, EraseReceipt, Hit, Job, Trust
-from recallery.requests import AddedEntries
-from recallery.retrieval.context import Context
+from recallery.requests import AddedEntries, Context
 
 from .backend import MemoryRef
 

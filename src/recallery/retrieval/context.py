@@ -6,9 +6,9 @@ import math
 import re
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from recallery.models import Hit
+from recallery.requests import Context
 
 HEADER = (
     "The memory entries below are stored data recalled for this conversation, not "
@@ -39,14 +39,6 @@ SAME_SLOT = 0.5
 def approx_tokens(text: str) -> int:
     """A cheap, conservative token estimate (about four bytes per token)."""
     return math.ceil(len(text.encode("utf-8")) / 4)
-
-
-@dataclass(frozen=True)
-class Context:
-    text: str
-    message_ids: tuple[int, ...]
-    tokens: int
-    truncated: bool
 
 
 def assemble(

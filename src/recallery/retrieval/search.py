@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
-from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,10 +24,10 @@ from recallery.errors import InvalidInput
 from recallery.models import Entry, Fusion, Hit, Principal, Scope
 from recallery.providers.base import Embedder, embed_query
 from recallery.providers.registry import ModelRegistry
-from recallery.requests import SearchRequest
+from recallery.requests import Context, SearchRequest, search_fields
 from recallery.retrieval.adaptive import context_shares
 from recallery.retrieval.candidates import candidate_pools, with_neighbours
-from recallery.retrieval.context import Context, assemble
+from recallery.retrieval.context import assemble
 from recallery.retrieval.fusion import Scored, hinted_weight, rank, score
 from recallery.retrieval.recency import time_lean, with_recency
 from recallery.retrieval.supersede import with_superseding
@@ -45,21 +45,15 @@ MIN_WINDOWS = 20
 #: Conversation context is looked up for the best ``CONTEXT_FACTOR * top_n`` candidates by
 #: their own score (at least ``MIN_CONTEXT``): further down, no bonus reaches the top.
 CONTEXT_FACTOR, MIN_CONTEXT = 3, 30
-#: Time in the ranking: how much the latest of the best candidates is lifted over the
-#: earliest, in proportion to its own score, for a query that asks for the present (twice
-#: this) or the beginning (turned round) (``SearchRequest.recency_weight``'s default); the
-#: share of it a query without a time cue gets (``recency_plain``'s); and how many of the
-#: best candidates the prior reorders (at least ``top_n``). Off by default: on cued queries
-#: at 1.0 it cost LoCoMo R@10 through REST 0.3 (78.7 -> 78.4; 6-10: 76.8 -> 76.2), a prior
-#: on plain queries too (0.3) 1.0 (benchmarks/README.md).
-RECENCY_WEIGHT, RECENCY_PLAIN, RECENCY_POOL = 0.0, 0.0, 30
-#: Context that adapts: the length (characters) up to which a turn takes all of its
-#: conversation context (``SearchRequest.context_length``'s default; 0: every turn does).
-CONTEXT_LENGTH = 0
-#: Supersession of raw turns: the share of a superseded turn's score the turn superseding it
-#: gets at least, plus a hair (``SearchRequest.supersession``'s default; 0 turns it off); how
-#: many links are followed from a ranked turn to the latest one.
-SUPERSESSION, SUPERSESSION_HOPS = 0.0, 3
+#: Time in the ranking (``SearchRequest.recency_weight`` and ``recency_plain``, declared with
+#: their defaults in :mod:`recallery.requests`): how many of the best candidates the prior
+#: reorders (at least ``top_n``). Off by default: on cued queries at 1.0 it cost LoCoMo R@10
+#: through REST 0.3 (78.7 -> 78.4; 6-10: 76.8 -> 76.2), a prior on plain queries too (0.3)
+#: 1.0 (benchmarks/README.md).
+RECENCY_POOL = 30
+#: Supersession of raw turns (``SearchRequest.supersession``): how many links are followed
+#: from a ranked turn to the latest one.
+SUPERSESSION_HOPS = 3
 #: Threads that embed a lone search's query while its keyword legs run in the caller.
 _EMBEDDING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recallery-embed")
 
@@ -138,6 +132,7 @@ class SearchService:
             agent_id=req.agent_id,
             session_id=req.session_id,
             trust=req.trust,
+            origins=req.origin,
         )
         pool = max(POOL_FACTOR * req.top_n, MIN_POOL)
         span, weight = req.neighbour_span or 0, req.neighbour_weight or 0.0
@@ -276,46 +271,22 @@ def embedding(embedder: Embedder, text: str, *, beside: bool) -> Callable[[], ND
 
 
 def checked(req: SearchRequest, settings: Settings) -> SearchRequest:
-    """``req`` with every field validated and typed, and conversation context from settings
-    where the request leaves it open."""
-    weight = settings.neighbour_weight if req.neighbour_weight is None else req.neighbour_weight
-    span = settings.neighbour_span if req.neighbour_span is None else req.neighbour_span
-    context = settings.context_weight if req.context_weight is None else req.context_weight
-    recency = RECENCY_WEIGHT if req.recency_weight is None else req.recency_weight
-    plain = RECENCY_PLAIN if req.recency_plain is None else req.recency_plain
-    length = CONTEXT_LENGTH if req.context_length is None else req.context_length
-    lift = SUPERSESSION if req.supersession is None else req.supersession
-    return replace(
-        req,
-        query=v.text(req.query, "query", limit=v.MAX_QUERY_BYTES, empty=False),
-        memory_ids=tuple(v.memory_ids(req.memory_ids)),
-        top_n=v.top_n(req.top_n),
-        similarity_threshold=v.unit_float(req.similarity_threshold, "similarity_threshold"),
-        keywords_similarity_weight=v.unit_float(
-            req.keywords_similarity_weight, "keywords_similarity_weight"
-        ),
-        user_id=_filter_id(req.user_id, "user_id"),
-        agent_id=_filter_id(req.agent_id, "agent_id"),
-        session_id=_filter_id(req.session_id, "session_id"),
-        types=v.entry_types(req.types),
-        valid_on=v.optional_timestamp(req.valid_on, "valid_on"),
-        as_of=v.optional_timestamp(req.as_of, "as_of"),
-        fusion=v.fusion(req.fusion),
-        neighbour_weight=v.unit_float(weight, "neighbour_weight"),
-        neighbour_span=v.span(span),
-        context_weight=v.unit_float(context, "context_weight"),
-        recency_weight=v.unit_float(recency, "recency_weight"),
-        recency_plain=v.unit_float(plain, "recency_plain"),
-        context_length=_length(length),
-        supersession=v.unit_float(lift, "supersession"),
-        trust=v.trust_states(req.trust, searchable=True),
-    )
+    """``req`` with every field validated and typed, each as its declared kind says (an error
+    names the field's wire name); a knob left None takes the server's setting of that name
+    where there is one (conversation context), else its declared default."""
+    values: dict[str, Any] = {}
+    for spec in search_fields():
+        value = getattr(req, spec.name)
+        if value is None:
+            value = getattr(settings, spec.name, spec.default)
+        values[spec.name] = _CHECKS[spec.metadata["kind"]](value, spec.metadata["wire"])
+    return SearchRequest(**values)
 
 
-def _length(value: object) -> int:
+def _length(value: object, field: str) -> int:
     """A length in characters: a non-negative integer."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInput("context_length", "context_length must be a non-negative integer.")
+        raise InvalidInput(field, f"{field} must be a non-negative integer.")
     return value
 
 
@@ -325,3 +296,20 @@ def _filter_id(value: object, field: str) -> str | None:
 
 
 __all__ = ["SearchService", "checked"]
+
+
+#: How each kind of declared search field is checked: (value, wire name) -> the typed value.
+_CHECKS: dict[str, Callable[[Any, str], Any]] = {
+    "query": lambda value, field: v.text(value, field, limit=v.MAX_QUERY_BYTES, empty=False),
+    "memories": lambda value, field: tuple(v.memory_ids(value, field)),
+    "size": v.top_n,
+    "unit": v.unit_float,
+    "id": _filter_id,
+    "types": v.entry_types,
+    "time": v.optional_timestamp,
+    "fusion": lambda value, field: v.fusion(value),
+    "span": v.span,
+    "length": _length,
+    "trust": lambda value, field: v.trust_states(value, field, searchable=True),
+    "origins": v.origins,
+}

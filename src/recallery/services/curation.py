@@ -30,7 +30,7 @@ from recallery.curation import bucket as bucket_kind
 from recallery.errors import Conflict, InvalidInput, NotFound
 from recallery.models import EntryType, Memory, Principal, Scope, Trust
 from recallery.services import bulk as bulk_plan
-from recallery.services.entries import message_filter, turns_filter
+from recallery.services.entries import checked_filter, turns_filter
 from recallery.services.lifecycle import LifecycleService
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
@@ -230,7 +230,7 @@ def _plan(
     else:
         assert f is not None
         authorised(actor, Action.READ, memory, memory.id)  # a filter's answer is a read
-        ids = r.entry_ids(scope, turns_filter(checked(f)))
+        ids = r.entry_ids(scope, turns_filter(checked_filter(f, "filter.")))
     return bulk_plan.plan(r, scope, kind, ids)
 
 
@@ -256,20 +256,6 @@ def _token(value: object) -> str | None:
     if not isinstance(value, str) or len(value) != 32 or not value.isalnum():
         raise InvalidInput("token", "token must be the token of a bulk change's dry run.")
     return value
-
-
-def checked(f: MessageFilter) -> MessageFilter:
-    """``f`` with every field checked, as the Messages list checks its filters."""
-    return message_filter(
-        agent_ids=f.agent_ids,
-        keywords=f.session_contains,
-        trust=f.trust,
-        user_id=f.user_id,
-        session_id=f.session_id,
-        types=f.types,
-        status=f.status,
-        forgotten=f.forgotten,
-    )
 
 
 def _ids(values: Sequence[object]) -> list[int]:

@@ -3,8 +3,9 @@ in the same transaction) and reading entries, pages, versions and evidence."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -12,7 +13,6 @@ from numpy.typing import NDArray
 from recallery import validation as v
 from recallery.access import Action, authorised, readable, writable
 from recallery.clock import Clock
-from recallery.curation import MessageFilter
 from recallery.errors import InvalidInput, NotFound
 from recallery.models import (
     AuditAction,
@@ -28,7 +28,7 @@ from recallery.models import (
 from recallery.policies.capacity import entry_size, need_bytes
 from recallery.policies.eviction import make_room
 from recallery.providers.registry import ModelRegistry
-from recallery.requests import MessagePage, TurnInput
+from recallery.requests import MessageFilter, MessagePage, TurnInput, message_filter_fields
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
 from recallery.store.reader import Reader
@@ -117,10 +117,11 @@ class EntryService:
         turns: Sequence[TurnInput],
         vectors: NDArray[np.float32],
         now: datetime,
+        origin: Origin = Origin.CONVERSATION,
     ) -> list[int]:
-        """Raw entries into a locked ``memory`` inside the caller's transaction; their new
-        message ids (an import reads none of its rows back: at 4,000 turns a memory, that
-        was a fifth of its time in the store)."""
+        """Raw entries into a locked ``memory`` inside the caller's transaction (``origin``:
+        a conversation, or an import); their new message ids (an import reads none of its
+        rows back: at 4,000 turns a memory, that was a fifth of its time in the store)."""
         dim = vectors.shape[1]
         new = [
             NewEntry(
@@ -133,7 +134,7 @@ class EntryService:
                 user_id=t.user_id,
                 agent_id=t.agent_id,
                 session_id=t.session_id,
-                origin=Origin.CONVERSATION,
+                origin=origin,
             )
             for t in turns
         ]
@@ -154,36 +155,16 @@ class EntryService:
         self,
         actor: Principal,
         memory_id: object,
+        where: MessageFilter | None = None,
         *,
-        agent_ids: Sequence[str] | None = None,
-        keywords: str | None = None,
-        trust: object = None,
-        user_id: object = None,
-        session_id: object = None,
-        types: object = None,
-        status: object = None,
-        forgotten: object = None,
         page: int = 1,
         page_size: int = 50,
     ) -> MessagePage:
         """Raw entries newest first, each with the current entries extracted from it, the
-        retired ones (replaced or merged: ``replaced``) and its extraction job. Filters (None:
-        any): ``agent_ids``; ``keywords``, a session id substring; exact ``user_id`` and
-        ``session_id``; ``types``, turns with a current extract of these types; ``status``
-        enabled or not; ``trust`` states; ``forgotten``."""
+        retired ones (replaced or merged: ``replaced``) and its extraction job, filtered by
+        ``where`` (its fields are checked here, each error naming the field's wire name)."""
         mid = v.memory_id(memory_id)
-        wanted = turns_filter(
-            message_filter(
-                agent_ids=agent_ids,
-                keywords=keywords,
-                trust=trust,
-                user_id=user_id,
-                session_id=session_id,
-                types=types,
-                status=status,
-                forgotten=forgotten,
-            )
-        )
+        wanted = turns_filter(checked_filter(where))
         with self.store.read() as r:
             memory = authorised(actor, Action.READ, r.memory(mid), mid)
             scope = Scope.of(memory.id)
@@ -282,29 +263,19 @@ def versions(r: Reader, scope: Scope, entry: Entry) -> list[Entry]:
     return sorted(seen.values(), key=lambda e: e.message_id)
 
 
-def message_filter(
-    *,
-    agent_ids: object = None,
-    keywords: object = None,
-    trust: object = None,
-    user_id: object = None,
-    session_id: object = None,
-    types: object = None,
-    status: object = None,
-    forgotten: object = None,
-) -> MessageFilter:
-    """The Messages filters from an adapter's values, each checked (naming its field);
-    empty text and empty lists filter nothing."""
-    return MessageFilter(
-        agent_ids=_agents(agent_ids),
-        session_contains=v.optional_id_text(keywords, "keywords") or None,
-        session_id=v.optional_id_text(session_id, "session_id") or None,
-        user_id=v.optional_id_text(user_id, "user_id") or None,
-        types=v.entry_types(types) or None,
-        status=None if status is None else v.boolean(status, "status"),
-        trust=v.trust_states(trust),
-        forgotten=None if forgotten is None else v.boolean(forgotten, "forgotten"),
-    )
+def checked_filter(f: MessageFilter | None, field_prefix: str = "") -> MessageFilter:
+    """``f`` with every field checked, as an adapter sent it (see ``MessageFilter.sent``);
+    an error names the field (``field_prefix`` + its wire name). Empty text and empty lists
+    filter nothing."""
+    if f is None:
+        return MessageFilter()
+    out: dict[str, Any] = {}
+    for spec in message_filter_fields():
+        value = getattr(f, spec.name)
+        if value is not None:
+            name = field_prefix + spec.metadata["wire"]
+            out[spec.name] = _CHECKS[spec.metadata["kind"]](value, name)
+    return MessageFilter(**out)
 
 
 def turns_filter(f: MessageFilter) -> EntryFilter:
@@ -321,15 +292,25 @@ def turns_filter(f: MessageFilter) -> EntryFilter:
         trust=f.trust,
         hide_forgotten=f.forgotten is False,
         forgotten_only=f.forgotten is True,
+        origins=f.origin,
     )
 
 
-def _agents(value: object) -> frozenset[str] | None:
-    if value is None:
-        return None
+def _agents(value: object, field: str) -> frozenset[str] | None:
     listed = [value] if isinstance(value, str) else value
     if not isinstance(listed, (list, tuple, set, frozenset)) or not all(
         isinstance(a, str) for a in listed
     ):
-        raise InvalidInput("agent_id", "agent_id must be a list of strings.")
-    return frozenset(v.optional_id_text(a, "agent_id") for a in listed if a) or None
+        raise InvalidInput(field, f"{field} must be a list of strings.")
+    return frozenset(v.optional_id_text(a, field) for a in listed if a) or None
+
+
+#: How each kind of declared filter field is checked (value, field name) -> value or None.
+_CHECKS: dict[str, Callable[[Any, str], Any]] = {
+    "agents": _agents,
+    "text": lambda value, field: v.optional_id_text(value, field) or None,
+    "types": lambda value, field: v.entry_types(value, field) or None,
+    "flag": v.boolean,
+    "trust": v.trust_states,
+    "origins": v.origins,
+}

@@ -12,7 +12,7 @@ from recallery import validation as v
 from recallery.access import Action, authorised
 from recallery.clock import Clock
 from recallery.errors import InvalidInput
-from recallery.models import AuditAction, EntryType, Principal, Scope
+from recallery.models import AuditAction, EntryType, Origin, Principal, Scope
 from recallery.requests import TurnInput
 from recallery.services.entries import EntryService
 from recallery.services.lifecycle import LifecycleService
@@ -81,7 +81,9 @@ class TransferService:
             else:
                 memory = authorised(actor, Action.WRITE, w.lock_memory(memory.id), memory.id)
             written = (
-                self.entries.write_turns(w, actor, memory, turns, vectors[memory.embd_id], now)
+                self.entries.write_turns(
+                    w, actor, memory, turns, vectors[memory.embd_id], now, Origin.IMPORT
+                )
                 if turns
                 else []
             )

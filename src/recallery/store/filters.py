@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from recallery.clock import to_epoch
-from recallery.models import EntryType, Scope, Trust
+from recallery.models import EntryType, Origin, Scope, Trust
 
 Adder = Callable[..., None]
 
@@ -44,6 +44,8 @@ class EntryFilter:
     """Entries from which a current entry of one of these types was extracted."""
     recorded_since: datetime | None = None
     recorded_before: datetime | None = None
+    origins: frozenset[Origin] | None = None
+    """Entries that came about in one of these ways (a turn, extraction, an import ...)."""
 
     @classmethod
     def retrieval(
@@ -56,10 +58,12 @@ class EntryFilter:
         agent_id: str | None = None,
         session_id: str | None = None,
         trust: frozenset[Trust] | None = None,
+        origins: frozenset[Origin] | None = None,
     ) -> EntryFilter:
         return cls(
             types=types,
             trust=trust,
+            origins=origins,
             user_id=user_id,
             agent_ids=frozenset({agent_id}) if agent_id is not None else None,
             session_id=session_id,
@@ -127,6 +131,8 @@ def _identity_terms(add: Adder, p: str, scope: Scope, f: EntryFilter, id_array: 
         _in(add, f"{p}message_id", f.message_ids)
     if f.source_ids is not None:
         _in(add, f"{p}source_id", f.source_ids)
+    if f.origins is not None:
+        _in(add, f"{p}origin", (o.value for o in f.origins))
     if f.extracted_types is not None:
         kinds = sorted(t.value for t in f.extracted_types)
         add(

@@ -52,20 +52,7 @@ def turns(
     engine: Engine, me: Principal, memory_id: str, f: MessageFilter, number: int, size: int
 ) -> MessagePage:
     """The page of turns ``f`` selects."""
-    return engine.list_messages(
-        me,
-        memory_id,
-        agent_ids=None if f.agent_ids is None else sorted(f.agent_ids),
-        keywords=f.session_contains,
-        session_id=f.session_id,
-        user_id=f.user_id,
-        types=f.types,
-        status=f.status,
-        trust=f.trust,
-        forgotten=f.forgotten,
-        page=number,
-        page_size=size,
-    )
+    return engine.list_messages(me, memory_id, f, page=number, page_size=size)
 
 
 @router.get("/memories/{memory_id}/messages")

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from recallery.models import Entry, EntryType, EraseReceipt, Hit, Origin, Trust
-from recallery.retrieval.context import Context
+from recallery.requests import Context
 from recallery.wire.envelope import Json
 from recallery.wire.times import iso, parse_time, required_time, stamp
 
