@@ -1,6 +1,6 @@
 """The REST API in process: the app over the shared engine fixture (SQLite in tmp_path,
-deterministic embedder, frozen clock), raw HTTP through TestClient and the SDK through an
-in-process transport."""
+deterministic embedder, frozen clock), raw HTTP through TestClient, the SDK through an
+in-process transport, and MCP sessions over either."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ from collections.abc import Callable, Iterator
 
 import anyio.from_thread
 import pytest
-from api_support import Account, PortalTransport
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from tests.support.api import Account, PortalTransport
+from tests.support.mcp_sessions import Opener, over_http, over_sdk
 
 from recallery import Client, Engine
 from recallery.api import create_app
+from recallery.mcp.http import local_security, mount
 
 
 @pytest.fixture
@@ -85,3 +87,21 @@ def sdk(app: FastAPI) -> Iterator[Callable[[str | None], Client]]:
         yield make
         for c in clients:
             c.close()
+
+
+@pytest.fixture
+def mcp_app(engine: Engine) -> FastAPI:
+    """The app with ``/mcp`` mounted (local security: no DNS-rebinding host check)."""
+    app = create_app(engine)
+    mount(app, engine, local_security())
+    return app
+
+
+@pytest.fixture(params=["http", "sdk"])
+def opener(
+    request: pytest.FixtureRequest, mcp_app: FastAPI, sdk: Callable[[str | None], Client]
+) -> Opener:
+    """MCP sessions over streamable HTTP, then over the SDK backend."""
+    if request.param == "http":
+        return lambda key: over_http(mcp_app, key)
+    return lambda key: over_sdk(sdk, key)

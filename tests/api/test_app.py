@@ -10,9 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from api_support import API, Account, error
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from tests.support.api import API, Account, error
 
 from recallery import Engine
 

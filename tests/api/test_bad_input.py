@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from api_support import API, add_turn, create_memory, error
 from fastapi.testclient import TestClient
+from tests.support.api import API, add_turn, create_memory, error
 
 EDGE_TIMES = ["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00"]
 BAD_MESSAGE_IDS = ["9223372036854775808", "9" * 5000, "²", "١٢", "-1"]

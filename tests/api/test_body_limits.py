@@ -11,9 +11,9 @@ from typing import Any
 
 import anyio
 import pytest
-from api_support import API, Account, create_memory, error, ok
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from tests.support.api import API, Account, create_memory, error, ok
 
 from recallery import Engine
 from recallery.api import create_app

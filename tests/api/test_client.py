@@ -9,8 +9,8 @@ from collections.abc import Callable
 import httpx
 import numpy as np
 import pytest
-from api_support import EMBD, LLM, Account, seed_extract
 from fastapi import FastAPI
+from tests.support.api import EMBD, LLM, Account, seed_extract
 
 import recallery
 from recallery import (

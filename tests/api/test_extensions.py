@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from api_support import API, Account, add_turn, create_memory, error, ok, seed_extract
 from fastapi.testclient import TestClient
+from tests.support.api import API, Account, add_turn, create_memory, error, ok, seed_extract
 
 from recallery import Engine
 from recallery.models import JobState

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from api_support import API, Account, ok
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
+from tests.support.api import API, Account, ok
 
 from recallery import Client, Engine, RecalleryWarning
 from recallery.cli import main

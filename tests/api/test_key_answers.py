@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from api_support import API, Account, add_turn, create_memory, error, ok
 from fastapi.testclient import TestClient
+from tests.support.api import API, Account, add_turn, create_memory, error, ok
 
 from recallery import Engine
 

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from api_support import API, Account, add_turn, create_memory, error, ok
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
+from tests.support.api import API, Account, add_turn, create_memory, error, ok
 
 from recallery import Client, Engine, Forbidden
 from recallery.cli import main

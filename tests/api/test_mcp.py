@@ -6,20 +6,22 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Callable
 from dataclasses import dataclass
 
-import anyio
 import httpx2
 import pytest
-from api_support import EMBD, Account
 from fastapi import FastAPI
-from mcp_support import BASE, Session, engine_ids, ids, over_http, over_sdk
+from tests.support.api import EMBD, Account
+from tests.support.mcp_sessions import (
+    BASE,
+    Opener,
+    engine_ids,
+    ids,
+    run,
+)
 
-from recallery import Client, Engine, Memory, NotFound, SearchRequest
-from recallery.api import create_app
-from recallery.mcp.http import local_security, mount
+from recallery import Engine, Memory, NotFound, SearchRequest
 from recallery.mcp.server import allowed_tools, build_server
 from recallery.models import Capability
 from recallery.testing import FrozenClock
@@ -57,33 +59,10 @@ def world(engine: Engine, account: Callable[..., Account]) -> World:
     return World(engine, alice, notes, diary, bob_entry, bobs, diary_entry)
 
 
-@pytest.fixture
-def mcp_app(engine: Engine) -> FastAPI:
-    app = create_app(engine)
-    mount(app, engine, local_security())
-    return app
-
-
-Opener = Callable[[str], AbstractAsyncContextManager[Session]]
-
-
-@pytest.fixture(params=["http", "sdk"])
-def opener(
-    request: pytest.FixtureRequest, mcp_app: FastAPI, sdk: Callable[[str | None], Client]
-) -> Opener:
-    if request.param == "http":
-        return lambda key: over_http(mcp_app, key)
-    return lambda key: over_sdk(sdk, key)
-
-
 def key_for(world: World, **options: object) -> str:
     a = world.alice
     _, key = world.engine.create_api_key(a.principal, a.id, **options)  # type: ignore[arg-type]
     return key
-
-
-def run(test: Callable[[], AsyncIterator[None]] | Callable[[], object]) -> None:
-    anyio.run(test)  # type: ignore[arg-type]
 
 
 def test_every_tool_agrees_with_the_engine(world: World, opener: Opener) -> None:

@@ -11,7 +11,7 @@ import anyio
 import pytest
 from mcp import Client as MCPClient
 from mcp import StdioServerParameters
-from mcp_support import Session, ids
+from tests.support.mcp_sessions import Session, ids
 
 from recallery import Engine
 

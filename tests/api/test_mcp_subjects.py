@@ -2,14 +2,12 @@
 backend: a dry run first, then the change, checked against the store; a key that may not
 change a memory leaves it untouched."""
 
-# ruff: noqa: F811  (the MCP fixtures come from test_mcp, and the tests take them by name)
-
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from api_support import EMBD, Account
-from test_mcp import LLM, Opener, mcp_app, opener, run  # noqa: F401  (fixtures)
+from tests.support.api import EMBD, LLM, Account
+from tests.support.mcp_sessions import Opener, run
 
 from recallery import Engine, Memory
 from recallery.models import Scope

@@ -6,22 +6,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from api_support import API, Account, add_turn, create_memory, ok
 from fastapi.testclient import TestClient
+from tests.support.api import API, Account, add_turn, create_memory, metric_value, ok, ok_text
 
 from recallery import Engine
 from recallery.api import create_app
 from recallery.settings import Settings
 
 SEARCH = 'route="/api/v1/messages/search"'
-
-
-def _value(text: str, name: str, *labels: str) -> float:
-    """The sample of ``name`` whose labels include each of ``labels`` (0 when none)."""
-    for line in text.splitlines():
-        if line.startswith((name + "{", name + " ")) and all(label in line for label in labels):
-            return float(line.rsplit(" ", 1)[1])
-    return 0.0
 
 
 def test_counters_move_and_no_label_carries_request_text(
@@ -37,25 +29,21 @@ def test_counters_move_and_no_label_carries_request_text(
     as_alice.get(f"{API}/memories/{memory['id']}/nowhere")  # an unknown path: 404
     after = ok_text(scrape)
     total = "recallery_http_requests_total"
-    assert _value(after, total, SEARCH, 'status="200"') - _value(before, total, SEARCH) == 3
+    assert (
+        metric_value(after, total, SEARCH, 'status="200"') - metric_value(before, total, SEARCH)
+        == 3
+    )
     hist = "recallery_http_request_duration_seconds_count"
-    assert _value(after, hist, SEARCH, 'method="GET"') == 3
-    assert _value(after, total, 'route="unmatched"', 'status="404"') == 1
-    assert _value(after, "recallery_entries", 'state="current"', 'type="raw"') == 1
-    assert _value(after, "recallery_memories") == 1
-    assert _value(before, "recallery_stored_bytes") == 0
+    assert metric_value(after, hist, SEARCH, 'method="GET"') == 3
+    assert metric_value(after, total, 'route="unmatched"', 'status="404"') == 1
+    assert metric_value(after, "recallery_entries", 'state="current"', 'type="raw"') == 1
+    assert metric_value(after, "recallery_memories") == 1
+    assert metric_value(before, "recallery_stored_bytes") == 0
     stored = ok(as_alice.get(f"{API}/memories/{memory['id']}/config"))["used_bytes"]
-    assert stored > 0 and _value(after, "recallery_stored_bytes") == stored
+    assert stored > 0 and metric_value(after, "recallery_stored_bytes") == stored
     labels = " ".join(re.findall(r"\{[^}]*\}", after))
     for text in ("zanzibar", "marmalade", "secret-garden", memory["id"], "nowhere"):
         assert text not in labels
-
-
-def ok_text(client: TestClient) -> str:
-    response = client.get("/metrics")
-    assert response.status_code == 200, response.text
-    assert response.headers["content-type"].startswith("text/plain")
-    return response.text
 
 
 def test_only_an_administrator_reads_metrics(

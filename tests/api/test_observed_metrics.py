@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import re
 
-from api_support import API, Account, add_turn, create_memory, ok
 from fastapi.testclient import TestClient
-from test_metrics import _value, ok_text
+from tests.support.api import API, Account, add_turn, create_memory, metric_value, ok, ok_text
 
 from recallery import Engine
 from recallery.api import create_app
@@ -54,18 +53,20 @@ def test_search_legs_batches_jobs_and_warmup_move(
         _run_a_job(engine, memory["id"])
         after = ok_text(scrape)
     for leg in ("embed", "keyword", "vector", "fuse", "rank"):
-        moved = _value(after, LEGS, f'leg="{leg}"') - _value(before, LEGS, f'leg="{leg}"')
+        moved = metric_value(after, LEGS, f'leg="{leg}"') - metric_value(
+            before, LEGS, f'leg="{leg}"'
+        )
         assert moved == 2, leg
     sizes = "recallery_embedding_batch_texts_count"
-    assert _value(after, sizes) - _value(before, sizes) >= 3  # the turn, two queries
-    assert _value(after, "recallery_embedding_batch_texts_sum") >= 3
-    assert _value(after, "recallery_embedding_queue_wait_seconds_count") >= 3
-    assert _value(after, "recallery_model_call_duration_seconds_count", 'model="chat"') == 1
+    assert metric_value(after, sizes) - metric_value(before, sizes) >= 3  # the turn, two queries
+    assert metric_value(after, "recallery_embedding_batch_texts_sum") >= 3
+    assert metric_value(after, "recallery_embedding_queue_wait_seconds_count") >= 3
+    assert metric_value(after, "recallery_model_call_duration_seconds_count", 'model="chat"') == 1
     done = ('kind="extraction"', 'outcome="done"')
-    assert _value(after, "recallery_job_run_duration_seconds_count", *done) == 1
-    assert _value(after, "recallery_job_model_calls_total", *done) == 1
-    assert _value(after, "recallery_job_tokens_total", *done, 'direction="prompt"') == 120
-    assert _value(after, "recallery_job_tokens_total", *done, 'direction="completion"') == 7
+    assert metric_value(after, "recallery_job_run_duration_seconds_count", *done) == 1
+    assert metric_value(after, "recallery_job_model_calls_total", *done) == 1
+    assert metric_value(after, "recallery_job_tokens_total", *done, 'direction="prompt"') == 120
+    assert metric_value(after, "recallery_job_tokens_total", *done, 'direction="completion"') == 7
     assert "recallery_index_warmup_seconds " in after
     labels = " ".join(re.findall(r"\{[^}]*\}", after))
     for text in ("zanzibar", "marmalade", "secret-garden", memory["id"]):

@@ -5,8 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from api_support import API, EMBD, LLM, Account, add_turn, create_memory, error, ok, seed_extract
 from fastapi.testclient import TestClient
+from tests.support.api import (
+    API,
+    EMBD,
+    LLM,
+    Account,
+    add_turn,
+    create_memory,
+    error,
+    ok,
+    seed_extract,
+)
 
 from recallery import Engine
 from recallery.testing import FrozenClock

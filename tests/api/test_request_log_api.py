@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from api_support import API, Account, add_turn, create_memory, ok
 from fastapi.testclient import TestClient
+from tests.support.api import API, Account, add_turn, create_memory, ok
 
 from recallery import Client, Engine
 from recallery.api import create_app
@@ -130,7 +130,7 @@ def test_an_mcp_recall_is_logged_under_its_tool_and_key(
     engine: Engine, alice: Account, as_alice: TestClient
 ) -> None:
     import anyio
-    from mcp_support import over_http
+    from tests.support.mcp_sessions import over_http
 
     from recallery.mcp import http as mcp_http
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from api_support import API, Account, add_turn, create_memory, error, ok, seed_extract
 from fastapi.testclient import TestClient
+from tests.support.api import API, Account, add_turn, create_memory, error, ok, seed_extract
 
 from recallery import Client, Engine
 from recallery.models import Scope

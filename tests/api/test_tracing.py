@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
-from api_support import API, Account, add_turn, create_memory, ok
 from fastapi.testclient import TestClient
+from tests.support.api import API, Account, add_turn, create_memory, ok
 
 from recallery import Engine
 from recallery.api import create_app

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
-from api_support import API, Account, add_turn, create_memory, error, ok, seed_extract
 from fastapi.testclient import TestClient
+from tests.support.api import API, Account, add_turn, create_memory, error, ok, seed_extract
 
 from recallery import Client, Engine, InvalidInput, Trust
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from extraction_support import CONFIG, build_engine, make_memory
+from tests.support.extraction import CONFIG, build_engine, make_memory
 
 from recallery import Engine, Memory, Principal
 from recallery.jobs import Worker

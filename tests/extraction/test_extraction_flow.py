@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from extraction_support import (
+from tests.support.extraction import (
     CONFIG,
     build_engine,
     extracted,

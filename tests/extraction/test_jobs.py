@@ -8,7 +8,7 @@ import threading
 from datetime import timedelta
 
 import pytest
-from extraction_support import CONFIG, extracted, facts, job_of, say
+from tests.support.extraction import CONFIG, extracted, facts, job_of, say
 
 from recallery import Engine, Job, JobState, Memory, Principal
 from recallery.jobs import (

@@ -4,7 +4,7 @@ turn whose last job failed; who may do either, and what is audited."""
 from __future__ import annotations
 
 import pytest
-from extraction_support import extracted, facts, job_of, say
+from tests.support.extraction import extracted, facts, job_of, say
 
 from recallery import Engine, Memory, Principal
 from recallery.errors import Conflict, Forbidden, InvalidInput, NotFound

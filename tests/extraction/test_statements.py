@@ -4,7 +4,7 @@ extraction's output, each outcome checked by searching afterwards; and a turn's 
 from __future__ import annotations
 
 import pytest
-from extraction_support import judgement, make_memory, say
+from tests.support.extraction import judgement, make_memory, say
 
 from recallery import Engine, Forbidden, InvalidInput, Memory, NotFound, Principal, SearchRequest
 from recallery.errors import ChatError

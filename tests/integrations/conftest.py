@@ -13,8 +13,8 @@ import httpx
 import pytest
 import uvicorn
 from fastapi import FastAPI
-from integration_support import BOB_SECRET, DIARY_SECRET, World, make_memory
-from tests.api.api_support import PortalTransport
+from tests.support.api import PortalTransport
+from tests.support.integrations import BOB_SECRET, DIARY_SECRET, World, make_memory
 
 from recallery import AsyncClient, Client, Engine
 from recallery.api import create_app

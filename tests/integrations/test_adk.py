@@ -14,7 +14,7 @@ from google.adk.memory import BaseMemoryService, InMemoryMemoryService
 from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.sessions import Session
 from google.genai import types
-from integration_support import World, make_memory
+from tests.support.integrations import World, make_memory
 
 from recallery import Forbidden, NotFound
 from recallery.integrations.adk import RecalleryMemoryService, one_word, says

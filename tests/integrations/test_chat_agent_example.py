@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from integration_support import DIARY_SECRET, World
+from tests.support.integrations import DIARY_SECRET, World
 
 from recallery.testing import FakeLLM
 

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from google.adk.events import Event
 from google.genai import types
-from integration_support import World
+from tests.support.integrations import World
 
 from recallery import AsyncClient
 from recallery.integrations.adk import RecalleryMemoryService

@@ -10,9 +10,9 @@ from typing import Any
 
 import anyio
 import pytest
-from integration_support import DIARY_SECRET, World
 from langgraph.store.base import BaseStore, GetOp, InvalidNamespaceError, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
+from tests.support.integrations import DIARY_SECRET, World
 
 from recallery import Forbidden, InvalidInput, NotFound, SearchRequest
 from recallery.integrations.langgraph import RecalleryStore

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 import anyio
-from integration_support import World
+from tests.support.integrations import World
 
 from recallery.integrations.langgraph import RecalleryStore
 

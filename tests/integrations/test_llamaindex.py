@@ -9,9 +9,9 @@ from typing import Any
 
 import anyio
 import pytest
-from integration_support import World
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.memory import Memory
+from tests.support.integrations import World
 
 from recallery import Forbidden, NotFound
 from recallery.integrations.llamaindex import RecalleryMemoryBlock, turns_of

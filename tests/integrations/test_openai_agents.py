@@ -15,8 +15,8 @@ import pytest
 from agents import Agent, FunctionTool, OpenAIChatCompletionsModel, RunConfig, Runner
 from agents.memory import Session, SessionSettings, SQLiteSession
 from agents.tool_context import ToolContext
-from integration_support import DIARY_SECRET, World, make_memory
 from openai import AsyncOpenAI
+from tests.support.integrations import DIARY_SECRET, World, make_memory
 
 from recallery import Forbidden, NotFound, SearchRequest
 from recallery.integrations.openai_agents import RecallerySession, memory_tools

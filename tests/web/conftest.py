@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from web_support import Login, login_token
+from tests.support.web import Login, login_token
 
 from recallery import Engine, Memory, Principal
 from recallery.api import create_app

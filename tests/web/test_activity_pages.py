@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from web_support import Login
+from tests.support.web import Login
 
 from recallery import Engine, Memory, Principal
 from recallery.jobs import JobQueue, JobResult, WorkerConfig

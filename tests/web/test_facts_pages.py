@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 from fastapi.testclient import TestClient
-from tests.test_engine_lifecycle import extracted
-from web_support import Login, form_token
+from tests.support.engine import extracted
+from tests.support.web import Login, form_token
 
 from recallery import Engine, Memory, Principal
 from recallery.models import Capability, EntryType, Trust

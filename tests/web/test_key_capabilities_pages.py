@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from web_support import Login, form_token
+from tests.support.web import Login, form_token
 
 from recallery import Engine, Memory, Principal
 

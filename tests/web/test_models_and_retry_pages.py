@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from web_support import Login, form_token
+from tests.support.web import Login, form_token
 
 from recallery import Engine, Memory, Principal
 from recallery.jobs import Worker, WorkerConfig

@@ -5,7 +5,7 @@ anything; a viewer whose key may not change a memory leaves it untouched."""
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
-from web_support import Login, form_token
+from tests.support.web import Login, form_token
 
 from recallery import Engine, Memory, Principal
 from recallery.models import Scope

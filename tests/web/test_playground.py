@@ -7,7 +7,7 @@ import re
 
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from web_support import Login
+from tests.support.web import Login
 
 from recallery import Engine, Memory, Principal
 

@@ -5,7 +5,7 @@ is a link; a turn with nothing replaced shows no such section."""
 from __future__ import annotations
 
 import numpy as np
-from web_support import Login
+from tests.support.web import Login
 
 from recallery import Engine, Memory, Principal
 from recallery.models import EntryType, NewEntry, Origin, Scope

@@ -4,7 +4,7 @@ it, asking for a reason; the answer, the stored state and the audit event; a key
 
 from __future__ import annotations
 
-from web_support import Login, form_token
+from tests.support.web import Login, form_token
 
 from recallery import Engine, Memory, Principal
 

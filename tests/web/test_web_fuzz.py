@@ -17,7 +17,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from web_support import Login, form_token
+from tests.support.web import Login, form_token
 
 from recallery import Engine, Memory, Principal
 

@@ -9,7 +9,7 @@ import anyio
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from web_support import Login, form_token, login_token
+from tests.support.web import Login, form_token, login_token
 
 from recallery import Engine, Memory, Principal
 from recallery.throttle import LIMIT

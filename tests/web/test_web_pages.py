@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from fastapi.testclient import TestClient
-from web_support import Login, form_token, login_token
+from tests.support.web import Login, form_token, login_token
 
 from recallery import Engine, Memory, Principal, SearchRequest
 from recallery.curation import Bucket, Timeline

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numpy.typing import NDArray
+from tests.support.engine import extracted, found, turn
 
 from recallery import (
     Conflict,
     Engine,
-    Entry,
     EntryType,
     Forbidden,
     Fusion,
@@ -27,42 +27,10 @@ from recallery import (
     Trust,
     TurnInput,
 )
-from recallery.models import NewEntry, Scope
+from recallery.models import Scope
 from recallery.providers.registry import ModelRegistry
 from recallery.store.base import Store
 from recallery.testing import DeterministicEmbedder, FrozenClock
-
-
-def turn(engine: Engine, actor: Principal, memory: Memory, text: str, **kw: object) -> Entry:
-    (entry,) = engine.add_turn(actor, [memory.id], user_input=text, agent_response="ok", **kw)
-    return entry
-
-
-def found(engine: Engine, actor: Principal, memory: Memory, query: str, **kw: object) -> set[int]:
-    request = SearchRequest(query, (memory.id,), top_n=20, similarity_threshold=0.0, **kw)  # type: ignore[arg-type]
-    return {h.entry.message_id for h in engine.search(actor, request)}
-
-
-def extracted(engine: Engine, raw: Entry, content: str, **kw: object) -> int:
-    """Write an extracted entry straight through the store, as the extraction worker does."""
-    vector = engine.models.embedder("x@Builtin").embed([content])
-    values: dict[str, object] = {
-        "memory_id": raw.memory_id,
-        "tenant_id": raw.tenant_id,
-        "message_type": EntryType.SEMANTIC,
-        "content": content,
-        "valid_at": raw.valid_at,
-        "size_bytes": 100,
-        "source_id": raw.message_id,
-        "origin": Origin.EXTRACTION,
-        "user_id": raw.user_id,
-        "agent_id": raw.agent_id,
-        "session_id": raw.session_id,
-    }
-    values.update(kw)
-    with engine.store.write() as w:
-        (i,) = w.insert_entries([NewEntry(**values)], vector, engine.clock.now())  # type: ignore[arg-type]
-    return i
 
 
 def audit_counts(

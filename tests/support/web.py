@@ -1,4 +1,5 @@
-"""Helpers shared by the web tests (fixtures live in conftest.py)."""
+"""Helpers shared by the web tests: logging in and reading a form's CSRF token (their
+fixtures live in tests/web/conftest.py)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,15 @@
 """MCP sessions for the tests: the SDK's own client over streamable HTTP (the app in process,
-with ``/mcp`` mounted) or in process over the ``--url`` backend (the recallery SDK)."""
+with ``/mcp`` mounted) or in process over the ``--url`` backend (the recallery SDK); the
+fixtures that open them live in tests/api/conftest.py."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import httpx2
 from fastapi import FastAPI
 from mcp import Client as MCPClient
@@ -45,6 +47,10 @@ class Session:
         return {t.name for t in (await self.client.list_tools()).tools}
 
 
+#: Opens a session as the holder of a key (over HTTP or over the SDK backend).
+Opener = Callable[[str], AbstractAsyncContextManager[Session]]
+
+
 @asynccontextmanager
 async def over_http(app: FastAPI, key: str | None) -> AsyncIterator[Session]:
     headers = {} if key is None else {"Authorization": f"Bearer {key}"}
@@ -69,3 +75,7 @@ def ids(found: dict[str, Any]) -> list[int]:
 
 def engine_ids(engine: Engine, hits: list[Any]) -> list[int]:
     return [h.entry.message_id for h in hits]
+
+
+def run(test: Callable[[], AsyncIterator[None]] | Callable[[], object]) -> None:
+    anyio.run(test)  # type: ignore[arg-type]

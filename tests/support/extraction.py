@@ -1,4 +1,6 @@
-"""Helpers shared by the extraction tests (fixtures live in conftest.py)."""
+"""Helpers shared by the extraction tests: an engine whose chat provider is the fake LLM
+server, turns, jobs, and the replies the fake gives (their fixtures live in
+tests/extraction/conftest.py)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 from numpy.typing import NDArray
-from tests.test_store_postgres import QueryFails
+from tests.support.engine import QueryFails
 
 from recallery import Engine, ModelError, SearchRequest
 from recallery.providers.registry import ModelRegistry

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 import pytest
-from tests.test_engine_lifecycle import extracted, found, turn
+from tests.support.engine import extracted, found, turn
 
 from recallery import Engine, InvalidInput, Memory, Principal
 from recallery.models import Scope

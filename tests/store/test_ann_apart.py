@@ -10,7 +10,7 @@ from collections.abc import Iterable
 import numpy as np
 import pytest
 from numpy.typing import NDArray
-from tests.test_sqlite_vectors import M, clustered, inline, rows_of
+from tests.support.vectors import M, clustered, inline, rows_of
 
 from recallery.errors import StoreError
 from recallery.store.sqlite import annbuild, vectors

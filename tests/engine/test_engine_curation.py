@@ -3,58 +3,26 @@ the review queue and entries over time. Every filter seeds entries it must leave
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import timedelta
 
 import pytest
+from tests.support.engine import actions, extract, turn
 
 from recallery import (
     Engine,
-    Entry,
     EntryType,
     Forbidden,
     InvalidInput,
     Memory,
     NotFound,
-    Origin,
     Principal,
     SearchRequest,
 )
 from recallery.curation import Bucket, BulkAction, MessageFilter
-from recallery.models import NewEntry, Trust
+from recallery.models import Trust
 from recallery.testing import FrozenClock
 
 TYPES = ["raw", "semantic", "episodic"]
-
-
-@pytest.fixture
-def mem(engine: Engine, alice: Principal) -> Memory:
-    return engine.create_memory(
-        alice, name="curated", memory_type=TYPES, embd_id="x@Builtin", llm_id="m@nowhere"
-    )
-
-
-def turn(engine: Engine, actor: Principal, memory: Memory, text: str, **kw: object) -> Entry:
-    (entry,) = engine.add_turn(actor, [memory.id], user_input=text, agent_response="ok", **kw)
-    return entry
-
-
-def extract(engine: Engine, raw: Entry, content: str, kind: EntryType = EntryType.SEMANTIC) -> int:
-    """An extracted entry written as the extraction worker writes it."""
-    vector = engine.models.embedder("x@Builtin").embed([content])
-    new = NewEntry(
-        memory_id=raw.memory_id,
-        tenant_id=raw.tenant_id,
-        message_type=kind,
-        content=content,
-        valid_at=raw.valid_at,
-        size_bytes=100,
-        source_id=raw.message_id,
-        origin=Origin.EXTRACTION,
-    )
-    with engine.store.write() as w:
-        (i,) = w.insert_entries([new], vector, engine.clock.now())
-    return i
 
 
 def listed(engine: Engine, actor: Principal, memory: Memory, **filters: object) -> list[int]:
@@ -65,10 +33,6 @@ def listed(engine: Engine, actor: Principal, memory: Memory, **filters: object) 
 def found(engine: Engine, actor: Principal, memory: Memory, query: str) -> set[int]:
     request = SearchRequest(query, (memory.id,), top_n=50, similarity_threshold=0.0)
     return {h.entry.message_id for h in engine.search(actor, request)}
-
-
-def actions(engine: Engine, actor: Principal, memory: Memory) -> Counter[str]:
-    return Counter(e.action for e in engine.audit_log(actor, memory_id=memory.id).items)
 
 
 # --- the Messages filters -------------------------------------------------------------------

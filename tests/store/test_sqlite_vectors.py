@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 from numpy.typing import NDArray
+from tests.support.vectors import M, clustered, inline, rows_of
 
 from recallery.settings import Settings
 from recallery.store import open_store
@@ -23,26 +24,6 @@ from recallery.store.sqlite.ann import AnnIndex
 from recallery.store.sqlite.ranking import best_passing
 from recallery.store.sqlite.vectors import ANN_THRESHOLD, Hits, VectorCache
 from recallery.testing.conformance import StoreConformance
-
-DIM = 32
-M = "memory-a"
-Loader = Callable[[int], list[tuple[int, str, bytes]]]
-
-
-def inline(job: Callable[[], None]) -> None:
-    job()
-
-
-def clustered(n: int, seed: int, centers: int = 40) -> NDArray[np.float32]:
-    rng = np.random.default_rng(seed)
-    middle = rng.normal(size=(centers, DIM))
-    x = middle[rng.integers(0, centers, n)] + rng.normal(scale=0.35, size=(n, DIM))
-    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
-
-
-def rows_of(vectors: NDArray[np.float32], first_id: int = 1, memory: str = M) -> Loader:
-    data = [(first_id + i, memory, v.tobytes()) for i, v in enumerate(vectors)]
-    return lambda high: [r for r in data if r[0] > high]
 
 
 class Ranker:

@@ -30,7 +30,7 @@ from recallery.testing.serve import wait_until_up
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ADMIN_KEY = "rc-wheel-test-admin-key"
 INSTALL_TIMEOUT_S = 600
 START_TIMEOUT_S = 120.0

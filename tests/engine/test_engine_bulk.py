@@ -11,15 +11,13 @@ from uuid import uuid4
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.support.engine import actions, extract, turn
 
 from recallery import Conflict, Engine, InvalidInput, Memory, NotFound, Principal
 from recallery.curation import BulkAction, MessageFilter
 from recallery.models import Scope
 from recallery.store.filters import EntryFilter
 from recallery.store.writer import Writer
-from test_engine_curation import actions, extract, mem, turn
-
-__all__ = ["mem"]  # the fixture, shared with the curation tests
 
 
 def state(engine: Engine, memory: Memory) -> dict[int, tuple[Any, ...]]:

@@ -1,4 +1,5 @@
-"""Helpers for the API tests: accounts, an in-process transport for the SDK, envelopes."""
+"""Helpers for the API tests: accounts, an in-process transport for the SDK (the framework
+adapters' tests use it too), envelopes, and samples read from ``/metrics``."""
 
 from __future__ import annotations
 
@@ -109,3 +110,19 @@ def seed_extract(engine: Engine, raw: dict[str, object], content: str) -> int:
     with engine.store.write() as w:
         (new_id,) = w.insert_entries([entry], vector, engine.clock.now())
     return new_id
+
+
+def ok_text(client: TestClient) -> str:
+    """The text of ``/metrics`` (the test fails unless it is served as plain text)."""
+    response = client.get("/metrics")
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/plain")
+    return response.text
+
+
+def metric_value(text: str, name: str, *labels: str) -> float:
+    """The sample of ``name`` whose labels include each of ``labels`` (0 when none)."""
+    for line in text.splitlines():
+        if line.startswith((name + "{", name + " ")) and all(label in line for label in labels):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0

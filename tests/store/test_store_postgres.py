@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import psycopg
 import pytest
-from numpy.typing import NDArray
+from tests.support.engine import QueryFails
 
 from recallery import Engine, SearchRequest
 from recallery.errors import InvalidInput, ModelError
@@ -29,7 +29,6 @@ from recallery.store.reader import Reader
 from recallery.store.sql import Row
 from recallery.store.sqlite import SQLiteStore
 from recallery.store.text import keyword_terms
-from recallery.testing import DeterministicEmbedder
 from recallery.testing.bm25 import corpus, fts5_bm25
 from recallery.testing.conformance import T0, StoreConformance, make_memory, new_entry, unit
 
@@ -167,13 +166,6 @@ def _a_second_connection_comes(store: PostgresStore, wait_s: float = 5.0) -> boo
                 return True
         time.sleep(0.05)
     return False
-
-
-class QueryFails(DeterministicEmbedder):
-    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        if list(texts) == ["boom"]:
-            raise ModelError("the model is down")
-        return super().embed(texts)
 
 
 def test_a_search_whose_query_embedding_fails_gives_both_connections_back(
