@@ -11,7 +11,7 @@ service                operations
 ``MemoryService``      create, get, list, update and delete memories
 ``EntryService``       add turns and messages; list, recent, get, history, evidence
 ``LifecycleService``   enable/disable, forget/restore, review, correct, reinstate, erase
-``SearchService``      search, context (:mod:`recallery.retrieval.search`)
+``SearchService``      search, context (:mod:`recallery.services.search`)
 ``AccountService``     users, teams, API keys, authentication
 ``ActivityService``    audit log, jobs, extraction costs, an erased entry's tombstone
 ``ExtractionService``  test a memory's chat model, re-run extraction (a turn, failed jobs)

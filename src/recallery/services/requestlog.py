@@ -40,7 +40,7 @@ from recallery.requestlog import (
     note_search,
 )
 from recallery.requests import SearchRequest
-from recallery.retrieval.search import SearchService
+from recallery.services.search import SearchService
 from recallery.settings import Settings
 from recallery.store.base import Store
 from recallery.store.requestlog import Logged

@@ -1,15 +1,17 @@
-"""The search plan: one request checked once, two candidate pools drawn inside the store
-with one filter, scored once, conversation context for the leaders, one ranking.
+"""The search service: one request checked once, the memories the caller may read, then the
+plan (:mod:`recallery.retrieval.plan`): two candidate pools drawn inside the store with one
+filter, scored once, conversation context for the leaders, one ranking; hits counted as
+retrievals (a playground's try-out excepted) and the context block built from them.
 
 Every field of a :class:`~recallery.requests.SearchRequest` is validated here and nowhere
 else, from the loosely typed values adapters pass on (query strings, JSON bodies, SDK
-arguments); the defaults are the request type's own.
+arguments), each as its declared kind says; the defaults are the request type's own.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
 from typing import Any
@@ -21,39 +23,21 @@ from recallery import validation as v
 from recallery.access import readable
 from recallery.clock import Clock
 from recallery.errors import InvalidInput
-from recallery.models import Entry, Fusion, Hit, Principal, Scope
+from recallery.models import Entry, Fusion, Hit, Principal
 from recallery.providers.base import Embedder, embed_query
 from recallery.providers.registry import ModelRegistry
 from recallery.requests import Context, SearchRequest, search_fields
-from recallery.retrieval.adaptive import context_shares
+from recallery.retrieval import plan
 from recallery.retrieval.candidates import candidate_pools, with_neighbours
 from recallery.retrieval.context import assemble
-from recallery.retrieval.fusion import Scored, hinted_weight, rank, score
+from recallery.retrieval.fusion import hinted_weight, rank, score
 from recallery.retrieval.recency import time_lean, with_recency
-from recallery.retrieval.supersede import with_superseding
 from recallery.retrieval.usage import UsageRecorder
 from recallery.settings import Settings
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
 from recallery.store.reader import Reader
 
-#: Each leg draws ``max(POOL_FACTOR * top_n, MIN_POOL)`` candidates.
-POOL_FACTOR, MIN_POOL = 4, 50
-#: Conversation windows (a raw turn with the turns it answers) drawn: ``max(top_n, MIN_WINDOWS)``;
-#: a window lifts an entry into the results, so windows further down change nothing.
-MIN_WINDOWS = 20
-#: Conversation context is looked up for the best ``CONTEXT_FACTOR * top_n`` candidates by
-#: their own score (at least ``MIN_CONTEXT``): further down, no bonus reaches the top.
-CONTEXT_FACTOR, MIN_CONTEXT = 3, 30
-#: Time in the ranking (``SearchRequest.recency_weight`` and ``recency_plain``, declared with
-#: their defaults in :mod:`recallery.requests`): how many of the best candidates the prior
-#: reorders (at least ``top_n``). Off by default: on cued queries at 1.0 it cost LoCoMo R@10
-#: through REST 0.3 (78.7 -> 78.4; 6-10: 76.8 -> 76.2), a prior on plain queries too (0.3)
-#: 1.0 (benchmarks/README.md).
-RECENCY_POOL = 30
-#: Supersession of raw turns (``SearchRequest.supersession``): how many links are followed
-#: from a ranked turn to the latest one.
-SUPERSESSION_HOPS = 3
 #: Threads that embed a lone search's query while its keyword legs run in the caller.
 _EMBEDDING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recallery-embed")
 
@@ -134,7 +118,7 @@ class SearchService:
             trust=req.trust,
             origins=req.origin,
         )
-        pool = max(POOL_FACTOR * req.top_n, MIN_POOL)
+        pool = max(plan.POOL_FACTOR * req.top_n, plan.MIN_POOL)
         span, weight = req.neighbour_span or 0, req.neighbour_weight or 0.0
         keyword_weight = req.keywords_similarity_weight
         if req.fusion is Fusion.BALANCED:
@@ -143,7 +127,7 @@ class SearchService:
         with self.store.read() as r:
             r.remember_checks()
             context = 0.0 if req.fusion is Fusion.RRF else req.context_weight or 0.0
-            windows = max(req.top_n, MIN_WINDOWS) if context > 0 else 0
+            windows = max(req.top_n, plan.MIN_WINDOWS) if context > 0 else 0
             # The keyword legs need no query vector: they run while the query is embedded, on
             # a second connection where the store has one, else in the caller while a lone
             # search's query is embedded on another thread.
@@ -163,7 +147,7 @@ class SearchService:
             full = req.context_length or 0
             known: dict[int, Entry] = {}
             with timed("search.fuse"):
-                shares = _shares(r, scope, [i for i, _ in found.windows], full, known)
+                shares = plan.shares(r, scope, [i for i, _ in found.windows], full, known)
                 fused = score(
                     found.keyword,
                     vector,
@@ -178,10 +162,10 @@ class SearchService:
             neighbours = {}
             if span and weight:
                 with timed("search.neighbours"):
-                    leaders = fused.leaders(max(CONTEXT_FACTOR * req.top_n, MIN_CONTEXT))
+                    leaders = fused.leaders(max(plan.CONTEXT_FACTOR * req.top_n, plan.MIN_CONTEXT))
                     neighbours = with_neighbours(r, scope, f, leaders, span, vector, query_vector)
                     fused = fused.joined(vector)
-                    shares = _shares(r, scope, neighbours, full, known)
+                    shares = plan.shares(r, scope, neighbours, full, known)
             recency = (req.recency_weight or 0.0) * time_lean(req.query, req.recency_plain or 0.0)
             with timed("search.rank"):
                 ranked = rank(
@@ -189,7 +173,7 @@ class SearchService:
                     threshold=req.similarity_threshold,
                     neighbours=neighbours,
                     neighbour_weight=weight,
-                    limit=max(req.top_n, RECENCY_POOL) if recency else req.top_n,
+                    limit=max(req.top_n, plan.RECENCY_POOL) if recency else req.top_n,
                     shares=shares,
                 )
                 wanted = [s.message_id for s in ranked if s.message_id not in known]
@@ -199,7 +183,7 @@ class SearchService:
                     times = {i: (e.valid_at, i) for i, e in entries.items()}
                     ranked = with_recency(ranked, times, weight=recency, limit=req.top_n)
                 if req.supersession:
-                    ranked = _superseding(r, scope, f, ranked, req.supersession, entries)
+                    ranked = plan.superseding(r, scope, f, ranked, req.supersession, entries)
         # A store's in-memory indexes may already hold a row committed after this read's
         # snapshot began; the snapshot does not, so the row waits for the next search.
         hits = [
@@ -218,41 +202,6 @@ class SearchService:
 def _check_budget(max_tokens: object) -> None:
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise InvalidInput("max_tokens", "max_tokens must be a positive integer.")
-
-
-def _superseding(
-    r: Reader,
-    scope: Scope,
-    f: EntryFilter,
-    ranked: list[Scored],
-    weight: float,
-    entries: dict[int, Entry],
-) -> list[Scored]:
-    """``ranked`` with the latest turn superseding each ranked one (followed through up to
-    :data:`SUPERSESSION_HOPS` links) just above it, where it passes the search's filter;
-    its entry joins ``entries``."""
-    links = r.superseding(s.message_id for s in ranked)
-    for _ in range(SUPERSESSION_HOPS):
-        further = r.superseding(set(links.values()))
-        if not further:
-            break
-        links = {old: further.get(new, new) for old, new in links.items()}
-    allowed = r.passing(scope, f, set(links.values()))
-    newer = {old: new for old, new in links.items() if new in allowed}
-    out = with_superseding(ranked, newer, weight=weight, limit=len(ranked))
-    entries |= r.get_entries(scope, [s.message_id for s in out if s.message_id not in entries])
-    return out
-
-
-def _shares(
-    r: Reader, scope: Scope, ids: Iterable[int], full: int, known: dict[int, Entry]
-) -> dict[int, float] | None:
-    """The share of its conversation context each of ``ids`` takes (None: all of it), from
-    its length; the entries read join ``known``."""
-    if full <= 0:
-        return None
-    known |= r.get_entries(scope, [i for i in ids if i not in known])
-    return context_shares({i: len(e.content) for i, e in known.items()}, full)
 
 
 def embedding(embedder: Embedder, text: str, *, beside: bool) -> Callable[[], NDArray[np.float32]]:
