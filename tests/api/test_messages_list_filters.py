@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from tests.support.api import API, Account, add_turn, create_memory, ok, seed_extract
 
-from recallery import Client, Engine
+from recallery import Client, Engine, MessageFilter
 
 Sdk = Callable[[str | None], Client]
 
@@ -78,4 +78,6 @@ def test_the_sdk_sends_the_same_filters(
     assert ids(types=["semantic"]) == {turns.extracted}
     assert ids(forgotten=True) == {turns.forgotten}
     page = ms.list_messages(turns.memory_id, user_id="u2")
-    assert page == engine.list_messages(alice.principal, turns.memory_id, user_id="u2")
+    assert page == engine.list_messages(
+        alice.principal, turns.memory_id, MessageFilter(user_id="u2")
+    )

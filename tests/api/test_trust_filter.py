@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from tests.support.api import API, Account, add_turn, create_memory, error, ok, seed_extract
 
-from recallery import Client, Engine, InvalidInput, Trust
+from recallery import Client, Engine, InvalidInput, MessageFilter, Trust
 
 Sdk = Callable[[str | None], Client]
 
@@ -151,6 +151,10 @@ def test_the_sdk_sends_trust_on_search_context_and_the_messages_list(
 
     page = ms.list_messages(seeded.memory_id, trust=["rejected"])
     assert [e.message_id for e in page.items] == [seeded.raw[Trust.REJECTED]]
-    assert page == engine.list_messages(alice.principal, seeded.memory_id, trust="rejected")
+    assert page == engine.list_messages(
+        alice.principal,
+        seeded.memory_id,
+        MessageFilter(trust="rejected"),  # type: ignore[arg-type]
+    )
     confirmed = ms.list_messages(seeded.memory_id, trust="confirmed")
     assert [e.message_id for e in confirmed.items] == [seeded.raw[Trust.CONFIRMED]]

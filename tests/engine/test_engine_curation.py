@@ -20,13 +20,19 @@ from recallery import (
 )
 from recallery.curation import Bucket, BulkAction, MessageFilter
 from recallery.models import Trust
+from recallery.requests import message_filter_fields
 from recallery.testing import FrozenClock
 
 TYPES = ["raw", "semantic", "episodic"]
 
 
+#: A Messages filter field by its SDK keyword.
+ARGS = {spec.metadata["arg"]: spec.name for spec in message_filter_fields()}
+
+
 def listed(engine: Engine, actor: Principal, memory: Memory, **filters: object) -> list[int]:
-    page = engine.list_messages(actor, memory.id, **filters)  # type: ignore[arg-type]
+    where = MessageFilter(**{ARGS[k]: v for k, v in filters.items()})  # type: ignore[arg-type]
+    page = engine.list_messages(actor, memory.id, where)
     return sorted(e.message_id for e in page.items)
 
 
@@ -64,7 +70,8 @@ def test_each_messages_filter_keeps_only_its_turns(
     assert listed(engine, alice, mem, forgotten=False) == [a.message_id, b.message_id]
     assert listed(engine, alice, mem, trust="confirmed") == [a.message_id]
     assert listed(engine, alice, mem, user_id="u-1", forgotten=False) == [a.message_id]
-    page = engine.list_messages(alice, mem.id, types=["episodic"])
+    episodic = MessageFilter(types=["episodic"])  # type: ignore[arg-type]
+    page = engine.list_messages(alice, mem.id, episodic)
     assert page.total == 1 and [x.content for x in page.extracted[b.message_id]] == ["an event"]
 
 
@@ -91,7 +98,7 @@ def test_messages_filters_name_the_field_they_refuse(
         ({"trust": "sure"}, "trust"),
     ):
         with pytest.raises(InvalidInput) as refused:
-            engine.list_messages(alice, mem.id, **bad)  # type: ignore[arg-type]
+            engine.list_messages(alice, mem.id, MessageFilter(**bad))  # type: ignore[arg-type]
         assert refused.value.field == field
 
 
@@ -217,7 +224,7 @@ def test_bulk_refuses_what_it_cannot_do(engine: Engine, alice: Principal, mem: M
         ({"action": "forget", "message_ids": []}, "message_ids"),
         ({"action": "forget", "message_ids": ["x"]}, "message_ids"),
         ({"action": "forget", "message_ids": [t.message_id], "dry_run": "no"}, "dry_run"),
-        ({"action": "forget", "filter": MessageFilter(user_id="x" * 300)}, "user_id"),
+        ({"action": "forget", "filter": MessageFilter(user_id="x" * 300)}, "filter.user_id"),
     ):
         action = kwargs.pop("action")
         with pytest.raises(InvalidInput) as refused:

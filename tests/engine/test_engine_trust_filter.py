@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from recallery import Engine, Entry, InvalidInput, Memory, Principal, SearchRequest, Trust
+from recallery import (
+    Engine,
+    Entry,
+    InvalidInput,
+    Memory,
+    MessageFilter,
+    Principal,
+    SearchRequest,
+    Trust,
+)
 
 
 @pytest.fixture
@@ -73,7 +82,7 @@ def test_the_messages_list_filters_by_trust_rejected_included(
     engine: Engine, alice: Principal, memory: Memory, seeded: dict[Trust, Entry]
 ) -> None:
     def listed(trust: object) -> set[int]:
-        page = engine.list_messages(alice, memory.id, trust=trust)
+        page = engine.list_messages(alice, memory.id, MessageFilter(trust=trust))
         return {e.message_id for e in page.items}
 
     everyone = {e.message_id for e in seeded.values()}
@@ -83,6 +92,7 @@ def test_the_messages_list_filters_by_trust_rejected_included(
         seeded[Trust.CONFIRMED].message_id,
         seeded[Trust.REJECTED].message_id,
     }
-    assert engine.list_messages(alice, memory.id, trust="confirmed").total == 1
+    confirmed = MessageFilter(trust="confirmed")  # type: ignore[arg-type]
+    assert engine.list_messages(alice, memory.id, confirmed).total == 1
     with pytest.raises(InvalidInput):
         listed("nobody")

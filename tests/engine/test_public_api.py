@@ -22,6 +22,7 @@ EXPECTED = {
     "Job",
     "JobState",
     "Memory",
+    "MessageFilter",
     "MessagePage",
     "ModelError",
     "NotFound",
