@@ -81,7 +81,7 @@ def test_a_chosen_admin_key_on_an_empty_store(engine: Engine) -> None:
 
 def test_the_core_imports_no_web_framework() -> None:
     code = (
-        "import sys, recallery, recallery.engine, recallery.wire, recallery.transfer\n"
+        "import sys, recallery, recallery.engine, recallery.wire, recallery.wire.transfer\n"
         "web = {'fastapi', 'starlette', 'click', 'uvicorn', 'httpx', 'pydantic'}\n"
         "bad = web & set(sys.modules)\n"
         "assert not bad, bad\n"

@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 from tests.support.api import API, Account, add_turn, create_memory, error, ok, seed_extract
 
 from recallery import Client, Engine, Forbidden, InvalidInput, NotFound
-from recallery.curation import Bucket, BulkAction, MessageFilter
 from recallery.models import EntryType
+from recallery.requests import Bucket, BulkAction, MessageFilter
 from recallery.wire import entry_dict
 
 Sdk = Callable[[str | None], Client]

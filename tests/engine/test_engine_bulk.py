@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from tests.support.engine import actions, extract, turn
 
 from recallery import Conflict, Engine, InvalidInput, Memory, NotFound, Principal
-from recallery.curation import BulkAction, MessageFilter
 from recallery.models import Scope
+from recallery.requests import BulkAction, MessageFilter
 from recallery.store.filters import EntryFilter
 from recallery.store.writer import Writer
 

@@ -18,9 +18,8 @@ from recallery import (
     Principal,
     SearchRequest,
 )
-from recallery.curation import Bucket, BulkAction, MessageFilter
 from recallery.models import Trust
-from recallery.requests import message_filter_fields
+from recallery.requests import Bucket, BulkAction, MessageFilter, message_filter_fields
 from recallery.testing import FrozenClock
 
 TYPES = ["raw", "semantic", "episodic"]

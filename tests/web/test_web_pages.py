@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 from tests.support.web import Login, form_token, login_token
 
 from recallery import Engine, Memory, Principal, SearchRequest
-from recallery.curation import Bucket, Timeline
 from recallery.models import EntryType
+from recallery.requests import Bucket, Timeline
 from recallery.web.chart import chart
 from recallery.web.session import LOGIN_COOKIE, SESSION_COOKIE
 

@@ -7,14 +7,16 @@ from typing import Annotated, Any
 from fastapi import APIRouter
 from pydantic import ConfigDict, Field
 
-from recallery import curation, wire
 from recallery import validation as v
+from recallery import wire
 from recallery.api import params
 from recallery.api import schemas as S
 from recallery.api.bodies import REQUIRED_BODY, Lenient
 from recallery.api.deps import Actor, EngineDep
 from recallery.errors import InvalidInput
+from recallery.requests import MAX_BUCKETS, Bucket, BulkAction
 from recallery.services.curation import MAX_BULK_IDS
+from recallery.wire import curation
 
 router = APIRouter(tags=["curation"])
 
@@ -57,7 +59,7 @@ class Bulk(Lenient):
     )
 
     action: Any = _field(
-        {"enum": [a.value for a in curation.BulkAction]}, "What to do to each selected entry."
+        {"enum": [a.value for a in BulkAction]}, "What to do to each selected entry."
     )
     message_ids: Any = _field(
         S.nullable(
@@ -144,12 +146,10 @@ def timeline(
     engine: EngineDep,
     actor: Actor,
     memory_id: params.MemoryId,
-    bucket: Annotated[
-        str | None, params.query({"enum": ["", *(b.value for b in curation.Bucket)]})
-    ] = None,
+    bucket: Annotated[str | None, params.query({"enum": ["", *(b.value for b in Bucket)]})] = None,
     buckets: Annotated[
         str | None,
-        params.query({"type": "integer", "minimum": 1, "maximum": curation.MAX_BUCKETS}),
+        params.query({"type": "integer", "minimum": 1, "maximum": MAX_BUCKETS}),
     ] = None,
 ) -> Any:
     count = 30 if buckets is None else _integer(buckets, "buckets")

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Query
 from fastapi.responses import Response
 
-from recallery import transfer, wire
+from recallery import wire
 from recallery.api import declared, params
 from recallery.api import schemas as S
 from recallery.api.bodies import REQUIRED_BODY, MemoryFields, NewMemory
@@ -16,6 +16,7 @@ from recallery.api.deps import Actor, EngineDep
 from recallery.engine import Engine
 from recallery.errors import InvalidInput
 from recallery.models import Memory
+from recallery.wire import transfer
 
 router = APIRouter(tags=["memories"])
 

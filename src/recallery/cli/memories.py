@@ -9,11 +9,11 @@ from typing import Any
 
 import click
 
-from recallery import transfer
 from recallery.cli.common import acting, data_dir_option, engine_on, fail_cleanly, find_user, main
 from recallery.engine import Engine
 from recallery.errors import NotFound, RecalleryError
 from recallery.models import Memory, Principal
+from recallery.wire import transfer
 
 
 @main.group()

@@ -1,13 +1,13 @@
 """The SDK's curation operations: bulk changes with a dry run, the review queue and entries
-over time (shapes from :mod:`recallery.curation`)."""
+over time (shapes from :mod:`recallery.wire.curation`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from recallery import curation
 from recallery.client.call import Call
-from recallery.curation import BulkResult, MessageFilter, ReviewPage, Timeline
+from recallery.requests import BulkResult, MessageFilter, ReviewPage, Timeline
+from recallery.wire import curation
 
 
 def bulk(

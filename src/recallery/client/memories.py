@@ -6,13 +6,13 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from recallery import transfer, wire
+from recallery import wire
 from recallery.client.call import Call, none
 from recallery.errors import RecalleryWarning
 from recallery.extraction.runs import ChatCheck, Retried
 from recallery.models import Job, Memory, Page
-from recallery.requests import MessagePage, message_filter_fields
-from recallery.wire import MemorySummary
+from recallery.requests import ImportReport, MessagePage, message_filter_fields
+from recallery.wire import MemorySummary, transfer
 
 
 def create_memory(
@@ -119,13 +119,13 @@ def test_chat_model(memory_id: str) -> Call[ChatCheck]:
 
 
 def export_memory(memory_id: str) -> Call[list[dict[str, Any]]]:
-    """The memory as JSONL records (see :mod:`recallery.transfer`)."""
+    """The memory as JSONL records (see :mod:`recallery.wire.transfer`)."""
     return Call("GET", f"/memories/{memory_id}/export", transfer.parse_jsonl, raw=True)
 
 
 def import_memory(
     memory_id: str | None, records: str | Iterable[Mapping[str, Any]]
-) -> Call[transfer.ImportReport]:
+) -> Call[ImportReport]:
     """Import JSONL text or records into a memory, or into a new one when ``memory_id`` is
     None (the records then start with an export's header)."""
     text = records if isinstance(records, str) else transfer.to_jsonl(records)

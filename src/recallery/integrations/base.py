@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from recallery.client import AsyncClient, Client
-from recallery.curation import MessageFilter
 from recallery.errors import RecalleryError
 from recallery.models import Entry, Trust
+from recallery.requests import MessageFilter
 
 T = TypeVar("T")
 

@@ -49,7 +49,6 @@ from agents.memory.session_settings import (  # noqa: E402
 )
 from agents.tool import default_tool_error_function  # noqa: E402
 
-from recallery.curation import MessageFilter  # noqa: E402
 from recallery.errors import RecalleryError  # noqa: E402
 from recallery.integrations.base import (  # noqa: E402
     AnyClient,
@@ -63,7 +62,12 @@ from recallery.integrations.base import (  # noqa: E402
     turns,
 )
 from recallery.models import Entry  # noqa: E402
-from recallery.requests import DEFAULT_MAX_TOKENS, DEFAULT_TOP_N, EntryInput  # noqa: E402
+from recallery.requests import (  # noqa: E402
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TOP_N,
+    EntryInput,
+    MessageFilter,
+)
 
 AGENT_ID = "openai-agents"
 

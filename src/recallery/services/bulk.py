@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from recallery.audit import summary
-from recallery.curation import BulkAction
 from recallery.models import AuditAction, Entry, EntryType, Principal, Scope, Trust
 from recallery.policies.eviction import delete_with_tombstones
+from recallery.requests import BulkAction
 from recallery.services.lifecycle import VERDICTS, erasure_set
 from recallery.store.filters import EntryFilter
 from recallery.store.reader import Reader

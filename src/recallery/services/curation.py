@@ -1,5 +1,5 @@
 """Curation at the size of a memory: bulk changes with a dry run, the review queue and the
-counts of entries over time (the shapes are :mod:`recallery.curation`'s).
+counts of entries over time (the shapes are :mod:`recallery.wire.curation`'s).
 
 A bulk change is planned once and applied as planned in one transaction
 (:mod:`recallery.services.bulk`), with the rules, cascades and audit events of one change at a
@@ -14,7 +14,9 @@ from dataclasses import replace
 from recallery import validation as v
 from recallery.access import Action, authorised, decide
 from recallery.clock import Clock
-from recallery.curation import (
+from recallery.errors import Conflict, InvalidInput, NotFound
+from recallery.models import EntryType, Memory, Principal, Scope, Trust
+from recallery.requests import (
     MAX_BUCKETS,
     BulkAction,
     BulkResult,
@@ -26,9 +28,7 @@ from recallery.curation import (
     bucket_starts,
     bulk_action,
 )
-from recallery.curation import bucket as bucket_kind
-from recallery.errors import Conflict, InvalidInput, NotFound
-from recallery.models import EntryType, Memory, Principal, Scope, Trust
+from recallery.requests import bucket as bucket_kind
 from recallery.services import bulk as bulk_plan
 from recallery.services.entries import checked_filter, turns_filter
 from recallery.services.lifecycle import LifecycleService

@@ -19,10 +19,10 @@ from recallery import validation as v
 from recallery.access import Action, authorised, decide
 from recallery.audit import summary
 from recallery.clock import Clock
-from recallery.curation import Bucket, bucket_starts
 from recallery.errors import InvalidInput
 from recallery.models import AuditAction, EntryType, Memory, Principal, Scope
 from recallery.policies.eviction import delete_with_tombstones
+from recallery.requests import Bucket, bucket_starts
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
 from recallery.store.queries import MemoryQuery

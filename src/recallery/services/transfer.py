@@ -1,4 +1,4 @@
-"""Export and import of a memory as JSONL (the format is :mod:`recallery.transfer`'s): an
+"""Export and import of a memory as JSONL (the format is :mod:`recallery.wire.transfer`'s): an
 import goes through the same writes, checks and audit events as the turns it holds would."""
 
 from __future__ import annotations
@@ -7,18 +7,18 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from recallery import transfer
 from recallery import validation as v
 from recallery.access import Action, authorised
 from recallery.clock import Clock
 from recallery.errors import InvalidInput
 from recallery.models import AuditAction, EntryType, Origin, Principal, Scope
-from recallery.requests import TurnInput
+from recallery.requests import ImportReport, TurnInput
 from recallery.services.entries import EntryService
 from recallery.services.lifecycle import LifecycleService
 from recallery.services.memories import MemoryService
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
+from recallery.wire import transfer
 
 
 class TransferService:
@@ -39,7 +39,7 @@ class TransferService:
         self.lifecycle = lifecycle
 
     def export_memory(self, actor: Principal, memory_id: object) -> list[dict[str, Any]]:
-        """A memory as JSONL records (:mod:`recallery.transfer`): its configuration, then
+        """A memory as JSONL records (:mod:`recallery.wire.transfer`): its configuration, then
         every current entry, raw and extracted, with its times, type and source id."""
         mid = v.memory_id(memory_id)
         with self.store.read() as r:
@@ -49,7 +49,7 @@ class TransferService:
 
     def import_memory(
         self, actor: Principal, memory_id: object | None, records: Iterable[object]
-    ) -> transfer.ImportReport:
+    ) -> ImportReport:
         """Write an export's raw turns into a memory (a new one, from the file's header, when
         ``memory_id`` is None), keeping their conversation times and enable/forget state.
         One transaction: a refused import leaves nothing behind, a new memory included."""
@@ -63,7 +63,7 @@ class TransferService:
             authorised(actor, Action.WRITE, memory, memory.id)
             plan = self._without_stored(plan, memory.id, memory.entry_count)
         if not plan.turns and memory_id is not None:
-            return transfer.ImportReport(
+            return ImportReport(
                 memory.id,
                 0,
                 skipped_extracted=plan.skipped_extracted,
@@ -101,7 +101,7 @@ class TransferService:
                 if turn.forgotten:
                     changes = {"forget_at": now}
                     self.lifecycle.cascade(w, actor, entry, AuditAction.ENTRY_FORGET, changes, now)
-        return transfer.ImportReport(
+        return ImportReport(
             memory_id=memory.id,
             imported=len(written),
             id_map={

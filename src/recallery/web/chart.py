@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from recallery.curation import Bucket, Timeline
+from recallery.requests import Bucket, Timeline
 
 WIDTH = 640
 HEIGHT = 160

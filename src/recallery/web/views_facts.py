@@ -13,10 +13,10 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from recallery.curation import FactPage
 from recallery.engine import Engine
 from recallery.errors import InvalidInput
 from recallery.models import Principal
+from recallery.requests import FactPage
 from recallery.web.frame import WebDep, WebRoute, Who, page
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)

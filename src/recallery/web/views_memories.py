@@ -9,12 +9,12 @@ from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from recallery import transfer
 from recallery.api.guard import takes_files
 from recallery.engine import Engine
 from recallery.errors import Conflict, Forbidden, InvalidInput
 from recallery.extraction.runs import ChatCheck
 from recallery.models import EntryType, JobState, Memory, Outcome
+from recallery.requests import ImportReport
 from recallery.services.extraction import RETRYABLE
 from recallery.web.chart import chart
 from recallery.web.frame import (
@@ -30,6 +30,7 @@ from recallery.web.frame import (
     page,
     web,
 )
+from recallery.wire import transfer
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
@@ -202,7 +203,7 @@ def _config_page(
     who: Viewer,
     memory: Memory,
     errors: dict[str, str] | None = None,
-    report: transfer.ImportReport | None = None,
+    report: ImportReport | None = None,
     check: ChatCheck | None = None,
 ) -> Response:
     engine = web(request).engine

@@ -11,13 +11,12 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from recallery import curation
-from recallery.curation import BulkAction, MessageFilter
 from recallery.engine import Engine
 from recallery.errors import Conflict, Forbidden, InvalidInput
 from recallery.models import Principal
-from recallery.requests import MessagePage
+from recallery.requests import BulkAction, MessageFilter, MessagePage
 from recallery.web.frame import Form, Posted, WebDep, WebRoute, Who, back, local, page
+from recallery.wire import curation
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 

@@ -1,11 +1,13 @@
-"""Curation: the typed requests and results of bulk changes, the review queue and the counts of
-entries over time, and their JSON shapes both ways (the REST API writes them, the SDK reads
-them). Pure: the operations themselves are :mod:`recallery.services.curation`'s.
+"""Curation's requests and results: bulk changes (the action, the receipt of a dry run or of
+applying it), the review queue, a page of facts and the counts of entries over time. The
+operations are :mod:`recallery.services.curation`'s; the JSON shapes
+:mod:`recallery.wire.curation`'s.
 
-A bulk change selects entries of one memory by id, or raw turns by a :class:`MessageFilter`
-(the filters of the Messages page), and disables, enables, forgets, restores, confirms,
-rejects or erases each through the same lifecycle rules and audit events as one at a time.
-A dry run (the default) changes nothing and says exactly what applying would change.
+A bulk change selects entries of one memory by id, or raw turns by a
+:class:`~recallery.requests.MessageFilter` (the filters of the Messages page), and disables,
+enables, forgets, restores, confirms, rejects or erases each through the same lifecycle rules
+and audit events as one at a time. A dry run (the default) changes nothing and says exactly
+what applying would change.
 """
 
 from __future__ import annotations
@@ -14,13 +16,10 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from recallery.errors import InvalidInput
 from recallery.models import Entry, EntryType
-from recallery.requests import MessageFilter, message_filter_fields
-from recallery.wire import entry_dict, entry_from_dict, iso, required_time
-from recallery.wire.envelope import Json
 
 
 class BulkAction(enum.StrEnum):
@@ -120,9 +119,6 @@ def bucket_starts(now: datetime, bucket: Bucket, count: int) -> tuple[datetime, 
     return tuple(last - bucket.width * (count - 1 - i) for i in range(count))
 
 
-# --- JSON shapes ----------------------------------------------------------------------------
-
-
 E = TypeVar("E", bound=enum.StrEnum)
 
 
@@ -142,104 +138,16 @@ def bucket(value: object) -> Bucket:
     return _choice(Bucket, value, "bucket")
 
 
-def message_filter_dict(f: MessageFilter) -> Json:
-    """A filter in the Messages list's parameter names (what was not set is left out)."""
-    out: dict[str, Any] = {}
-    for spec in message_filter_fields():
-        value = getattr(f, spec.name)
-        if isinstance(value, frozenset):
-            value = sorted(str(x) for x in value)
-        if value is not None:
-            out[spec.metadata["wire"]] = value
-    return out
-
-
-def message_filter_from_dict(d: Mapping[str, Any]) -> MessageFilter:
-    """A filter from :func:`message_filter_dict`'s shape, as sent: the service that uses it
-    checks each value, naming it ``filter.<name>``."""
-    if not isinstance(d, Mapping):
-        raise InvalidInput("filter", "filter must be an object of Messages filters.")
-    return MessageFilter.sent(d, "filter.")
-
-
-def bulk_result_dict(r: BulkResult) -> Json:
-    return {
-        "action": r.action.value,
-        "dry_run": r.dry_run,
-        "count": r.count,
-        "selected": r.selected,
-        "ids": list(r.ids),
-        "changed": list(r.changed),
-        "token": r.token,
-    }
-
-
-def bulk_result_from_dict(d: Mapping[str, Any]) -> BulkResult:
-    return BulkResult(
-        action=BulkAction(d["action"]),
-        dry_run=bool(d["dry_run"]),
-        count=int(d["count"]),
-        ids=tuple(int(i) for i in d["ids"]),
-        changed=tuple(int(i) for i in d.get("changed", ())),
-        selected=int(d.get("selected", len(d["ids"]))),
-        token=str(d.get("token", "")),
-    )
-
-
-def review_page_dict(p: ReviewPage) -> Json:
-    items = [
-        {"entry": entry_dict(i.entry), "source": None if i.source is None else entry_dict(i.source)}
-        for i in p.items
-    ]
-    return {"items": items, "total_count": p.total}
-
-
-def review_page_from_dict(d: Mapping[str, Any]) -> ReviewPage:
-    items = tuple(
-        ReviewItem(
-            entry_from_dict(i["entry"]),
-            None if i.get("source") is None else entry_from_dict(i["source"]),
-        )
-        for i in d["items"]
-    )
-    return ReviewPage(items, int(d["total_count"]))
-
-
-def timeline_dict(t: Timeline) -> Json:
-    return {
-        "bucket": t.bucket.value,
-        "starts": [iso(s) for s in t.starts],
-        "counts": {k.value: list(c) for k, c in t.counts.items()},
-    }
-
-
-def timeline_from_dict(d: Mapping[str, Any]) -> Timeline:
-    return Timeline(
-        bucket=Bucket(d["bucket"]),
-        starts=tuple(required_time(s) for s in d["starts"]),
-        counts={EntryType(k): tuple(int(x) for x in c) for k, c in d["counts"].items()},
-    )
-
-
 __all__ = [
     "MAX_BUCKETS",
     "Bucket",
     "BulkAction",
     "BulkResult",
     "FactPage",
-    "MessageFilter",
     "ReviewItem",
     "ReviewPage",
     "Timeline",
     "bucket",
     "bucket_starts",
     "bulk_action",
-    "bulk_result_dict",
-    "bulk_result_from_dict",
-    "message_filter_dict",
-    "message_filter_from_dict",
-    "review_page_dict",
-    "review_page_from_dict",
-    "timeline_dict",
-    "timeline_from_dict",
 ]

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from recallery import validation as v
 from recallery.errors import InvalidInput
 from recallery.models import Entry, EntryType, Memory
+from recallery.requests import ImportReport
 from recallery.wire import entry_dict, iso, memory_dict
 
 FORMAT = "recallery.memory"
@@ -113,19 +114,6 @@ def turn_key(
     time to the second (the export's precision, RAGFlow's time format)."""
     second = None if valid_at is None else valid_at.replace(microsecond=0)
     return (content, user_id, agent_id, session_id, second)
-
-
-@dataclass(frozen=True)
-class ImportReport:
-    """What an import wrote: new ids of the raw turns (by their id in the file, when given)."""
-
-    memory_id: str
-    imported: int
-    id_map: dict[int, int] = field(default_factory=dict)
-    skipped_extracted: int = 0
-    already_stored: int = 0
-    disabled: int = 0
-    forgotten: int = 0
 
 
 def report_dict(r: ImportReport) -> dict[str, Any]:

@@ -1,0 +1,89 @@
+"""Typed inputs and results of engine operations: what adapters (REST, SDK, CLI, UI, MCP) build
+and read. They live in the model layer, beside :mod:`recallery.models`, so a client can use them
+without importing the engine; their defaults are written here and nowhere else.
+
+- :mod:`~recallery.requests.search`: the search request (every knob declared once) and the
+  context block;
+- :mod:`~recallery.requests.messages`: turns in, pages out, the Messages filter, stated
+  entries;
+- :mod:`~recallery.requests.curation`: bulk changes, the review queue, facts, timelines;
+- :mod:`~recallery.requests.transfer`: what an import wrote.
+"""
+
+from __future__ import annotations
+
+from recallery.requests.curation import (
+    MAX_BUCKETS,
+    Bucket,
+    BulkAction,
+    BulkResult,
+    FactPage,
+    ReviewItem,
+    ReviewPage,
+    Timeline,
+    bucket,
+    bucket_starts,
+    bulk_action,
+)
+from recallery.requests.messages import (
+    MEMORY_UPDATABLE,
+    AddedEntries,
+    EntryInput,
+    EntryOutcome,
+    MessageFilter,
+    MessagePage,
+    TurnInput,
+    message_filter_fields,
+)
+from recallery.requests.search import (
+    DEFAULT_CONTEXT_LENGTH,
+    DEFAULT_FUSION,
+    DEFAULT_KEYWORD_WEIGHT,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_RECENCY_PLAIN,
+    DEFAULT_RECENCY_WEIGHT,
+    DEFAULT_SIMILARITY_THRESHOLD,
+    DEFAULT_SUPERSESSION,
+    DEFAULT_TOP_N,
+    Context,
+    SearchRequest,
+    search_fields,
+    search_knobs,
+)
+from recallery.requests.transfer import ImportReport
+
+__all__ = [
+    "DEFAULT_CONTEXT_LENGTH",
+    "DEFAULT_FUSION",
+    "DEFAULT_KEYWORD_WEIGHT",
+    "DEFAULT_MAX_TOKENS",
+    "DEFAULT_RECENCY_PLAIN",
+    "DEFAULT_RECENCY_WEIGHT",
+    "DEFAULT_SIMILARITY_THRESHOLD",
+    "DEFAULT_SUPERSESSION",
+    "DEFAULT_TOP_N",
+    "MAX_BUCKETS",
+    "MEMORY_UPDATABLE",
+    "AddedEntries",
+    "Bucket",
+    "BulkAction",
+    "BulkResult",
+    "Context",
+    "EntryInput",
+    "EntryOutcome",
+    "FactPage",
+    "ImportReport",
+    "MessageFilter",
+    "MessagePage",
+    "ReviewItem",
+    "ReviewPage",
+    "SearchRequest",
+    "Timeline",
+    "TurnInput",
+    "bucket",
+    "bucket_starts",
+    "bulk_action",
+    "message_filter_fields",
+    "search_fields",
+    "search_knobs",
+]
