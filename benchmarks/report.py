@@ -4,10 +4,11 @@
 
 Reads, and says which are missing (the tables are made from whatever is there):
 
-- `locomo-recallery.json` (`python -m benchmarks.recallery_locomo --out ...`): recallery and BM25;
-- `locomo-<peer>-cached.json` (`python benchmarks/run_peers_locomo.py`): one per peer;
-- `speed.json` (`python -m benchmarks.speed --out ...`): recallery's speed and scale;
-- `speed-peers.json` (`python benchmarks/run_peers_speed.py`): the peers', one record per size.
+- `locomo-recallery.json` (`python -m benchmarks.quality.recallery_locomo --out ...`): recallery
+  and BM25;
+- `locomo-<peer>-cached.json` (`python benchmarks/peers/run_locomo.py`): one per peer;
+- `speed.json` (`python -m benchmarks.speed.speed --out ...`): recallery's speed and scale;
+- `speed-peers.json` (`python benchmarks/peers/run_speed.py`): the peers', one record per size.
 
 Prints the LoCoMo recall table (with the DRAGON row of the paper) and the speed table, where each
 peer's cells carry the ratio to recallery (peer time / recallery time: above 1 is slower), writes
@@ -27,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.locomo import REPO, markdown_table
+from benchmarks.quality.locomo import markdown_table
+from benchmarks.support import RESULTS
 
-RESULTS = REPO / "benchmarks" / "results"
 RECALLERY = "recallery"
 KINDS = ("live", "store")
 _PEER_LOCOMO = re.compile(r"locomo-(?P<peer>.+)-cached\.json")
@@ -64,12 +65,12 @@ class Results:
             m = _PEER_LOCOMO.fullmatch(path.name)
             if m is None or m["peer"] == "peers":
                 continue  # the runner's summary file
-            data = self.load(path.name, "python benchmarks/run_peers_locomo.py")
+            data = self.load(path.name, "python benchmarks/peers/run_locomo.py")
             if data is not None and "overall" in data:
                 out[m["peer"]] = data
         if not out:
             self.missing.append(
-                "locomo-<peer>-cached.json (make them with `python benchmarks/run_peers_locomo.py`)"
+                "locomo-<peer>-cached.json (make them with `python benchmarks/peers/run_locomo.py`)"
             )
         return out
 
@@ -81,7 +82,8 @@ def locomo_table(results: Results) -> str | None:
     """Rows: recallery, BM25, the paper's DRAGON, then each peer (all recall in %)."""
     ours = results.load(
         "locomo-recallery.json",
-        "python -m benchmarks.recallery_locomo --out benchmarks/results/locomo-recallery.json",
+        "python -m benchmarks.quality.recallery_locomo"
+        " --out benchmarks/results/locomo-recallery.json",
     )
     peers = results.peer_locomo()
     head: dict[str, Mapping[str, Any]] = {}
@@ -148,7 +150,7 @@ def _fill_rate(fills: Sequence[Mapping[str, Any] | None]) -> float | None:
 
 
 def recallery_speed(data: Mapping[str, Any]) -> SpeedRow:
-    """Read `speed.json` (benchmarks/speed.py)."""
+    """Read `speed.json` (benchmarks/speed/speed.py)."""
     sizes = {
         int(size): _search(entry, "ok", entry.get("rss_mb"), "")
         for size, entry in data.get("sizes", {}).items()
@@ -171,7 +173,7 @@ def _peer_note(record: Mapping[str, Any]) -> str:
 
 
 def peer_speed(data: Mapping[str, Any]) -> list[SpeedRow]:
-    """Read `speed-peers.json` (benchmarks/run_peers_speed.py): one row per peer."""
+    """Read `speed-peers.json` (benchmarks/peers/run_speed.py): one row per peer."""
     rows: dict[str, SpeedRow] = {}
     fills: dict[str, list[Mapping[str, Any] | None]] = {}
     for record in data.get("records", []):
@@ -267,11 +269,11 @@ def speed_rows(results: Results) -> list[SpeedRow]:
     rows: list[SpeedRow] = []
     ours = results.load(
         "speed.json",
-        "python -m benchmarks.speed --queries 200 --out benchmarks/results/speed.json",
+        "python -m benchmarks.speed.speed --queries 200 --out benchmarks/results/speed.json",
     )
     if ours is not None:
         rows.append(recallery_speed(ours))
-    peers = results.load("speed-peers.json", "python benchmarks/run_peers_speed.py")
+    peers = results.load("speed-peers.json", "python benchmarks/peers/run_speed.py")
     if peers is not None:
         rows += peer_speed(peers)
     return rows

@@ -20,8 +20,8 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks.locomo import Conversation, turn_text
 from benchmarks.peers.base import DIM
+from benchmarks.quality.locomo import Conversation, turn_text
 
 CACHE_DIR = Path(
     os.environ.get("PEERS_CACHE_DIR") or Path(__file__).resolve().parent.parent / ".cache"

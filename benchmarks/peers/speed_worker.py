@@ -1,6 +1,6 @@
-"""Speed and scale of one peer, measured as `benchmarks/speed.py` measures recallery.
+"""Speed and scale of one peer, measured as `benchmarks/speed/speed.py` measures recallery.
 
-Runs inside the peers' venv, one process per peer (`benchmarks/run_peers_speed.py` calls it):
+Runs inside the peers' venv, one process per peer (`benchmarks/peers/run_speed.py` calls it):
 
     python -m benchmarks.peers.speed_worker PEER --workdir DIR --out FILE [--sizes 10000,100000]
 
@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -34,10 +33,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks.locomo import DEFAULT_DATA, load_conversations, turn_text, write_json
 from benchmarks.peers import DRIVERS, driver_factory
 from benchmarks.peers.base import PEER_ENV, EmbedFn, Item, PeerDriver, Vectors
 from benchmarks.peers.embedding import cached_vectors, locomo_texts, make_embedder
+from benchmarks.quality.locomo import DEFAULT_DATA, load_conversations, turn_text
+from benchmarks.support import load_average, peak_rss_mb, quantile_ms, write_json
 
 USERS = 4
 K = 10
@@ -91,20 +91,8 @@ class Budget:
         return time.perf_counter() > self.deadline
 
 
-def pct(values: Sequence[float], q: float) -> float | None:
-    """The q-quantile in ms, as `benchmarks.speed.pct` picks it."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    return round(1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
-
-
-def rss_mb() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
 class SpeedRun:
-    """One peer driver, filled and searched like recallery in `benchmarks/speed.py`."""
+    """One peer driver, filled and searched like recallery in `benchmarks/speed/speed.py`."""
 
     def __init__(self, driver: PeerDriver, corpus: Corpus, embed: TimedEmbed, batch: int) -> None:
         self.driver = driver
@@ -145,11 +133,11 @@ class SpeedRun:
         return {
             "n": len(total),
             "turns_per_s": round(len(total) / sum(total), 1) if total else None,
-            "write_p50_ms": pct(total, 0.5),
-            "write_p95_ms": pct(total, 0.95),
-            "embed_p50_ms": pct(embed, 0.5),
-            "store_p50_ms": pct(store, 0.5),
-            "store_p95_ms": pct(store, 0.95),
+            "write_p50_ms": quantile_ms(total, 0.5, "floor"),
+            "write_p95_ms": quantile_ms(total, 0.95, "floor"),
+            "embed_p50_ms": quantile_ms(embed, 0.5, "floor"),
+            "store_p50_ms": quantile_ms(store, 0.5, "floor"),
+            "store_p95_ms": quantile_ms(store, 0.95, "floor"),
             "embed_share": round(sum(embed) / sum(total), 3) if total else None,
         }
 
@@ -191,12 +179,12 @@ class SpeedRun:
             self.vectors.forget()
         out: dict[str, Any] = {
             "n": len(total),
-            "p50_ms": pct(total, 0.5),
-            "p95_ms": pct(total, 0.95),
+            "p50_ms": quantile_ms(total, 0.5, "floor"),
+            "p95_ms": quantile_ms(total, 0.95, "floor"),
             "mean_hits": round(hits / len(total), 2) if total else None,
         }
         if live and total:
-            out["embed_p50_ms"] = pct(embed, 0.5)
+            out["embed_p50_ms"] = quantile_ms(embed, 0.5, "floor")
             out["embed_share"] = round(sum(embed) / sum(total), 3)
         return out
 
@@ -216,7 +204,7 @@ def measure_size(run: SpeedRun, size: int, args: argparse.Namespace) -> dict[str
     record["entries"] = run.count
     record["wall_s"] = round(time.perf_counter() - t0, 2)
     record["cpu_s"] = round(time.process_time() - c0, 2)
-    record["rss_mb"] = rss_mb()
+    record["rss_mb"] = peak_rss_mb()
     return record
 
 
@@ -239,9 +227,9 @@ def run_peer(args: argparse.Namespace) -> None:
         "budget_s": args.budget,
         "bulk_api": BULK_API.get(args.peer, "driver.add"),
         "python": platform.python_version(),
-        "loadavg_start": os.getloadavg(),
+        "loadavg_start": load_average(),
         "ingest_live": run.single_writes(args.writes),
-        "rss_mb_after_ingest": rss_mb(),
+        "rss_mb_after_ingest": peak_rss_mb(),
         "sizes": [],
     }
     try:
@@ -259,8 +247,8 @@ def run_peer(args: argparse.Namespace) -> None:
 
 def _save(out: Path, report: dict[str, Any], c0: float) -> None:
     report["cpu_s"] = round(time.process_time() - c0, 2)
-    report["peak_rss_mb"] = rss_mb()
-    report["loadavg_end"] = os.getloadavg()
+    report["peak_rss_mb"] = peak_rss_mb()
+    report["loadavg_end"] = load_average()
     write_json(out, report)
 
 

@@ -3,7 +3,7 @@
     python -m benchmarks.peers.worker embed [--embedder local]
     python -m benchmarks.peers.worker run PEER --workdir DIR --out FILE [--mode cached|live]
 
-`benchmarks/run_peers_locomo.py` calls this, one process per peer; run it by hand to debug one.
+`benchmarks/peers/run_locomo.py` calls this, one process per peer; run it by hand to debug one.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import argparse
 import os
 import platform
 import re
-import resource
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -23,18 +22,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks.locomo import (
+from benchmarks.peers import DRIVERS, driver_factory
+from benchmarks.peers.base import PEER_ENV, Item, PeerDriver
+from benchmarks.peers.embedding import cached_vectors, locomo_texts, make_embedder
+from benchmarks.quality.locomo import (
     DEFAULT_DATA,
     Conversation,
     evaluate,
     load_conversations,
     select,
     turn_text,
-    write_json,
 )
-from benchmarks.peers import DRIVERS, driver_factory
-from benchmarks.peers.base import PEER_ENV, Item, PeerDriver
-from benchmarks.peers.embedding import cached_vectors, locomo_texts, make_embedder
+from benchmarks.support import peak_rss_mb, write_json
 
 REQUIREMENTS = Path(__file__).resolve().parent / "requirements.txt"
 
@@ -110,7 +109,7 @@ def run_peer(args: argparse.Namespace) -> dict[str, Any]:
         "process": {
             "wall_s": round(time.perf_counter() - wall, 2),
             "cpu_s": round(time.process_time() - cpu, 2),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "peak_rss_mb": peak_rss_mb(),
             "python": platform.python_version(),
             "packages": installed_versions(),
         },

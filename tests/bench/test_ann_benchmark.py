@@ -1,8 +1,8 @@
-"""benchmarks/ann.py on a tiny slice of random vectors, so it cannot rot unnoticed."""
+"""benchmarks/scale/ann.py on a tiny slice of random vectors, so it cannot rot unnoticed."""
 
 from __future__ import annotations
 
-from benchmarks import ann
+from benchmarks.scale import ann
 
 
 def test_the_ann_benchmark_runs_on_a_tiny_slice() -> None:

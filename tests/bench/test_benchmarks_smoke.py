@@ -21,18 +21,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from benchmarks import (
-    concurrent_writes,
-    locomo,
-    recallery_locomo,
-    report,
-    restart,
-    run_peers_speed,
-    search_cost,
-    search_revisions,
-    speed,
-)
-from benchmarks.peers import speed_worker, worker
+from benchmarks import report, support
+from benchmarks.peers import run_speed, speed_worker, worker
+from benchmarks.quality import locomo, recallery_locomo
+from benchmarks.speed import concurrent_writes, restart, search_cost, search_revisions, speed
 from numpy.typing import NDArray
 
 from recallery import Fusion
@@ -42,7 +34,7 @@ pytestmark = pytest.mark.skipif(
     not locomo.DEFAULT_DATA.exists(), reason=f"LoCoMo data not found at {locomo.DEFAULT_DATA}"
 )
 
-PEERS_DIR = locomo.REPO / "benchmarks" / "peers"
+PEERS_DIR = support.REPO / "benchmarks" / "peers"
 
 
 def fake_embedder() -> DeterministicEmbedder:
@@ -130,10 +122,10 @@ def test_search_cost_at_300_with_fake_embedder() -> None:
             assert row["p50_ms"] > 0
 
 
-@pytest.mark.skipif(not (locomo.REPO / ".git").exists(), reason="not a git checkout")
+@pytest.mark.skipif(not (support.REPO / ".git").exists(), reason="not a git checkout")
 def test_search_revisions_times_both_trees_and_removes_the_worktree() -> None:
     before = subprocess.run(
-        ["git", "-C", str(locomo.REPO), "worktree", "list"], capture_output=True, text=True
+        ["git", "-C", str(support.REPO), "worktree", "list"], capture_output=True, text=True
     ).stdout
     result = search_revisions.run("HEAD", 300, queries=6, rounds=2, repeats=1, fake=True)
     assert result["against"] == "HEAD" and result["size"] == 300
@@ -144,7 +136,7 @@ def test_search_revisions_times_both_trees_and_removes_the_worktree() -> None:
         assert row["this_p50_ms"] > 0 and row["against_p50_ms"] > 0
         assert row["ratio"] == round(row["this_p50_ms"] / row["against_p50_ms"], 3)
     after = subprocess.run(
-        ["git", "-C", str(locomo.REPO), "worktree", "list"], capture_output=True, text=True
+        ["git", "-C", str(support.REPO), "worktree", "list"], capture_output=True, text=True
     ).stdout
     assert after == before
 
@@ -246,7 +238,7 @@ def test_peers_speed_runner_with_exact_cosine(
     argv = ["--peers", "exact-cosine", "--sizes", "200,400", "--embedder", "hash"]
     argv += ["--queries", "5", "--writes", "5", "--late-writes", "2", "--batch", "100"]
     argv += ["--settle", "0", "--python", sys.executable, "--out", str(out)]
-    assert run_peers_speed.main(argv) == 0
+    assert run_speed.main(argv) == 0
     data = json.loads(out.read_text())
     assert data["meta"]["uptime_start"] and data["meta"]["loadavg_end"]
     rows = data["records"]
@@ -264,7 +256,7 @@ def test_peers_speed_runner_with_exact_cosine(
 def test_rest_benchmark_writes_and_searches_through_http(
     conversation: locomo.Conversation,
 ) -> None:
-    from benchmarks import rest_locomo
+    from benchmarks.quality import rest_locomo
 
     short = dataclasses.replace(
         conversation,
@@ -283,7 +275,7 @@ def test_rest_benchmark_with_the_e5_model_sends_its_id_and_query_form(
 ) -> None:
     """``--model e5``: memories are created with e5's id, so the server embeds with the e5
     factory; questions are embedded in the query form, and the dense row is named for it."""
-    from benchmarks import rest_locomo
+    from benchmarks.quality import rest_locomo
 
     class QueryForm(DeterministicEmbedder):
         queries = 0
@@ -311,7 +303,7 @@ def test_rest_benchmark_runs_on_postgres(
 ) -> None:
     """``--postgres``: the same REST run on a PostgreSQL store writes every turn and finds
     turns the questions ask about."""
-    from benchmarks import rest_locomo
+    from benchmarks.quality import rest_locomo
 
     from recallery.settings import Settings
     from recallery.testing.postgres import truncate_all
@@ -338,7 +330,7 @@ def test_rest_benchmark_runs_on_postgres(
 def test_chat_recall_is_also_counted_once_per_turn(conversation: locomo.Conversation) -> None:
     """In chat the pieces of a turn share its label: the second count keeps each label's
     first place only, so it can only find more, and whole-turn runs do not report it."""
-    from benchmarks import rest_locomo
+    from benchmarks.quality import rest_locomo
 
     assert rest_locomo.each_turn_once(["D1:3", "D1:4", "D1:3", "D2:1", "D1:4"]) == [
         "D1:3",
@@ -360,7 +352,7 @@ def test_chat_recall_is_also_counted_once_per_turn(conversation: locomo.Conversa
 
 
 def test_chat_mode_sends_each_sentence_of_a_turn_as_a_message() -> None:
-    from benchmarks import rest_locomo
+    from benchmarks.quality import rest_locomo
 
     day = datetime(2023, 5, 8, tzinfo=UTC)
     reply = locomo.Turn("D1:3", "Mel", "Yes! Last July.  Why do you ask?", "a lake", 1, 3, day)
@@ -384,7 +376,7 @@ def test_chat_mode_sends_each_sentence_of_a_turn_as_a_message() -> None:
 
 
 def test_madial_pools_and_queries() -> None:
-    from benchmarks import rest_locomo
+    from benchmarks.quality import rest_locomo
 
     if not rest_locomo.MADIAL.exists():
         pytest.skip("MADial-Bench not found")
@@ -395,7 +387,7 @@ def test_madial_pools_and_queries() -> None:
 
 
 def test_scifact_is_beirs_test_split_and_scores_by_its_measures() -> None:
-    from benchmarks import rest_scifact
+    from benchmarks.quality import rest_scifact
 
     if not rest_scifact.SCIFACT.exists():
         pytest.skip("SciFact not found")
@@ -411,7 +403,7 @@ def test_scifact_is_beirs_test_split_and_scores_by_its_measures() -> None:
 
 
 def test_scifact_benchmark_searches_every_memory_it_wrote() -> None:
-    from benchmarks import rest_scifact
+    from benchmarks.quality import rest_scifact
 
     if not rest_scifact.SCIFACT.exists():
         pytest.skip("SciFact not found")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from benchmarks import postgres_scale
+from benchmarks.scale import postgres_scale
 
 if TYPE_CHECKING:
     from recallery.testing.postgres import EmbeddedPostgres

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks import locomo, soak
 from benchmarks.live_server import LiveServer, client, data
+from benchmarks.quality import locomo
+from benchmarks.speed import soak
 
 pytestmark = [
     pytest.mark.slow,

@@ -1,11 +1,11 @@
 """The web pages benchmark on a small memory, so it cannot rot unnoticed (the figure the
-README quotes comes from the full run: ``python -m benchmarks.web_messages``)."""
+README quotes comes from the full run: ``python -m benchmarks.speed.web_messages``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks import web_messages
+from benchmarks.speed import web_messages
 
 
 def test_the_benchmark_fills_a_memory_and_times_each_page(tmp_path: Path) -> None:

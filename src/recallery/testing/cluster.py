@@ -1,6 +1,7 @@
 """API servers and workers as separate processes on one PostgreSQL database, with the fake
 extraction model they call and the checks of what they stored: for the multi-process test
-and benchmark (tests/store/test_multiprocess_postgres.py, benchmarks/multiprocess_postgres.py).
+and benchmark (tests/store/test_multiprocess_postgres.py,
+benchmarks/scale/multiprocess_postgres.py).
 
 Each memory's turns say "turn number N"; the model extracts one fact naming N, so every turn,
 job and fact can be told apart afterwards. Nothing happens at import time.

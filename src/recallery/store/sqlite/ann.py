@@ -43,7 +43,7 @@ EXPANSION_ADD = 128
 #: Candidate list while searching a million rows or more ("ef", at least the k asked for).
 #: Dense clusters of near-duplicates need it wide: at 1M MiniLM-like rows ef 200 found 90% of
 #: the exact top 10, ef 1024 98% (2.3 ms), ef 1536 99% (3.4 ms), ef 2048 no more
-#: (benchmarks/ann.py).
+#: (benchmarks/scale/ann.py).
 EXPANSION_SEARCH = 1536
 #: The narrowest candidate list (see :func:`expansion`).
 EXPANSION_LEAST = 768
@@ -53,7 +53,7 @@ def expansion(rows: int) -> int:
     """The candidate list for an index of ``rows``: :data:`EXPANSION_SEARCH` at a million
     rows, narrower below in proportion to ``(rows / 1M) ** 0.3``, never under
     :data:`EXPANSION_LEAST`. A smaller graph needs fewer candidates for the same recall:
-    on benchmarks/ann.py's rows, recall of the exact top 10 / 50 at ef 768 was 1.000 / 1.000
+    on benchmarks/scale/ann.py's rows, recall of the exact top 10 / 50 at ef 768 was 1.000 / 1.000
     at 20k and 0.995–1.000 at 100k (0.998–1.000 at ef 1536, which took 2–3x the time), and at
     1M 0.971 / 0.975 (1536: 0.983 / 0.988). The speed benchmark's whole search at 100k kept
     298 of 300 top-10 lists identical to an exact vector leg at ef 768 and 299 at ef 1536, in

@@ -45,7 +45,7 @@ Runner = Callable[[Callable[[], None]], None]
 """Runs an index-building job: in a background thread by default, inline in tests."""
 Hits = list[tuple[int, float]]
 
-#: Live vectors from which a memory gets an approximate index (chosen in benchmarks/ann.py:
+#: Live vectors from which a memory gets an approximate index (chosen in benchmarks/scale/ann.py:
 #: below it the exact product costs about as much as an HNSW search and needs no memory).
 ANN_THRESHOLD = 20_000
 #: Rows past a restored (viewed) index from which it is loaded into a copy that can grow;

@@ -12,7 +12,7 @@ the load (on a machine shared with the load generator, read both against the cor
 
 Usage::
 
-    python -m benchmarks.soak --seconds 60 --writers 4 --searchers 4 --prefill 2000 \\
+    python -m benchmarks.speed.soak --seconds 60 --writers 4 --searchers 4 --prefill 2000 \\
         --out benchmarks/results/soak.json
 
 Without ``--url`` it starts its own server (SQLite, worker on, the real local embedder) on a
@@ -43,8 +43,8 @@ from typing import Any
 import httpx
 
 from benchmarks.live_server import LiveServer, client, create_memory, data
-from benchmarks.locomo import write_json
-from benchmarks.speed import corpus, numbered, pct
+from benchmarks.speed.speed import corpus, numbered
+from benchmarks.support import load_average, quantile_ms, write_json
 
 WRITE = "POST /messages"
 SEARCH = "GET /messages/search"
@@ -191,7 +191,7 @@ def route_report(tally: Tally, route: str, elapsed: float) -> dict[str, Any]:
         "errors": dict(tally.errors[route]),
     }
     if ok:
-        out.update({f"p{q}_ms": pct(ok, q / 100) for q in (50, 95, 99)})
+        out.update({f"p{q}_ms": quantile_ms(ok, q / 100, "floor") for q in (50, 95, 99)})
     return out
 
 
@@ -293,7 +293,7 @@ def soak(
             "search": SEARCH_DEFAULTS,
         },
         "cpus": os.cpu_count(),
-        "loadavg_start": os.getloadavg(),
+        "loadavg_start": load_average(),
     }
     probe.mark("started")
     with client(url, api_key, REQUEST_TIMEOUT_S) as http:
@@ -317,7 +317,7 @@ def soak(
         result["rss_series_mb"] = probe.series
         result["rss_growth"] = probe.growth(seconds)
         result["load"]["server_cpu_s"] = probe.cpu_between("prefilled", "end")
-    result["loadavg_end"] = os.getloadavg()
+    result["loadavg_end"] = load_average()
     return result
 
 

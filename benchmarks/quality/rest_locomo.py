@@ -23,11 +23,11 @@ Beside recallery, in the same run and over the same stored texts: BM25 (k1 1.2, 
 dense cosine with the same MiniLM vectors, and the naive hybrid of the two (each leg min-max
 normalised over the pool, weight 0.5). Usage::
 
-    python -m benchmarks.rest_locomo --out benchmarks/results/rest.json
-    python -m benchmarks.rest_locomo --within 4          # one conversation's turns concurrently
-    python -m benchmarks.rest_locomo --chat --no-madial  # each sentence of a turn a message
-    python -m benchmarks.rest_locomo --set neighbour_span=0   # a server setting changed
-    python -m benchmarks.rest_locomo --postgres          # on PostgreSQL (embedded) instead
+    python -m benchmarks.quality.rest_locomo --out benchmarks/results/rest.json
+    python -m benchmarks.quality.rest_locomo --within 4   # one conversation's turns concurrently
+    python -m benchmarks.quality.rest_locomo --chat --no-madial  # each sentence a message
+    python -m benchmarks.quality.rest_locomo --set neighbour_span=0   # a server setting changed
+    python -m benchmarks.quality.rest_locomo --postgres   # on PostgreSQL (embedded) instead
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ import contextlib
 import dataclasses
 import json
 import re
-import resource
 import sys
 import tempfile
 import threading
@@ -54,16 +53,16 @@ import numpy as np
 import uvicorn
 from numpy.typing import NDArray
 
-from benchmarks.locomo import (
+from benchmarks.quality.locomo import (
     BM25Index,
     Conversation,
     load_conversations,
     recall_at,
     select,
     turn_text,
-    write_json,
 )
-from benchmarks.recallery_locomo import CachingEmbedder
+from benchmarks.quality.recallery_locomo import CachingEmbedder
+from benchmarks.support import REPO, peak_rss_mb, quantile_ms, write_json
 from recallery import Engine
 from recallery.api import create_app
 from recallery.providers.base import Embedder, embed_query
@@ -75,7 +74,7 @@ from recallery.store.base import Store
 from recallery.store.sqlite import SQLiteStore
 from recallery.testing.ports import HOST, free_port
 
-MADIAL = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "madial-bench"
+MADIAL = REPO.parent / "shared" / "benchmarks" / "madial-bench"
 KS = (5, 10)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 #: What the SDK sends (RAGFlow's defaults), with the threshold at 0 so a full ranking comes back.
@@ -450,9 +449,9 @@ def run(
         "cost": {
             "turns_written": turns_written,
             "write_turns_per_s": round(turns_written / pools.write_s, 1),
-            "search_p50_ms": round(1000 * float(np.percentile(latencies, 50)), 2),
-            "search_p95_ms": round(1000 * float(np.percentile(latencies, 95)), 2),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "search_p50_ms": quantile_ms(latencies, 0.5, digits=2),
+            "search_p95_ms": quantile_ms(latencies, 0.95, digits=2),
+            "peak_rss_mb": peak_rss_mb(),
         },
         "setup": {
             "writers": writers,

@@ -11,7 +11,7 @@ them with the SDK's parameters (``rest_locomo.SDK_SEARCH``). Scores: nDCG@10 (bi
 relevance, as BEIR computes it) and recall at 10 and 50, beside BM25, dense MiniLM and the
 naive min-max hybrid over the very same stored texts and vectors, in the same run.
 
-    python -m benchmarks.rest_scifact --out benchmarks/results/rest-scifact.json
+    python -m benchmarks.quality.rest_scifact --out benchmarks/results/rest-scifact.json
 
 Nothing here was tuned on this set: it is for reporting only.
 """
@@ -23,7 +23,6 @@ import csv
 import io
 import math
 import re
-import resource
 import time
 import zipfile
 from collections.abc import Mapping, Sequence
@@ -33,10 +32,19 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.rest_locomo import SDK_SEARCH, Api, Baselines, Doc, local_embedder, report, served
+from benchmarks.quality.rest_locomo import (
+    SDK_SEARCH,
+    Api,
+    Baselines,
+    Doc,
+    local_embedder,
+    report,
+    served,
+)
+from benchmarks.support import REPO, peak_rss_mb, quantile_ms
 from recallery.providers.base import Embedder
 
-SCIFACT = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "scifact"
+SCIFACT = REPO.parent / "shared" / "benchmarks" / "scifact"
 #: Abstracts per memory: under RAGFlow's 10 MB cap with their vectors (about 3 KB each).
 PER_MEMORY = 2_000
 KS = (10, 50)
@@ -144,9 +152,9 @@ def run(
             "docs_written": len(docs),
             "memories": len(memories),
             "write_docs_per_s": round(len(docs) / write_s, 1),
-            "search_p50_ms": round(1000 * float(np.percentile(latencies, 50)), 2),
-            "search_p95_ms": round(1000 * float(np.percentile(latencies, 95)), 2),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "search_p50_ms": quantile_ms(latencies, 0.5, digits=2),
+            "search_p95_ms": quantile_ms(latencies, 0.95, digits=2),
+            "peak_rss_mb": peak_rss_mb(),
         },
         "setup": {
             "queries": len(queries),

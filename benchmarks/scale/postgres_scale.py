@@ -17,19 +17,18 @@ local MiniLM model included.
 load: entries/s through ``Writer.insert_entries`` (PostgreSQL: one binary COPY per batch)
 with and without the HNSW index, the index build, and turns/s through the engine's import.
 
-    python -m benchmarks.postgres_scale tenants --sizes 100000 1000000
-    python -m benchmarks.postgres_scale big --sizes 1000000
-    python -m benchmarks.postgres_scale load --sizes 100000
+    python -m benchmarks.scale.postgres_scale tenants --sizes 100000 1000000
+    python -m benchmarks.scale.postgres_scale big --sizes 1000000
+    python -m benchmarks.scale.postgres_scale load --sizes 100000
 
 Texts are LoCoMo turns with a unique note each, vectors 384-d around 1,000 topics
-(benchmarks/postgres_vs_sqlite.py). Results merge into benchmarks/results/postgres_scale.json.
+(benchmarks/scale/postgres_vs_sqlite.py). Results merge into benchmarks/results/postgres_scale.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -41,7 +40,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from benchmarks.postgres_vs_sqlite import (
+from benchmarks.scale.postgres_vs_sqlite import (
     HNSW,
     POOL,
     T0,
@@ -50,8 +49,9 @@ from benchmarks.postgres_vs_sqlite import (
     memory,
     percentiles,
 )
+from benchmarks.support import RESULTS, load_average
 from recallery.models import EntryType, Memory, NewEntry, Origin, Scope
-from recallery.retrieval.search import MIN_WINDOWS
+from recallery.retrieval.plan import MIN_WINDOWS
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
 from recallery.store.postgres import PostgresStore, search
@@ -59,7 +59,7 @@ from recallery.store.sqlite import SQLiteStore
 from recallery.testing.bm25 import Fts5Reference
 from recallery.testing.postgres import server_setting
 
-RESULTS = Path(__file__).parent / "results" / "postgres_scale.json"
+RESULT = RESULTS / "postgres_scale.json"
 TARGET_ENTRIES = 1000
 #: Rows a fill writes in one transaction. An import writes its whole file in one; each write
 #: ends with work one core does alone (adding its term counts), so a million rows in 10,000-row
@@ -67,10 +67,6 @@ TARGET_ENTRIES = 1000
 BATCH = 100_000
 RETRIEVAL = EntryFilter.retrieval(valid_on=T0)
 ONE_USER_IN_TEN = EntryFilter.retrieval(valid_on=T0, user_id="u3")
-
-
-def load_average() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
 
 
 # --- stores -------------------------------------------------------------------------------------
@@ -658,7 +654,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--reuse", action="store_true", help="big, tenants: keep loaded PostgreSQL databases"
     )
     parser.add_argument("--stores", nargs="*", default=["postgres", "sqlite"], help="which stores")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=RESULT)
     parser.add_argument(
         "--writer-only", action="store_true", help="load: the writer without the HNSW index only"
     )

@@ -1,9 +1,9 @@
 """LoCoMo recall@k for each peer memory system, each in its own process in the peers' venv.
 
     bash benchmarks/peers/setup.sh                       # once: builds benchmarks/.peers-venv
-    python benchmarks/run_peers_locomo.py                # all peers, all 10 conversations
-    python benchmarks/run_peers_locomo.py --convs 1-2 --peers mem0-qdrant,chroma-persistent
-    python benchmarks/run_peers_locomo.py --mode live    # peers embed inside add/search
+    python benchmarks/peers/run_locomo.py                # all peers, all 10 conversations
+    python benchmarks/peers/run_locomo.py --convs 1-2 --peers mem0-qdrant,chroma-persistent
+    python benchmarks/peers/run_locomo.py --mode live    # peers embed inside add/search
 
 Every text is embedded once with recallery's local embedder and cached in benchmarks/.cache/, so
 all systems rank identical vectors. Results go to benchmarks/results/ (one JSON per peer and a
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -24,19 +23,19 @@ from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make the `benchmarks` package importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.locomo import (
+from benchmarks.peers import PEERS_PYTHON, worker_env
+from benchmarks.quality.locomo import (
     DEFAULT_DATA,
-    REPO,
     BM25Retriever,
     evaluate,
     load_conversations,
     markdown_table,
     select,
     timing_table,
-    write_json,
 )
+from benchmarks.support import REPO, RESULTS, write_json
 
 PEERS = (
     "exact-cosine",
@@ -46,18 +45,11 @@ PEERS = (
     "langgraph-sqlite",
     "chroma-persistent",
 )
-PEERS_PYTHON = REPO / "benchmarks" / ".peers-venv" / "bin" / "python"
-RESULTS = REPO / "benchmarks" / "results"
-
-
-def _env() -> dict[str, str]:
-    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": path}
 
 
 def _worker(python: Path, args: Sequence[str]) -> None:
     command = [str(python), "-m", "benchmarks.peers.worker", *args]
-    subprocess.run(command, cwd=REPO, env=_env(), check=True)
+    subprocess.run(command, cwd=REPO, env=worker_env(), check=True)
 
 
 def _suffix(args: argparse.Namespace) -> str:

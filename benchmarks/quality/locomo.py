@@ -4,7 +4,7 @@ Recall is computed as in the LoCoMo paper (Maharana et al., ACL 2024, `task_eval
 each conversation's turns form the pool, the question is the query, and
 recall_q = |evidence ∩ top-k dia_ids| / |evidence| (1 for a question with no evidence).
 
-Run: `python benchmarks/locomo.py [--data PATH] [--convs 1-5] [--out results/bm25.json]`.
+Run: `python -m benchmarks.quality.locomo [--data PATH] [--convs 1-5] [--out results/bm25.json]`.
 The data file is read where it lies (CC BY-NC 4.0: never copy it into the repository).
 """
 
@@ -24,7 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-REPO = Path(__file__).resolve().parent.parent
+from benchmarks.support import REPO, quantile_ms, write_json
+
 DEFAULT_DATA = REPO.parent / "shared" / "benchmarks" / "locomo" / "locomo10.json"
 KS: tuple[int, ...] = (5, 10, 25, 50)
 CATEGORIES: dict[int, str] = {
@@ -235,13 +236,6 @@ def summarise(rows: Sequence[Scored], ks: Sequence[int]) -> dict[str, Any]:
     return out
 
 
-def _percentile(values: Sequence[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
-
-
 def evaluate(
     retriever: Retriever,
     conversations: Sequence[Conversation],
@@ -274,14 +268,10 @@ def evaluate(
             "index_s": round(index_s, 3),
             "index_cpu_s": round(index_cpu_s, 3),
             "turns": sum(len(c.turns) for c in conversations),
-            "query_p50_ms": _ms(_percentile(latencies, 0.50)),
-            "query_p95_ms": _ms(_percentile(latencies, 0.95)),
+            "query_p50_ms": quantile_ms(latencies, 0.50, "rank"),
+            "query_p95_ms": quantile_ms(latencies, 0.95, "rank"),
         },
     }
-
-
-def _ms(seconds: float | None) -> float | None:
-    return None if seconds is None else round(1000 * seconds, 3)
 
 
 # --- BM25 baseline -------------------------------------------------------------------------------
@@ -401,14 +391,6 @@ def timing_table(results: Mapping[str, Mapping[str, Any]]) -> str:
         rows.append([name, *("–" if c is None else f"{c:g}" for c in cells)])
     lines = [header, ["---"] * len(header), *rows]
     return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
-
-
-def write_json(path: str | Path, payload: Mapping[str, Any]) -> Path:
-    """Write results as indented JSON, creating parent folders."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,17 +13,15 @@ one of them. Three measurements:
 
 Usage::
 
-    python -m benchmarks.speed --sizes 10000,100000 --out benchmarks/results/speed.json
+    python -m benchmarks.speed.speed --sizes 10000,100000 --out benchmarks/results/speed.json
 
-`benchmarks/run_peers_speed.py` measures the peer memory systems the same way; `--queries 200`
+`benchmarks/peers/run_speed.py` measures the peer memory systems the same way; `--queries 200`
 matches its default.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import sys
 import tempfile
 import time
@@ -34,7 +32,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks.locomo import load_conversations, turn_text, write_json
+from benchmarks.quality.locomo import load_conversations, turn_text
+from benchmarks.support import load_average, peak_rss_mb, quantile_ms, write_json
 from recallery import Engine, Principal, SearchRequest, TurnInput
 from recallery.providers.base import Embedder
 from recallery.providers.registry import ModelRegistry
@@ -84,15 +83,6 @@ def numbered(texts: list[str], n: int) -> Iterator[str]:
         yield f"{texts[i % len(texts)]} (#{i})"
 
 
-def pct(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
-
-
-def rss_mb() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
 class Bench:
     def __init__(self, workdir: Path, embedder: TimedEmbedder) -> None:
         self.embedder = embedder
@@ -135,11 +125,11 @@ class Bench:
         return {
             "n": len(texts),
             "turns_per_s": round(len(texts) / sum(total), 1),
-            "write_p50_ms": pct(total, 0.5),
-            "write_p95_ms": pct(total, 0.95),
-            "embed_p50_ms": pct(embed, 0.5),
-            "store_p50_ms": pct(store, 0.5),
-            "store_p95_ms": pct(store, 0.95),
+            "write_p50_ms": quantile_ms(total, 0.5, "floor"),
+            "write_p95_ms": quantile_ms(total, 0.95, "floor"),
+            "embed_p50_ms": quantile_ms(embed, 0.5, "floor"),
+            "store_p50_ms": quantile_ms(store, 0.5, "floor"),
+            "store_p95_ms": quantile_ms(store, 0.95, "floor"),
             "embed_share": round(sum(embed) / sum(total), 3),
         }
 
@@ -241,9 +231,13 @@ class Bench:
             total.append(time.perf_counter() - t0)
             embed.append(self.embedder.last_seconds)
         self.embedder.lookup_only = False
-        out = {"n": len(questions), "p50_ms": pct(total, 0.5), "p95_ms": pct(total, 0.95)}
+        out = {
+            "n": len(questions),
+            "p50_ms": quantile_ms(total, 0.5, "floor"),
+            "p95_ms": quantile_ms(total, 0.95, "floor"),
+        }
         if live:
-            out["embed_p50_ms"] = pct(embed, 0.5)
+            out["embed_p50_ms"] = quantile_ms(embed, 0.5, "floor")
             out["embed_share"] = round(sum(embed) / sum(total), 3)
         return out
 
@@ -294,7 +288,7 @@ def _run(
     texts, questions = corpus()
     qs = questions[:queries]
     vectors = timed("embed corpus", lambda: corpus_vectors(embedder.inner, texts, qs, cache))
-    report: dict[str, Any] = {"model": embedder.model_id, "loadavg_start": os.getloadavg()}
+    report: dict[str, Any] = {"model": embedder.model_id, "loadavg_start": load_average()}
     report["sizes"] = {}
     with tempfile.TemporaryDirectory(prefix="recallery-speed-") as tmp:
         bench = Bench(Path(tmp), embedder)
@@ -314,13 +308,13 @@ def _run(
                 "vector_index": index,
                 "search_live": timed("live", lambda: bench.searches(qs, vectors, True)),
                 "search_store": timed("store", lambda: bench.searches(qs, vectors, False)),
-                "rss_mb": rss_mb(),
+                "rss_mb": peak_rss_mb(),
                 "wall_s": round(time.perf_counter() - t0, 2),
                 "cpu_s": round(time.process_time() - c0, 2),
             }
             print(f"{size}: {report['sizes'][str(size)]}", file=sys.stderr)
         bench.close()
-    report["loadavg_end"] = os.getloadavg()
+    report["loadavg_end"] = load_average()
     return report
 
 

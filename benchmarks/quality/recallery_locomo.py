@@ -4,8 +4,8 @@ Per conversation: one raw-only memory; each turn written as ``{speaker} said, "{
 `` and shared {blip_caption}``) with its session's date as conversation time; each question
 searched with ``engine.search``. Usage::
 
-    python -m benchmarks.recallery_locomo                 # all 10 conversations
-    python -m benchmarks.recallery_locomo --convs 1-5     # the tuning half
+    python -m benchmarks.quality.recallery_locomo                 # all 10 conversations
+    python -m benchmarks.quality.recallery_locomo --convs 1-5     # the tuning half
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks.locomo import (
+from benchmarks.quality.locomo import (
     BM25Retriever,
     Conversation,
     evaluate,
@@ -31,14 +31,14 @@ from benchmarks.locomo import (
     markdown_table,
     select,
     turn_text,
-    write_json,
 )
+from benchmarks.support import REPO, write_json
 from recallery import Engine, Fusion, Principal, SearchRequest, TurnInput
 from recallery.providers.base import Embedder, QueryEmbedder, embed_query
 from recallery.providers.registry import ModelRegistry
 from recallery.store.sqlite import SQLiteStore
 
-CACHE = Path(__file__).resolve().parent / ".cache" / "recallery-vectors"
+CACHE = REPO / "benchmarks" / ".cache" / "recallery-vectors"
 _LOADING = threading.Lock()
 
 

@@ -2,15 +2,15 @@
 data, and what the MCP round trip over streamable HTTP adds to the engine's search time.
 
 One conversation (default the first) is written into a raw-only memory as
-:mod:`benchmarks.recallery_locomo` does; every question is then asked three ways: the engine's
-``search``, ``GET /api/v1/messages/search`` and the MCP tool ``recall`` at ``/mcp`` (both
+:mod:`benchmarks.quality.recallery_locomo` does; every question is then asked three ways: the
+engine's ``search``, ``GET /api/v1/messages/search`` and the MCP tool ``recall`` at ``/mcp`` (both
 through the app in process, the MCP one with the SDK's own client over streamable HTTP). The
 rankings must agree, so the recall figures are equal. Printed: the p50 of each path, what REST
 and MCP add to the engine's p50, the same per question (the p50 of each question's path time
 less its engine time, steadier on a loaded machine) and the load average. Usage::
 
-    python -m benchmarks.mcp_recall              # conversation 1
-    python -m benchmarks.mcp_recall --convs 2 --repeat 3
+    python -m benchmarks.quality.mcp_recall              # conversation 1
+    python -m benchmarks.quality.mcp_recall --convs 2 --repeat 3
 
 Every question is also asked at the tool's default ``top_k`` (5), as an agent calls it, with
 the engine at the same ``top_n``; the two must return the same ids.
@@ -40,8 +40,9 @@ import httpx2
 from mcp import Client as MCPClient
 from mcp.client.streamable_http import streamable_http_client
 
-from benchmarks.locomo import KS, Conversation, load_conversations, recall_at, select
-from benchmarks.recallery_locomo import CachingEmbedder, RecalleryRetriever
+from benchmarks.quality.locomo import KS, Conversation, load_conversations, recall_at, select
+from benchmarks.quality.recallery_locomo import CachingEmbedder, RecalleryRetriever
+from benchmarks.support import load_average, quantile_ms
 from recallery import SearchRequest
 from recallery.api import create_app
 from recallery.mcp.http import local_security, mount
@@ -49,14 +50,6 @@ from recallery.requests import DEFAULT_TOP_N
 
 BASE = "http://127.0.0.1:9380"
 K = max(KS)
-
-
-def _p50_ms(values: Sequence[float]) -> float:
-    return round(1000 * statistics.median(values), 3)
-
-
-def _load() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
 
 
 def _recall(conv: Conversation, rows: Sequence[Sequence[str]]) -> dict[int, float]:
@@ -95,7 +88,7 @@ async def _measure(
         httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), headers=headers) as http,
         MCPClient(streamable_http_client(f"{BASE}/mcp", http_client=http)) as mcp,
     ):
-        load = _load()
+        load = load_average()
         for q in [q for _ in range(repeat) for q in conv.questions]:
             t0 = time.perf_counter()
             request = SearchRequest(q.question, (memory_id,), top_n=K, similarity_threshold=0.0)
@@ -131,10 +124,10 @@ async def _measure(
             assert [r["id"] for r in found] == [h.entry.message_id for h in few]
     n = len(conv.questions)
     recall = {path: _recall(conv, rows[:n]) for path, rows in ranked.items()}
-    p50 = {path: _p50_ms(t) for path, t in times.items()}
+    p50 = {path: quantile_ms(t, 0.5) for path, t in times.items()}
     pairs = {"rest": "engine", "mcp": "engine", "mcp_default": "engine_default"}
     added = {
-        path: _p50_ms([a - b for a, b in zip(times[path], times[base], strict=True)])
+        path: quantile_ms([a - b for a, b in zip(times[path], times[base], strict=True)], 0.5)
         for path, base in pairs.items()
     }
     return {
@@ -149,7 +142,7 @@ async def _measure(
         "mcp_default_top_k": DEFAULT_TOP_N,
         "mcp_overhead_default_top_k_p50_ms": round(p50["mcp_default"] - p50["engine_default"], 3),
         "added_per_question_p50_ms": added,
-        "loadavg": [load, _load()],
+        "loadavg": [load, load_average()],
     }
 
 

@@ -1,8 +1,9 @@
-"""Speed and scale of each peer memory system, measured as `benchmarks/speed.py` measures recallery.
+"""Speed and scale of each peer memory system, measured as `benchmarks/speed/speed.py` measures
+recallery.
 
     bash benchmarks/peers/setup.sh                       # once: builds benchmarks/.peers-venv
-    python benchmarks/run_peers_speed.py                 # all peers at 10k and 100k entries
-    python benchmarks/run_peers_speed.py --sizes 10000 --peers mem0-faiss,chroma-persistent
+    python benchmarks/peers/run_speed.py                 # all peers at 10k and 100k entries
+    python benchmarks/peers/run_speed.py --sizes 10000 --peers mem0-faiss,chroma-persistent
 
 Each peer runs in its own process in the peers' venv (`benchmarks.peers.speed_worker`), with a
 fresh work folder and `sync; sleep 3` before it. Every size has a time budget (`--budget`, 10
@@ -31,9 +32,11 @@ from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make the `benchmarks` package importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.locomo import DEFAULT_DATA, REPO, write_json
+from benchmarks.peers import PEERS_PYTHON, worker_env
+from benchmarks.quality.locomo import DEFAULT_DATA
+from benchmarks.support import REPO, RESULTS, load_average, write_json
 
 PEERS = (
     "mem0-qdrant",
@@ -42,15 +45,8 @@ PEERS = (
     "langgraph-sqlite",
     "chroma-persistent",
 )
-PEERS_PYTHON = REPO / "benchmarks" / ".peers-venv" / "bin" / "python"
-RESULTS = REPO / "benchmarks" / "results"
 SETUP_S = 900
 """Hard-timeout slack per worker beyond its size budgets: model load, corpus, live ingest."""
-
-
-def _env() -> dict[str, str]:
-    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": path}
 
 
 def uptime() -> str:
@@ -87,7 +83,7 @@ def run_worker(peer: str, args: argparse.Namespace) -> tuple[dict[str, Any] | No
     error = None
     try:
         command = worker_command(peer, workdir, out, args)
-        subprocess.run(command, cwd=REPO, env=_env(), check=True, timeout=limit)
+        subprocess.run(command, cwd=REPO, env=worker_env(), check=True, timeout=limit)
     except subprocess.TimeoutExpired:
         error = f"killed after {limit:.0f} s (hard timeout)"
     except subprocess.CalledProcessError as exc:
@@ -165,16 +161,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.python.exists():
         sys.exit(f"{args.python} not found: run `bash benchmarks/peers/setup.sh` first")
     embed = [str(args.python), "-m", "benchmarks.peers.worker", "--data", str(args.data)]
-    subprocess.run([*embed, "--embedder", args.embedder, "embed"], cwd=REPO, env=_env(), check=True)
+    subprocess.run(
+        [*embed, "--embedder", args.embedder, "embed"], cwd=REPO, env=worker_env(), check=True
+    )
     meta: dict[str, Any] = {"started": datetime.now(UTC).isoformat(timespec="seconds")}
-    meta |= {"uptime_start": uptime(), "loadavg_start": os.getloadavg()}
+    meta |= {"uptime_start": uptime(), "loadavg_start": load_average()}
     fresh: list[dict[str, Any]] = []
     for peer in args.peers:
         settle(args.settle)
         print(f"--- {peer} ({uptime()})", file=sys.stderr, flush=True)
         report, error = run_worker(peer, args)
         fresh += records(peer, report, error, args.sizes)
-    meta |= {"uptime_end": uptime(), "loadavg_end": os.getloadavg()}
+    meta |= {"uptime_end": uptime(), "loadavg_end": load_average()}
     meta |= {"finished": datetime.now(UTC).isoformat(timespec="seconds")}
     meta |= {"host": platform.node(), "cpus": os.cpu_count(), "args": _jsonable(args)}
     rows = merge(args.out, fresh, args.peers)

@@ -1,6 +1,6 @@
 """What each retrieval mechanism costs a search at 100k entries, measured side by side.
 
-The speed benchmark's store (:mod:`benchmarks.speed`: LoCoMo turns cycled to ``--size``
+The speed benchmark's store (:mod:`benchmarks.speed.speed`: LoCoMo turns cycled to ``--size``
 entries, four conversation users in one memory, HNSW built, every search filtered by a user,
 top 10) is searched with every configuration, question by question (each question with each
 configuration back to back, the order turning), so a change of the machine's load meets all
@@ -9,14 +9,13 @@ the rounds and the ratio to the configuration searched before the retrieval work
 (``before``: weighted fusion over raw cosine, no conversation windows). Store-only (the query
 vectors precomputed) and live (the local model embeds each query). Usage::
 
-    python -m benchmarks.search_cost --size 100000 --rounds 5 \
+    python -m benchmarks.speed.search_cost --size 100000 --rounds 5 \
         --out benchmarks/results/search_cost.json
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
@@ -29,8 +28,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks.locomo import write_json
-from benchmarks.speed import Bench, TimedEmbedder, corpus, corpus_vectors, timed
+from benchmarks.speed.speed import Bench, TimedEmbedder, corpus, corpus_vectors, timed
+from benchmarks.support import load_average, quantile_ms, write_json
 from recallery import Fusion
 from recallery.providers.base import Embedder
 
@@ -41,10 +40,6 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "defaults (balanced fusion + windows)": {},
 }
 BEFORE = "before (weighted fusion, no windows)"
-
-
-def _p50_ms(values: Sequence[float]) -> float:
-    return round(1000 * statistics.median(values), 3)
 
 
 def _interleaved(
@@ -74,14 +69,15 @@ def _interleaved(
                 times[name].append(time.perf_counter() - t0)
         if r:
             for name in names:
-                seen[name].append(_p50_ms(times[name]))
+                seen[name].append(quantile_ms(times[name], 0.5))
     bench.embedder.lookup_only = False
     return seen
 
 
 def run(size: int, queries: int, rounds: int, *, model: Embedder | None = None) -> dict[str, Any]:
     """The whole benchmark; ``model`` replaces the local model (tests pass a fake). The local
-    model's corpus vectors come from the peers' cache (:func:`benchmarks.speed.corpus_vectors`)."""
+    model's corpus vectors come from the peers' cache
+    (:func:`benchmarks.speed.speed.corpus_vectors`)."""
     cache = model is None
     if model is None:
         from recallery.providers.local import LocalEmbedder
@@ -92,7 +88,7 @@ def run(size: int, queries: int, rounds: int, *, model: Embedder | None = None) 
     qs = questions[:queries]
     vectors = timed("embed corpus", lambda: corpus_vectors(model, texts, qs, cache))
     report: dict[str, Any] = {"size": size, "queries": len(qs), "rounds": rounds}
-    report["loadavg_start"] = [round(x, 2) for x in os.getloadavg()]
+    report["loadavg_start"] = load_average()
     with tempfile.TemporaryDirectory(prefix="recallery-cost-") as tmp:
         bench = Bench(Path(tmp), embedder)
         timed(f"fill to {size}", lambda: bench.fill_to(size, texts, vectors))
@@ -109,7 +105,7 @@ def run(size: int, queries: int, rounds: int, *, model: Embedder | None = None) 
                 for name in CONFIGS
             }
         bench.close()
-    report["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    report["loadavg_end"] = load_average()
     return report
 
 

@@ -16,8 +16,8 @@ whether p95 is under the budget.
 
 Usage::
 
-    python -m benchmarks.web_messages                 # 100,000 entries, 30 requests each
-    python -m benchmarks.web_messages --entries 2000 --repeat 5
+    python -m benchmarks.speed.web_messages                 # 100,000 entries, 30 requests each
+    python -m benchmarks.speed.web_messages --entries 2000 --repeat 5
 """
 
 from __future__ import annotations

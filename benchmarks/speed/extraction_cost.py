@@ -1,6 +1,6 @@
 """What extraction costs per turn: 100 scripted turns through the fake OpenAI-compatible server.
 
-    python -m benchmarks.extraction_cost [--turns 100] [--embedder deterministic|local]
+    python -m benchmarks.speed.extraction_cost [--turns 100] [--embedder deterministic|local]
 
 Every turn goes through the real path: Engine.add_turn, a Worker, OpenAIChatModel over HTTP to
 :class:`recallery.testing.FakeLLM`, validation, consolidation (with judgement calls where a

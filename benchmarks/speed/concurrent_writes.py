@@ -9,13 +9,12 @@ Reported per client count: turns/s over the wall time, write
 p50/p95, and the load average. One client is the sequential baseline the batcher must not
 slow down. Usage::
 
-    python -m benchmarks.concurrent_writes --clients 1 8 --turns 1600
+    python -m benchmarks.speed.concurrent_writes --clients 1 8 --turns 1600
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import tempfile
 import threading
@@ -24,8 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.locomo import write_json
-from benchmarks.speed import USERS, corpus, numbered, pct
+from benchmarks.speed.speed import USERS, corpus, numbered
+from benchmarks.support import load_average, quantile_ms, write_json
 from recallery import Engine
 from recallery.models import Scope
 from recallery.providers.base import Embedder
@@ -77,7 +76,7 @@ def measure(clients: int, texts: Sequence[str], model: Embedder | None = None) -
         threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
         for t in threads:
             t.start()
-        load = [round(x, 2) for x in os.getloadavg()]
+        load = load_average()
         start.wait()
         t0 = time.perf_counter()
         for t in threads:
@@ -97,9 +96,9 @@ def measure(clients: int, texts: Sequence[str], model: Embedder | None = None) -
         "turns": written,
         "stored": stored,
         "turns_per_s": round(written / wall, 1),
-        "write_p50_ms": pct(every, 0.5),
-        "write_p95_ms": pct(every, 0.95),
-        "loadavg": [load, [round(x, 2) for x in os.getloadavg()]],
+        "write_p50_ms": quantile_ms(every, 0.5, "floor"),
+        "write_p95_ms": quantile_ms(every, 0.95, "floor"),
+        "loadavg": [load, load_average()],
     }
 
 

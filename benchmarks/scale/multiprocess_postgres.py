@@ -8,7 +8,7 @@ Afterwards: every acknowledged turn is stored once (a turn in flight at the kill
 once), every stored turn's extraction job ran once and left one fact, and the small memory's
 accounting equals its rows and never passed its budget.
 
-    python -m benchmarks.multiprocess_postgres --seconds 30 --threads 8
+    python -m benchmarks.scale.multiprocess_postgres --seconds 30 --threads 8
 
 Results in benchmarks/results/multiprocess_postgres.json.
 """
@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import tempfile
 import threading
 import time
@@ -30,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import numpy as np
 
+from benchmarks.support import RESULTS, load_average, quantile_ms
 from recallery.testing import FakeLLM
 from recallery.testing.cluster import (
     Cluster,
@@ -45,7 +44,7 @@ from recallery.testing.cluster import (
     watch_budget,
 )
 
-RESULTS = Path(__file__).parent / "results" / "multiprocess_postgres.json"
+RESULT = RESULTS / "multiprocess_postgres.json"
 BUDGET = 300_000
 FACTS_BUDGET = 10 * 1024 * 1024
 
@@ -167,23 +166,25 @@ def run_phase(
         "requests_per_s": requests / elapsed,
         "turns_per_s": len(load.write_s) / elapsed,
         "searches_per_s": len(load.search_s) / elapsed,
-        "write_ms": ms(load.write_s),
-        "search_ms": ms(load.search_s),
+        "write_ms": p50_p95(load.write_s),
+        "search_ms": p50_p95(load.search_s),
         "acknowledged_turns": len(load.acknowledged),
         "unanswered_at_kill": len(load.unanswered),
         "unanswered_stored": len(load.unanswered & set(stored)),
         "jobs_drained_after_s": drained,
         "errors": load.errors[:5],
         "problems": problems,
-        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "load_average": load_average(),
     }
 
 
-def ms(seconds: Sequence[float]) -> dict[str, float]:
+def p50_p95(seconds: Sequence[float]) -> dict[str, float | None]:
     if not seconds:
         return {}
-    values = np.asarray(seconds) * 1000
-    return {"p50": float(np.percentile(values, 50)), "p95": float(np.percentile(values, 95))}
+    return {
+        "p50": quantile_ms(seconds, 0.5, digits=None),
+        "p95": quantile_ms(seconds, 0.95, digits=None),
+    }
 
 
 @contextmanager
@@ -198,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--threads", type=int, default=8)
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=RESULT)
     args = parser.parse_args(argv)
     phases = []
     with tempfile.TemporaryDirectory(prefix="recallery-mp-") as tmp, embedded() as pg:

@@ -3,7 +3,7 @@ LoCoMo, through the REST defaults a ``ragflow-sdk`` user sends, with an ablation
 
 One server (``rest_locomo.served``) is written to once through REST:
 
-- the synthetic conversations of :mod:`benchmarks.updates_data` (a development seed and a
+- the synthetic conversations of :mod:`benchmarks.quality.updates_data` (a development seed and a
   second, held-out seed), each twice: once with its conversation time sent
   (``conversation_time``) and once without (valid time = arrival);
 - LoCoMo's ten conversations, as ``rest_locomo`` writes them (no conversation time).
@@ -21,8 +21,8 @@ time on the same store (same request values). Reported per system and split:
 BM25, dense MiniLM and the naive min-max hybrid are computed over the same stored texts.
 Usage::
 
-    python -m benchmarks.current_first --out benchmarks/results/current-first.json
-    python -m benchmarks.current_first --no-locomo --count 6     # the synthetic sets only
+    python -m benchmarks.quality.current_first --out benchmarks/results/current-first.json
+    python -m benchmarks.quality.current_first --no-locomo --count 6     # the synthetic sets only
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.locomo import load_conversations, recall_at, select, write_json
-from benchmarks.rest_locomo import (
+from benchmarks.quality.locomo import load_conversations, recall_at, select
+from benchmarks.quality.rest_locomo import (
     SDK_SEARCH,
     Api,
     Baselines,
@@ -48,7 +48,8 @@ from benchmarks.rest_locomo import (
     served,
     write_all,
 )
-from benchmarks.updates_data import KINDS, SynthConversation, generate
+from benchmarks.quality.updates_data import KINDS, SynthConversation, generate
+from benchmarks.support import quantile_ms, write_json
 from recallery import SearchRequest
 from recallery.providers.base import Embedder, embed_query
 from recallery.settings import Settings
@@ -195,7 +196,7 @@ def run(
                 spent.append(time.perf_counter() - t)
                 rows.append((case.split, outcome(case, [labels[i] for i in found if i in labels])))
             result["recall"][name] = summaries(rows)
-            result["cost"][name] = {"search_p50_ms": round(1000 * float(np.median(spent)), 2)}
+            result["cost"][name] = {"search_p50_ms": quantile_ms(spent, 0.5, digits=2)}
         result["recall"] |= baselines(embedder, docs, cases)
         result["cost"]["writes"] = {"synthetic_turns_per_s": round(written / write_s, 1)}
     return result

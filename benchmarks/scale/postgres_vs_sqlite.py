@@ -8,11 +8,12 @@ a filter that keeps one entry in ten. PostgreSQL is loaded with COPY and its HNS
 after the load; SQLite with ``executemany`` in large transactions. Also reported: the overlap
 of PostgreSQL's top 50 with SQLite's (exact vectors; FTS5 BM25).
 
-Recall: benchmarks/recallery_locomo.py's retriever (engine write and search paths, local
+Recall: benchmarks/quality/recallery_locomo.py's retriever (engine write and search paths, local
 MiniLM embedder with the on-disk cache) over each store.
 
-    python -m benchmarks.postgres_vs_sqlite --sizes 100000 --locomo --out benchmarks/results/pg.json
-    python -m benchmarks.postgres_vs_sqlite --sizes 100000 1000000 --queries 100
+    python -m benchmarks.scale.postgres_vs_sqlite --sizes 100000 --locomo \\
+        --out benchmarks/results/pg.json
+    python -m benchmarks.scale.postgres_vs_sqlite --sizes 100000 1000000 --queries 100
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ import psycopg
 from numpy.typing import NDArray
 from pgvector.psycopg import register_vector
 
-from benchmarks.locomo import evaluate, load_conversations, markdown_table, select, write_json
+from benchmarks.quality.locomo import evaluate, load_conversations, markdown_table, select
+from benchmarks.support import quantile_ms, write_json
 from recallery.clock import to_epoch
 from recallery.models import Memory, Scope
 from recallery.settings import Settings
@@ -173,9 +175,11 @@ def _copy_chunk(conn: psycopg.Connection[Any], m: Memory, corpus: Corpus, start:
 # --- timing -----------------------------------------------------------------------------------
 
 
-def percentiles(seconds: Sequence[float]) -> dict[str, float]:
-    ms = np.asarray(seconds) * 1000
-    return {"p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95))}
+def percentiles(seconds: Sequence[float]) -> dict[str, float | None]:
+    return {
+        "p50_ms": quantile_ms(seconds, 0.5, digits=None),
+        "p95_ms": quantile_ms(seconds, 0.95, digits=None),
+    }
 
 
 Search = Callable[[Store, int], list[tuple[int, float]]]
@@ -285,7 +289,7 @@ def scale_run(size: int, queries: int, dsn: str, work: Path) -> dict[str, Any]:
 
 
 def locomo_run(dsn: str, work: Path, convs: str | None) -> dict[str, Any]:
-    from benchmarks.recallery_locomo import CachingEmbedder
+    from benchmarks.quality.recallery_locomo import CachingEmbedder
     from recallery.providers.local import LocalEmbedder
 
     conversations = select(load_conversations(), convs)
@@ -304,8 +308,8 @@ def locomo_run(dsn: str, work: Path, convs: str | None) -> dict[str, Any]:
 
 
 def retriever_on(store: Store, embedder: Any) -> Any:
-    """benchmarks/recallery_locomo.py's retriever, with its engine moved onto ``store``."""
-    from benchmarks.recallery_locomo import RecalleryRetriever
+    """benchmarks/quality/recallery_locomo.py's retriever, with its engine moved onto ``store``."""
+    from benchmarks.quality.recallery_locomo import RecalleryRetriever
     from recallery import Engine
     from recallery.providers.registry import ModelRegistry
 

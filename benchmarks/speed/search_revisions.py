@@ -1,9 +1,9 @@
 """The search at 100k entries, this tree's code against another git revision's, in alternating
 processes: what a change costs the searches users send, with everything else it came with.
 
-:mod:`benchmarks.search_cost` prices one mechanism against the same code without it; this
+:mod:`benchmarks.speed.search_cost` prices one mechanism against the same code without it; this
 script compares whole codes. Each process builds the speed benchmark's store with its own
-tree's code (``benchmarks.speed.Bench``: LoCoMo turns cycled to ``--size`` entries, four
+tree's code (``benchmarks.speed.speed.Bench``: LoCoMo turns cycled to ``--size`` entries, four
 conversation users in one memory, HNSW built), then searches every question (top 10,
 filtered by a user, threshold 0, the server's defaults otherwise) with the ``ragflow-sdk``'s
 keyword weight 0.7 and the speed benchmark's 0.4, store-only (query vectors precomputed) and
@@ -13,11 +13,12 @@ both alike; reported per setting: every round's p50, their median per tree, and 
 this tree's median to the revision's.
 
 The revision is checked out into a temporary ``git worktree`` (removed afterwards) beside a
-link to ``../shared``; its ``benchmarks.speed`` must have ``Bench``, ``corpus``,
+link to ``../shared``; its ``benchmarks.speed.speed`` (``benchmarks.speed`` before the benchmarks
+were grouped) must have ``Bench``, ``corpus``,
 ``corpus_vectors`` and ``USERS``, as every revision since the speed benchmark has. Both trees
 embed through the cache in this tree's ``benchmarks/.cache``. Usage::
 
-    python -m benchmarks.search_revisions --against abb034f --repeats 3 \\
+    python -m benchmarks.speed.search_revisions --against abb034f --repeats 3 \\
         --out benchmarks/results/search-revisions.json
 """
 
@@ -36,7 +37,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+#: Computed here, not imported: a child runs this file with the other tree's ``benchmarks``.
+REPO = Path(__file__).resolve().parents[2]
 WEIGHTS = (0.7, 0.4)
 MODES = ("store", "live")
 
@@ -44,7 +46,16 @@ MODES = ("store", "live")
 def _child(size: int, queries: int, rounds: int, fake: bool) -> dict[str, list[float]]:
     """In a process whose path starts with the tree measured: build its store and time it
     (``fake``: with the deterministic test embedder instead of the local model)."""
-    from benchmarks.speed import USERS, Bench, TimedEmbedder, corpus, corpus_vectors
+    try:
+        from benchmarks.speed.speed import USERS, Bench, TimedEmbedder, corpus, corpus_vectors
+    except ModuleNotFoundError:  # a revision from before the benchmarks were grouped
+        from benchmarks.speed import (  # type: ignore[attr-defined,no-redef]
+            USERS,
+            Bench,
+            TimedEmbedder,
+            corpus,
+            corpus_vectors,
+        )
     from recallery import SearchRequest
     from recallery.providers.base import Embedder
 
@@ -140,12 +151,14 @@ def run(
 ) -> dict[str, Any]:
     """The whole comparison; ``fake``: both trees embed with the deterministic test embedder
     (tests), not the local model."""
+    from benchmarks.support import load_average  # (the parent: this tree's)
+
     head = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
         check=True, capture_output=True, text=True,
     ).stdout.strip()  # fmt: skip
     report: dict[str, Any] = {"this": head, "against": against, "size": size, "queries": queries}
-    report["loadavg_start"] = [round(x, 2) for x in os.getloadavg()]
+    report["loadavg_start"] = load_average()
     rounds_of: dict[str, dict[str, list[float]]] = {"this": {}, "against": {}}
     with worktree(against) as old:
         for _ in range(repeats):
@@ -156,7 +169,7 @@ def run(
         setting: _compared(rounds_of["this"][setting], rounds_of["against"][setting])
         for setting in rounds_of["this"]
     }
-    report["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    report["loadavg_end"] = load_average()
     return report
 
 
@@ -194,7 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     print(f"load average {report['loadavg_start']} -> {report['loadavg_end']}", file=sys.stderr)
     if args.out:
-        from benchmarks.locomo import write_json  # here: a child imports the other tree's modules
+        # imported here, not at the top: a child runs this file with the other tree's modules
+        from benchmarks.support import write_json
 
         write_json(args.out, report)
     return 0

@@ -15,7 +15,7 @@ No SQL runs here: this is the vector part of a store-only search.
 
 Usage::
 
-    python -m benchmarks.ann --sizes 100000,1000000
+    python -m benchmarks.scale.ann --sizes 100000,1000000
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import resource
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -33,7 +32,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks.locomo import load_conversations, turn_text, write_json
+from benchmarks.quality.locomo import load_conversations, turn_text
+from benchmarks.support import load_average, quantile_ms, rss_mb, write_json
 from recallery.store.sqlite.ranking import best_passing
 from recallery.store.sqlite.vectors import Hits, VectorCache
 
@@ -105,20 +105,6 @@ def recall(approximate: list[list[int]], exact: list[list[int]], k: int) -> floa
     return float(np.mean([len(set(a[:k]) & set(e[:k])) / k for a, e in pairs]))
 
 
-def ms(seconds: list[float], pct: int) -> float:
-    return round(float(np.percentile(seconds, pct)) * 1000, 2)
-
-
-def rss_mb() -> float:
-    """Resident memory now (VmRSS), or the peak where /proc is missing."""
-    status = Path("/proc/self/status")
-    if status.exists():
-        for line in status.read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
 def measure(
     rows: NDArray[np.float32],
     extra: NDArray[np.float32],
@@ -149,10 +135,10 @@ def measure(
     return {
         "n": len(rows),
         "build_s": round(build, 2),
-        "exact_p50_ms": ms(exact_took, 50),
-        "exact_p95_ms": ms(exact_took, 95),
-        "ann_p50_ms": ms(took, 50),
-        "ann_p95_ms": ms(took, 95),
+        "exact_p50_ms": quantile_ms(exact_took, 0.50, digits=2),
+        "exact_p95_ms": quantile_ms(exact_took, 0.95, digits=2),
+        "ann_p50_ms": quantile_ms(took, 0.50, digits=2),
+        "ann_p95_ms": quantile_ms(took, 0.95, digits=2),
         "recall_at_10": round(recall(found, exact_found, 10), 4),
         "recall_at_50": round(recall(found, exact_found, 50), 4),
         "extend_ms_per_row": round(extend * 1000 / max(len(extra), 1), 3),
@@ -173,7 +159,7 @@ def run(
         "limit": limit,
         "queries": len(qs),
         "cpus": os.cpu_count(),
-        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+        "loadavg_start": load_average(),
         "sizes": {},
     }
     for size in sizes:
@@ -183,7 +169,7 @@ def run(
         report["sizes"][str(size)] = row
         print(f"{size}: {row}", file=sys.stderr)
         gc.collect()
-    report["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    report["loadavg_end"] = load_average()
     return report
 
 

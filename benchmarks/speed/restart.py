@@ -2,8 +2,9 @@
 much memory it peaks at, and whether that first answer is the one a warm process gives.
 
 A store of ``--size`` LoCoMo turns (one memory, four users, the local model's cached vectors,
-filled as :mod:`benchmarks.speed` fills its stores) is built once and kept under ``--dir``. Each
-run then starts a fresh child process that opens the store through the engine and searches:
+filled as :mod:`benchmarks.speed.speed` fills its stores) is built once and kept under
+``--dir``. Each run then starts a fresh child process that opens the store through the engine
+and searches:
 
 - ``first_search_s``: from the child's start (interpreter and imports included) until its first
   search is answered (``first_search_cpu_s``: the CPU seconds it used by then, a figure the
@@ -23,14 +24,13 @@ HNSW index) and, closing, snapshots its indexes into the file; the second restar
 
 Query vectors are precomputed (store and engine time only, no model load). Usage::
 
-    python -m benchmarks.restart --size 1000000 --out benchmarks/results/restart.json
+    python -m benchmarks.speed.restart --size 1000000 --out benchmarks/results/restart.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import sqlite3
 import subprocess
@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks.locomo import write_json
+from benchmarks.support import REPO, load_average, peak_rss_mb, write_json
 from recallery import Engine, SearchRequest
 from recallery.providers.base import Embedder
 from recallery.providers.registry import ModelRegistry
@@ -76,7 +76,7 @@ def build(folder: Path, size: int, model: Embedder | None = None) -> dict[str, A
     marker = folder / "built.json"
     if marker.exists():
         return dict(json.loads(marker.read_text()))
-    from benchmarks.speed import Bench, TimedEmbedder, corpus, corpus_vectors
+    from benchmarks.speed.speed import Bench, TimedEmbedder, corpus, corpus_vectors
 
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob(DB + "*"):
@@ -127,10 +127,6 @@ def cpu_s() -> float:
     return round(usage.ru_utime + usage.ru_stime, 2)
 
 
-def rss_mb() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
 def child(folder: Path, started: float) -> dict[str, Any]:
     """One fresh process's restart (run with ``--child``); times are seconds since the
     parent started it (``--started``, wall clock)."""
@@ -150,7 +146,7 @@ def child(folder: Path, started: float) -> dict[str, Any]:
         "first_answer_s": round(first_s - open_s, 2),
         "first_search_s": round(first_s, 2),
         "first_search_cpu_s": cpu_s(),
-        "peak_rss_first_mb": rss_mb(),
+        "peak_rss_first_mb": peak_rss_mb(),
     }
     out["cold"] = answers(engine, info) | {"first " + first_key: first}
     out["cold_done_s"] = round(time.time() - started, 2)
@@ -159,12 +155,12 @@ def child(folder: Path, started: float) -> dict[str, Any]:
             time.sleep(0.2)
         out["hnsw_ready_s"] = round(time.time() - started, 2)
     out["warm"] = answers(engine, info)
-    out["peak_rss_mb"] = rss_mb()
+    out["peak_rss_mb"] = peak_rss_mb()
     out["rss_now_mb"] = round(int(_status("VmRSS")) / 1024, 1)
     t0 = time.time()
     engine.close()  # snapshots the indexes where that is due
     out["close_s"] = round(time.time() - t0, 2)
-    out["peak_rss_with_close_mb"] = rss_mb()
+    out["peak_rss_with_close_mb"] = peak_rss_mb()
     return out
 
 
@@ -199,11 +195,10 @@ def drop_snapshots(folder: Path) -> dict[str, float]:
 
 
 def run_child(folder: Path) -> dict[str, Any]:
-    command = [sys.executable, "-m", "benchmarks.restart", "--child", "--dir", str(folder)]
+    command = [sys.executable, "-m", "benchmarks.speed.restart", "--child", "--dir", str(folder)]
     command += ["--started", repr(time.time())]
     t0 = time.perf_counter()
-    root = Path(__file__).resolve().parent.parent
-    done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=root)
+    done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=REPO)
     result: dict[str, Any] = json.loads(done.stdout)
     result["wall_s"] = round(time.perf_counter() - t0, 2)
     return result
@@ -225,7 +220,7 @@ def run(
         "entries": info["size"],
         "snapshots_dropped": dropped,
         "queries": len(done[0]["cold"]),
-        "loadavg": os.getloadavg(),
+        "loadavg": load_average(),
         "db_mb": round(sum(p.stat().st_size for p in folder.glob(DB + "*")) / 2**20, 1),
         "runs": [
             {k: v for k, v in r.items() if k not in ("cold", "warm")}
