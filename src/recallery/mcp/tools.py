@@ -21,6 +21,7 @@ from recallery.requests import (
     DEFAULT_TOP_N,
     EntryInput,
     SearchRequest,
+    search_fields,
 )
 
 from .backend import Backend, MemoryRef, Turn
@@ -50,19 +51,20 @@ Target = Annotated[
     Field(description="The memory's name or id; needed when the key reaches several."),
 ]
 EntryId = Annotated[int, Field(description="The entry's id (recall results carry it).")]
-UserId = Annotated[str, Field(description="Only this end user's entries (exact).")]
-AgentId = Annotated[str, Field(description="Only this agent's entries (exact).")]
-SessionId = Annotated[str, Field(description="Only this conversation's entries (exact).")]
+#: What each search argument does, as the search request declares it (the tools name a few
+#: of them as agents know them: ``top_k`` for ``top_n``, ``threshold``).
+_SAID = {spec.name: str(spec.metadata["about"]) for spec in search_fields()}
+UserId = Annotated[str, Field(description=_SAID["user_id"])]
+AgentId = Annotated[str, Field(description=_SAID["agent_id"])]
+SessionId = Annotated[str, Field(description=_SAID["session_id"])]
 Types = Annotated[
     list[Literal["raw", "semantic", "episodic", "procedural"]] | None,
-    Field(description="Entry types to include (default: all)."),
+    Field(description=_SAID["types"]),
 ]
-TopK = Annotated[int, Field(ge=1, le=100, description="How many entries at most.")]
-Threshold = Annotated[
-    float, Field(ge=0, le=1, description="Least cosine, or BM25 over the best match's, to pass.")
-]
-AsOf = Annotated[datetime | None, Field(description="What memory knew at this time.")]
-ValidOn = Annotated[datetime | None, Field(description="What was true at this time.")]
+TopK = Annotated[int, Field(ge=1, le=100, description=_SAID["top_n"])]
+Threshold = Annotated[float, Field(ge=0, le=1, description=_SAID["similarity_threshold"])]
+AsOf = Annotated[datetime | None, Field(description=_SAID["as_of"])]
+ValidOn = Annotated[datetime | None, Field(description=_SAID["valid_on"])]
 Reason = Annotated[str, Field(description="Why, for the audit log.")]
 
 
