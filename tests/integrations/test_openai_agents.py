@@ -121,6 +121,28 @@ def test_sessions_are_apart_and_clearing_one_leaves_the_other(make: Factory) -> 
     run(check)
 
 
+def test_a_closed_session_refuses_every_call_and_keeps_its_items(make: Factory) -> None:
+    """As the SDK's SQLite sessions: closing twice is harmless, any call after it raises (an
+    empty ``add_items`` too), closing before use is terminal, and a new session reads on."""
+    session, unused = make(), make("chat-2")
+    closed = f"{type(session).__name__} is closed"
+
+    async def check() -> None:
+        await session.add_items(ITEMS[:2])
+        for s in (session, session, unused):
+            s.close()  # type: ignore[attr-defined]  # beside the Session protocol
+        calls = [session.get_items, session.pop_item, session.clear_session, unused.get_items]
+        for call in calls:
+            with pytest.raises(RuntimeError, match=closed):
+                await call()
+        for items in (ITEMS[2:], []):
+            with pytest.raises(RuntimeError, match=closed):
+                await session.add_items(items)
+        assert await make().get_items() == ITEMS[:2]
+
+    run(check)
+
+
 # --- what only recallery has ------------------------------------------------------------
 
 
