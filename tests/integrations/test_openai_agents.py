@@ -19,7 +19,7 @@ from openai import AsyncOpenAI
 from tests.support.integrations import DIARY_SECRET, World, make_memory
 
 from recallery import Forbidden, NotFound, SearchRequest
-from recallery.integrations.openai_agents import RecallerySession, memory_tools
+from recallery.integrations.openai_agents import AGENT_ID, RecallerySession, memory_tools
 from recallery.testing import FakeLLM, Reply
 
 USER_1 = {"role": "user", "content": "I moved to Berlin last spring.\nIt is lovely."}
@@ -141,6 +141,48 @@ def test_a_closed_session_refuses_every_call_and_keeps_its_items(make: Factory) 
         assert await make().get_items() == ITEMS[:2]
 
     run(check)
+
+
+@pytest.mark.parametrize("kind", KINDS[1:])
+def test_items_of_one_instant_keep_the_order_they_were_added(world: World, kind: str) -> None:
+    """The upstream same-timestamp tests set SQLite's ``created_at`` by hand; here the clock
+    is frozen, so every turn has one valid time and only the order of adding tells them
+    apart (the Messages list breaks ties by id)."""
+    session = build(kind, world, Path())
+
+    async def check() -> None:
+        await session.add_items([USER_1])
+        await session.add_items([REPLY_1, CALL])
+        assert await session.get_items() == [USER_1, REPLY_1, CALL]
+        assert await session.get_items(limit=2) == [REPLY_1, CALL]
+        assert await session.pop_item() == CALL
+        assert await session.get_items() == [USER_1, REPLY_1]
+
+    run(check)
+    assert len({t.valid_at for t in world.turns(world.notes)}) == 1
+
+
+def test_turns_of_the_session_that_hold_no_item_are_passed_over(world: World) -> None:
+    """The upstream corrupt-row tests write bad JSON into SQLite's table; here a turn of the
+    session written by other means holds no item: a limit counts items, and pop takes the
+    newest item (or None) and leaves that turn alone."""
+    session, broken = (RecallerySession(s, world.client(), world.notes.id) for s in "ab")
+    run(lambda: session.add_items(ITEMS[:3]))
+    for s in "ab":
+        world.engine.add_turn(world.alice, [world.notes.id], user_input="not valid json {{{",
+                              agent_response="", agent_id=AGENT_ID, session_id=s)  # fmt: skip
+
+    async def check() -> None:
+        assert await session.get_items(limit=2) == ITEMS[1:3]
+        assert await session.pop_item() == CALL
+        assert await session.get_items() == ITEMS[:2]
+        assert await broken.pop_item() is None
+        assert await broken.get_items() == []
+
+    run(check)
+    assert [t.content for t in world.turns(world.notes)][:2] == [
+        "User Input: not valid json {{{\nAgent Response: "
+    ] * 2
 
 
 # --- what only recallery has ------------------------------------------------------------
