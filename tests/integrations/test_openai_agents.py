@@ -121,6 +121,21 @@ def test_sessions_are_apart_and_clearing_one_leaves_the_other(make: Factory) -> 
     run(check)
 
 
+def test_items_that_cannot_be_stored_leave_nothing_and_the_session_usable(make: Factory) -> None:
+    """As the SDK's SQLite sessions roll a failed ``add_items`` back: an item that is not JSON
+    fails the call before anything of it is written."""
+    session = make()
+
+    async def check() -> None:
+        with pytest.raises(TypeError):
+            await session.add_items([USER_1, {"role": "user", "content": object()}, USER_2])
+        assert await session.get_items() == []
+        await session.add_items([USER_2])
+        assert await session.get_items() == [USER_2]
+
+    run(check)
+
+
 def test_a_closed_session_refuses_every_call_and_keeps_its_items(make: Factory) -> None:
     """As the SDK's SQLite sessions: closing twice is harmless, any call after it raises (an
     empty ``add_items`` too), closing before use is terminal, and a new session reads on."""

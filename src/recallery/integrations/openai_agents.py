@@ -14,10 +14,12 @@ and tools that recall from long-term memory and remember into it.
 
 :class:`RecallerySession` implements the SDK's ``Session`` protocol. Each item is one raw turn
 of the memory, in order: a user message's JSON as the turn's user input, anything else
-(assistant messages, tool calls and their outputs) as its agent response; ``session_id`` is
-the session's id, ``agent_id`` the agent's (default ``openai-agents``), ``user_id`` the
-end user's (default: the key's user). So the conversation is searchable, and extraction (when
-the memory extracts) turns it into facts. ``get_items`` returns them oldest first (the latest
+(assistant messages, tool calls and their outputs) as its agent response; ``session_id`` is the
+session's id, ``agent_id`` the agent's (default ``openai-agents``), ``user_id`` the end user's
+(default: the key's user). So the conversation is searchable, and extraction (when the memory
+extracts) turns it into facts. ``add_items`` encodes every item before it writes any (an item
+that is not JSON fails the call and writes nothing); each item is then a request of its own, so
+a refusal midway keeps the items before it. ``get_items`` returns them oldest first (the latest
 ``limit``, or ``session_settings.limit``); ``pop_item`` and ``clear_session`` erase, or with
 ``erase=False`` forget (enough for a key that may only read and write). A turn disabled,
 forgotten or rejected by a person is not part of the session. ``close()`` ends the session as
@@ -146,10 +148,10 @@ class RecallerySession:
         return live(entry) and entry.session_id == self.session_id and _parsed(entry) is not None
 
     def _add(self, items: list[TResponseInputItem]) -> Plan[None]:
-        for item in items:
-            yield self._write(
-                json.dumps(item, ensure_ascii=False), dict(item).get("role") == "user"
-            )
+        # Every item encoded before any is written: one that is not JSON fails the whole call.
+        texts = [(json.dumps(i, ensure_ascii=False), dict(i).get("role") == "user") for i in items]
+        for text, said_by_user in texts:
+            yield self._write(text, said_by_user)
 
     def _write(self, text: str, said_by_user: bool) -> Step:
         return lambda c: c.add_turn(
