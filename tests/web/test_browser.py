@@ -177,7 +177,7 @@ def audited(page: Page, live: Live, memory_id: str, action: str, message_id: int
 
 
 def hits(page: Page, live: Live, memory_id: str, query: str) -> list[int]:
-    page.goto(f"{live.url}/search?memory={memory_id}&q={query}&threshold=0&top_n=20")
+    page.goto(f"{live.url}/search?memory={memory_id}&q={query}&similarity_threshold=0&top_n=20")
     expect(page.locator("#hits")).to_be_visible()
     ids: list[str] = page.locator("#hits tr[data-id]").evaluate_all("r => r.map(x => x.dataset.id)")
     return [int(i) for i in ids]

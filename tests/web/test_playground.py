@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from tests.support.web import Login
 
 from recallery import Engine, Memory, Principal
+from recallery.requests import search_knobs
 
 
 def test_the_playground_at_its_defaults_ranks_as_the_rest_search(
@@ -46,7 +47,9 @@ def test_trying_a_query_counts_as_no_retrieval(
         alice, [notes.id], user_input="I moved to Berlin", agent_response="ok"
     )
     browser = login(alice_key)
-    page = browser.get("/search", params={"memory": notes.id, "q": "Berlin", "threshold": "0"})
+    page = browser.get(
+        "/search", params={"memory": notes.id, "q": "Berlin", "similarity_threshold": "0"}
+    )
     assert f'data-id="{turn.message_id}"' in page.text
     stored, _ = engine.get_entry(alice, notes.id, turn.message_id)
     assert (stored.use_count, stored.last_used_at) == (0, None)
@@ -54,3 +57,11 @@ def test_trying_a_query_counts_as_no_retrieval(
     api = TestClient(app, headers={"Authorization": f"Bearer {alice_key}"})
     api.get("/api/v1/messages/search", params={"query": "Berlin", "memory_id": notes.id})
     assert engine.get_entry(alice, notes.id, turn.message_id)[0].use_count == 1
+
+
+def test_the_playground_offers_every_declared_knob(login: Login, alice_key: str) -> None:
+    """A knob declared on SearchRequest reaches the form without an edit here."""
+    page = login(alice_key).get("/search")
+    assert page.status_code == 200
+    for spec in search_knobs():
+        assert f'name="{spec.metadata["wire"]}"' in page.text, spec.name

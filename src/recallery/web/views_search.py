@@ -4,24 +4,28 @@ one search that counts as no retrieval) and the audit log."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from recallery.api import declared
+from recallery.api.declared import wire_default
 from recallery.engine import Engine
 from recallery.errors import InvalidInput
-from recallery.models import AuditAction, Capability, EntryType, Fusion, Memory, Principal, Trust
-from recallery.requests import (
-    DEFAULT_FUSION,
-    DEFAULT_KEYWORD_WEIGHT,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_SIMILARITY_THRESHOLD,
-    DEFAULT_TOP_N,
-    SearchRequest,
+from recallery.models import (
+    AuditAction,
+    Capability,
+    EntryType,
+    Fusion,
+    Memory,
+    Origin,
+    Principal,
+    Trust,
 )
+from recallery.requests import DEFAULT_MAX_TOKENS, search_knobs
 from recallery.web.frame import WebDep, WebRoute, Who, number, page
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
@@ -31,6 +35,40 @@ Many = Annotated[list[str] | None, Query()]
 AUDIT_PAGE = 50
 
 
+#: The choices of the knobs whose values are a few names.
+_CHOICES = {
+    "types": [t.value for t in EntryType],
+    "trust": [t.value for t in Trust if t is not Trust.REJECTED],
+    "origins": [o.value for o in Origin],
+    "fusion": [f.value for f in Fusion],
+}
+
+
+def knobs(sent: Mapping[str, list[str]]) -> list[dict[str, Any]]:
+    """Every declared search knob as the form shows it (by its wire name, its kind, what it
+    does, the value sent or its default, and its choices), so the playground offers each
+    knob an agent's search has, a new one included."""
+    out = []
+    for spec in search_knobs():
+        wire, kind = spec.metadata["wire"], spec.metadata["kind"]
+        default = wire_default(spec)
+        values = [v for v in sent.get(wire, []) if v.strip()]
+        shown = values or ([] if default is None else [str(default)])
+        # a knob without a default of its own takes the server's setting
+        hint = "server setting" if default is None and kind in ("unit", "span") else ""
+        out.append(
+            {
+                "wire": wire,
+                "kind": kind,
+                "about": str(spec.metadata["about"]),
+                "values": shown,
+                "choices": _CHOICES.get(kind),
+                "hint": hint,
+            }
+        )
+    return out
+
+
 @router.get("/search")
 def search(
     request: Request,
@@ -38,57 +76,30 @@ def search(
     who: Who,
     q: Text = None,
     memory: Many = None,
-    top_n: Text = None,
-    threshold: Text = None,
-    weight: Text = None,
-    fusion: Text = None,
-    type: Many = None,
-    trust: Many = None,
-    user: Text = None,
-    agent: Text = None,
-    session: Text = None,
-    as_of: Text = None,
-    valid_on: Text = None,
     max_tokens: Text = None,
 ) -> Response:
     engine, me = parts.engine, who.principal
     visible = engine.list_memories(me, page_size=100).items
     chosen = memory or ([visible[0].id] if visible else [])
+    sent = {k: request.query_params.getlist(k) for k in request.query_params}
     form = {
         "q": q or "",
         "memory": chosen,
-        "top_n": top_n or str(DEFAULT_TOP_N),
-        "threshold": threshold or str(DEFAULT_SIMILARITY_THRESHOLD),
-        "weight": weight or str(DEFAULT_KEYWORD_WEIGHT),
-        "fusion": fusion or DEFAULT_FUSION.value,
-        "type": type or [],
-        "trust": trust or [],
-        "user": user or "",
-        "agent": agent or "",
-        "session": session or "",
-        "as_of": as_of or "",
-        "valid_on": valid_on or "",
         "max_tokens": max_tokens or str(DEFAULT_MAX_TOKENS),
+        "knobs_sent": bool(set(sent) - {"q", "memory"}),
     }
     hits, context, error = None, None, ""
     if q:
-        options: dict[str, Any] = {
-            "top_n": number(top_n, int, DEFAULT_TOP_N),
-            "similarity_threshold": number(threshold, float, DEFAULT_SIMILARITY_THRESHOLD),
-            "keywords_similarity_weight": number(weight, float, DEFAULT_KEYWORD_WEIGHT),
-            "fusion": fusion or DEFAULT_FUSION.value,
-            "types": type or None,
-            "trust": trust or None,
-            "user_id": user or None,
-            "agent_id": agent or None,
-            "session_id": session or None,
-            "as_of": as_of or None,
-            "valid_on": valid_on or None,
-        }
-        request_ = SearchRequest(q, tuple(chosen), **options)
+        given: dict[str, Any] = {"query": q, "memory_id": chosen}
+        for spec in search_knobs():
+            wire = spec.metadata["wire"]
+            values = [v for v in sent.get(wire, []) if v.strip()]
+            if values:
+                listed = spec.metadata["kind"] in ("types", "trust", "origins")
+                given[wire] = values if listed else values[0]
         budget: Any = number(max_tokens, int, DEFAULT_MAX_TOKENS)
         try:  # one search, ranked as an agent's, counted as no retrieval
-            hits, context = engine.try_out(me, request_, budget)
+            hits, context = engine.try_out(me, declared.search_request(given), budget)
         except InvalidInput as exc:
             error = str(exc)
     return page(
@@ -98,12 +109,10 @@ def search(
         400 if error else 200,
         visible=visible,
         form=form,
+        knobs=knobs(sent),
         hits=hits,
         context=context,
         error=error,
-        types=[t.value for t in EntryType],
-        trusts=[t.value for t in Trust if t is not Trust.REJECTED],
-        fusions=[f.value for f in Fusion],
         tab="search",
         memory=next((m for m in visible if [m.id] == chosen), None),
     )
