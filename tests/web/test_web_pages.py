@@ -236,6 +236,11 @@ def test_the_create_form_offers_both_local_embedding_models(login: Login, alice_
         "all-MiniLM-L6-v2@Builtin",
         "multilingual-e5-small@Builtin",
     ]
+    # the form's default is a model the list names (and says what it is)
+    default = re.search(r'name="embd_id"[^>]*value="([^"]+)"', page) or re.search(
+        r'value="([^"]+)"[^>]*name="embd_id"', page
+    )
+    assert default is not None and default.group(1) == "all-MiniLM-L6-v2@Builtin"
 
 
 def test_configuration_locks_model_and_types_once_entries_exist(

@@ -36,7 +36,6 @@ router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
 Text = Annotated[str | None, Query()]
 PAGE_SIZE = 20
-DEFAULT_EMBEDDING = "BAAI/bge-small-en-v1.5@Builtin"
 #: The largest import file the page takes.
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 
@@ -73,6 +72,7 @@ def _list_page(
         page_size=PAGE_SIZE,
     )
     owners = sorted(me.tenant_ids)
+    offered = _offered(engine)
     return page(
         request,
         who,
@@ -86,8 +86,9 @@ def _list_page(
         owners=owners,
         names=engine.user_names([*owners, *(m.tenant_id for m in found.items)]),
         types=[t.value for t in EntryType.extracted()],
-        offered=_offered(engine),
-        form=form or {"embd_id": DEFAULT_EMBEDDING, "memory_type": ["raw"], "permissions": "me"},
+        offered=offered,
+        # the first model offered (the local embedder), so the default is one the list names
+        form=form or {"embd_id": offered[0][0], "memory_type": ["raw"], "permissions": "me"},
         errors=errors or {},
     )
 
