@@ -11,7 +11,7 @@ from uuid import uuid4
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.support.engine import actions, extract, turn
+from tests.support.engine import actions, extract, found, turn
 
 from recallery import Conflict, Engine, InvalidInput, Memory, NotFound, Principal
 from recallery.models import Scope
@@ -43,6 +43,27 @@ def test_disable_does_not_count_turns_already_disabled(
     assert (dry.selected, dry.count, dry.changed) == (4, 3, tuple(ids[1:]))
     done = engine.bulk(alice, mem.id, "disable", message_ids=ids, dry_run=False)
     assert (done.count, done.changed) == (3, tuple(ids[1:]))
+
+
+def test_a_verdict_on_selected_turns_reviews_the_facts_extracted_from_them(
+    engine: Engine, alice: Principal, mem: Memory
+) -> None:
+    """Confirming or rejecting turns picked by a filter reviews their current facts: what a
+    curator selecting turns on the Messages page means. Another turn's fact is left as it is."""
+    spam = turn(engine, alice, mem, "buy cheap watches", user_id="bot")
+    fact = extract(engine, spam, "The user sells cheap watches.")
+    kept = turn(engine, alice, mem, "I live in Lisbon", user_id="ann")
+    other = extract(engine, kept, "The user lives in Lisbon.")
+    where = MessageFilter(user_id="bot")
+    dry = engine.bulk(alice, mem.id, "reject", filter=where, reason="spam")
+    assert (dry.selected, dry.changed) == (1, (spam.message_id, fact))
+    done = engine.bulk(alice, mem.id, "reject", filter=where, reason="spam", dry_run=False)
+    assert done.changed == dry.changed
+    trust = {e: engine.get_entry(alice, mem.id, e)[0].trust.value for e in (fact, other)}
+    assert trust == {fact: "rejected", other: "unreviewed"}
+    assert fact not in found(engine, alice, mem, "cheap watches")
+    confirmed = engine.bulk(alice, mem.id, "confirm", message_ids=[kept.message_id], dry_run=False)
+    assert confirmed.changed == (kept.message_id, other)
 
 
 def test_erasing_a_corrected_turn_erases_its_older_versions_too(

@@ -304,7 +304,25 @@ def test_bulk_previews_then_applies_without_script(
     done = browser.post(f"/memories/{notes.id}/bulk", data={**form, "dry_run": "0"})
     assert done.status_code == 303
     assert found(engine, alice, notes, "porto") == {home}
-    assert "forget: 3 selected" in browser.get(done.headers["location"]).text
+    after = browser.get(done.headers["location"]).text
+    assert "forget: 3 selected" in after
+    # the bulk form keeps the action and reason chosen, for the next selection
+    assert '<option value="forget" selected>' in after
+    assert '<option value="disable" selected>' not in after
+
+
+def test_the_bulk_form_keeps_the_reason_chosen(
+    login: Login, alice_key: str, engine: Engine, alice: Principal, notes: Memory
+) -> None:
+    one = turn(engine, alice, notes, "a turn to confirm")
+    browser = login(alice_key)
+    token = form_token(browser.get(f"/memories/{notes.id}/messages").text)
+    form = {"csrf": token, "action": "confirm", "ids": str(one), "reason": "checked by hand"}
+    done = browser.post(f"/memories/{notes.id}/bulk", data={**form, "dry_run": "1"})
+    assert done.status_code == 200
+    page = browser.get(f"/memories/{notes.id}/messages").text
+    assert '<option value="confirm" selected>' in page
+    assert 'name="reason" value="checked by hand"' in page
 
 
 def test_export_downloads_and_import_uploads(

@@ -6,6 +6,10 @@ Each action keeps the rules of its single operation (:mod:`recallery.services.li
 disabling, enabling, forgetting and restoring a raw turn applies to the current entries
 extracted from it; erasing takes every version and extract; an entry already in the wanted
 state is not changed and not counted. One audit event per changed entry.
+
+A verdict (confirm, reject) on a raw turn is a verdict on what was extracted from it too: a
+curator selects turns on the Messages page and means their facts, so the current extracts
+are reviewed with the turn (the reason given is each one's reason).
 """
 
 from __future__ import annotations
@@ -70,10 +74,6 @@ def plan(r: Reader, scope: Scope, action: BulkAction, selected: Sequence[int]) -
                 for gone in erasure_set(r, scope, chosen[eid]):
                     changes.setdefault(gone, eid)
         return Plan(action, tuple(selected), changes, chosen)
-    if action in _VERDICT:
-        verdict = _VERDICT[action]
-        changes = {i: i for i in selected if chosen[i].trust is not verdict}
-        return Plan(action, tuple(selected), changes, chosen)
     wants = _wants(action)
     every = dict(chosen)
     changes = {i: i for i in selected if wants(chosen[i])}
@@ -136,6 +136,10 @@ def _value(action: BulkAction, now: datetime) -> object:
 
 
 def _wants(action: BulkAction) -> Callable[[Entry], bool]:
+    """Whether ``action`` changes an entry (one already as asked is left alone)."""
+    if action in _VERDICT:
+        verdict = _VERDICT[action]
+        return lambda e: e.trust is not verdict
     if action is BulkAction.DISABLE:
         return lambda e: e.status
     if action is BulkAction.ENABLE:

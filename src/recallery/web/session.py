@@ -41,6 +41,8 @@ class Session:
     seen: float
     flashes: list[str] = field(default_factory=list)
     opened: float = field(default_factory=time.monotonic)
+    #: The bulk action and reason last chosen, which the Messages page's bulk form keeps.
+    bulk: dict[str, str] = field(default_factory=dict)
 
 
 class Sessions:

@@ -90,6 +90,7 @@ def messages(
         query=urlencode(query),
         here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
         actions=[a.value for a in BulkAction],
+        bulk=who.session.bulk,
         expand=request.query_params.get("open") == "1",
     )
 
@@ -133,6 +134,7 @@ def bulk(request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str
     every = form.text("scope") == "all"
     ids = None if every else form.texts("ids")
     action, dry = form.text("action"), form.flag("dry_run")
+    who.session.bulk = {"action": action, "reason": form.text("reason")}
     shown: dict[str, Any] = {
         "memory": memory,
         "tab": "messages",
