@@ -311,6 +311,26 @@ def test_bulk_previews_then_applies_without_script(
     assert '<option value="disable" selected>' not in after
 
 
+def test_applying_after_the_memory_changed_previews_again_saying_what_moved(
+    login: Login, alice_key: str, engine: Engine, alice: Principal, notes: Memory
+) -> None:
+    trip = [turn(engine, alice, notes, f"lisbon {i}", session_id="trip") for i in range(3)]
+    browser = login(alice_key)
+    token = form_token(browser.get(f"/memories/{notes.id}/messages?session=trip").text)
+    form = {"csrf": token, "action": "forget", "scope": "all", "f_session": "trip", "dry_run": "1"}
+    preview = browser.post(f"/memories/{notes.id}/bulk", data=form)
+    sent = dict(re.findall(r'name="(token|previewed_\w+)" value="([^"]*)"', preview.text))
+    late = turn(engine, alice, notes, "lisbon late", session_id="trip")
+    moved = browser.post(f"/memories/{notes.id}/bulk", data={**form, **sent, "dry_run": "0"})
+    assert moved.status_code == 409
+    assert "Then 3 selected and 3 to change; now 4 selected and 4 to change" in moved.text
+    assert found(engine, alice, notes, "lisbon") == {*trip, late}  # nothing applied
+    again = dict(re.findall(r'name="(token|previewed_\w+)" value="([^"]*)"', moved.text))
+    done = browser.post(f"/memories/{notes.id}/bulk", data={**form, **again, "dry_run": "0"})
+    assert done.status_code == 303
+    assert found(engine, alice, notes, "lisbon") == set()
+
+
 def test_the_bulk_form_keeps_the_reason_chosen(
     login: Login, alice_key: str, engine: Engine, alice: Principal, notes: Memory
 ) -> None:

@@ -123,6 +123,34 @@ def restore(parts: WebDep, who: Who, form: Posted, memory_id: str, message_id: s
 # --- bulk changes ---------------------------------------------------------------------------
 
 
+def _previewed_again(
+    request: Request,
+    who: Who,
+    engine: Engine,
+    form: Form,
+    shown: dict[str, Any],
+    ids: list[str] | None,
+    dry_run_of: str,
+) -> Response:
+    """Applying found the selection or its changes moved since the preview, so nothing was
+    applied: a new preview, with what changed since the first one (its counts came back with
+    the form)."""
+    memory, every = shown["memory"], shown["every"]
+    result = engine.bulk(
+        who.principal,
+        memory.id,
+        dry_run_of,
+        message_ids=ids,
+        filter=selection(shown["wanted"]) if every else None,
+        dry_run=True,
+        reason=form.text("reason"),
+    )
+    before = {"selected": form.text("previewed_selected"), "count": form.text("previewed_count")}
+    return page(
+        request, who, "bulk.html", 409, result=result, error="", **{**shown, "since": before}
+    )
+
+
 @router.post("/memories/{memory_id}/bulk")
 def bulk(request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str) -> Response:
     """A dry run (``dry_run=1``) shows what would change and asks to apply; applying, with
@@ -142,6 +170,7 @@ def bulk(request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str
         "wanted": wanted,
         "reason": form.text("reason"),
         "next": local(form.text("next"), f"/memories/{memory.id}/messages"),
+        "since": None,
     }
     try:
         if not every and not ids:
@@ -158,8 +187,8 @@ def bulk(request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str
         )
     except (InvalidInput, Forbidden) as exc:
         return page(request, who, "bulk.html", 400, result=None, error=str(exc), **shown)
-    except Conflict as exc:  # the selection changed since the preview: nothing changed
-        return page(request, who, "bulk.html", 409, result=None, error=str(exc), **shown)
+    except Conflict:  # the selection changed since the preview: nothing changed
+        return _previewed_again(request, who, engine, form, shown, ids, dry_run_of=action)
     if dry:
         return page(request, who, "bulk.html", result=result, error="", **shown)
     who.flash(
