@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sys
+from datetime import timedelta
 
 import pytest
 from fastapi.testclient import TestClient
@@ -388,13 +389,40 @@ def test_the_chart_stacks_counts_by_type() -> None:
         (day, day + timedelta(days=1)),
         {EntryType.RAW: (2, 0), EntryType.SEMANTIC: (2, 1)},
     )
-    c = chart(t)
+    c = chart(t, "m1")
     assert (c.top, c.total, c.first, c.last) == (4, 5, "2026-01-01", "2026-01-02")
+    assert c.bars[0].href == (
+        "/memories/m1/messages?recorded_since=2026-01-01T00%3A00%3A00%2B00%3A00"
+        "&recorded_before=2026-01-02T00%3A00%3A00%2B00%3A00"
+    )
     raw, semantic, later = c.bars
     assert (raw.kind, semantic.kind, later.kind) == ("raw", "semantic", "semantic")
     assert raw.height == pytest.approx(semantic.height) == pytest.approx(2 * later.height)
     assert semantic.y + semantic.height == pytest.approx(raw.y)  # stacked on top
     assert later.x > raw.x and LOGIN_COOKIE
+
+
+def test_the_timeline_by_valid_time_links_each_bar_to_its_turns(
+    login: Login, alice_key: str, engine: Engine, alice: Principal, notes: Memory
+) -> None:
+    """A turn sent with a conversation time three days back is counted on that day by valid
+    time (on today by record time), and its bar opens the Messages page of that day's turns:
+    it, and not the turn of today."""
+    now = engine.clock.now()
+    old = turn(engine, alice, notes, "the old move", conversation_time=now - timedelta(days=3))
+    new = turn(engine, alice, notes, "the new move")
+    browser = login(alice_key)
+    by_record = engine.timeline(alice, notes.id, bucket="day", buckets=5)
+    by_valid = engine.timeline(alice, notes.id, bucket="day", buckets=5, clock="valid")
+    assert by_record.totals == (0, 0, 0, 0, 2)
+    assert by_valid.totals == (0, 1, 0, 0, 1)
+    page = browser.get(f"/memories/{notes.id}?clock=valid").text
+    links = re.findall(r'<a href="(/memories/[^"]+/messages\?valid_since=[^"]+)"', page)
+    assert len(links) == 2
+    listed = browser.get(links[0].replace("&amp;", "&")).text
+    assert f'name="ids" value="{old}"' in listed
+    assert f'name="ids" value="{new}"' not in listed
+    assert 'id="span-shown"' in listed
 
 
 @pytest.mark.parametrize("module", ["jinja2", "itsdangerous", "python_multipart"])

@@ -14,7 +14,7 @@ from recallery.api import schemas as S
 from recallery.api.bodies import REQUIRED_BODY, Lenient
 from recallery.api.deps import Actor, EngineDep
 from recallery.errors import InvalidInput
-from recallery.requests import MAX_BUCKETS, Bucket, BulkAction
+from recallery.requests import MAX_BUCKETS, Bucket, BulkAction, TimelineClock
 from recallery.services.curation import MAX_BULK_IDS
 from recallery.wire import curation
 
@@ -140,7 +140,8 @@ def review_queue(
 
 @router.get(
     "/memories/{memory_id}/timeline",
-    summary="Entries the memory holds per type, by the hour, day or week they were recorded",
+    summary="Entries the memory holds per type, by the hour, day or week they were recorded "
+    "or became valid",
 )
 def timeline(
     engine: EngineDep,
@@ -151,10 +152,22 @@ def timeline(
         str | None,
         params.query({"type": "integer", "minimum": 1, "maximum": MAX_BUCKETS}),
     ] = None,
+    clock: Annotated[
+        str | None,
+        params.query(
+            {"enum": ["", *(c.value for c in TimelineClock)]},
+            "recorded (default): when entries were recorded; valid: when they hold (a turn's "
+            "conversation time).",
+        ),
+    ] = None,
 ) -> Any:
     count = 30 if buckets is None else _integer(buckets, "buckets")
     found = engine.timeline(
-        actor, params.path_memory_id(memory_id), bucket=bucket or "day", buckets=count
+        actor,
+        params.path_memory_id(memory_id),
+        bucket=bucket or "day",
+        buckets=count,
+        clock=clock or "recorded",
     )
     return wire.envelope(curation.timeline_dict(found))
 

@@ -76,6 +76,7 @@ FILTER_KINDS: dict[str, Kind] = {
     "flag": Kind(S.BOOLEAN, S.nullable(S.BOOLEAN), boolean=True),
     "trust": Kind(S.TRUST, _choices(S.TRUST), listed=True),
     "origins": Kind(S.ORIGIN, _choices(S.ORIGIN), listed=True),
+    "time": Kind(S.TIME, S.nullable(S.TIME)),
 }
 
 

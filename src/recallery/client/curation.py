@@ -42,8 +42,11 @@ def review_queue(memory_id: str, *, page: int = 1, page_size: int = 30) -> Call[
     return Call("GET", path, curation.review_page_from_dict, params=params)
 
 
-def timeline(memory_id: str, *, bucket: str = "day", buckets: int = 30) -> Call[Timeline]:
-    """Entries the memory holds per type, by the ``bucket`` (hour, day, week) of recording."""
-    params = {"bucket": bucket, "buckets": buckets}
+def timeline(
+    memory_id: str, *, bucket: str = "day", buckets: int = 30, clock: str = "recorded"
+) -> Call[Timeline]:
+    """Entries the memory holds per type, by the ``bucket`` (hour, day, week) in which they
+    were recorded (``clock="recorded"``) or became valid (``"valid"``)."""
+    params = {"bucket": bucket, "buckets": buckets, "clock": clock}
     path = f"/memories/{memory_id}/timeline"
     return Call("GET", path, curation.timeline_from_dict, params=params)

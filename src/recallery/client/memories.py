@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from recallery import wire
-from recallery.client.call import Call, none
+from recallery.client.call import Call, none, time_text
 from recallery.errors import RecalleryWarning
 from recallery.extraction.runs import ChatCheck, Retried
 from recallery.models import Job, Memory, Page
@@ -77,6 +78,10 @@ def list_messages(
     status: bool | None = None,
     forgotten: bool | None = None,
     origin: str | Iterable[str] | None = None,
+    recorded_since: datetime | str | None = None,
+    recorded_before: datetime | str | None = None,
+    valid_since: datetime | str | None = None,
+    valid_before: datetime | str | None = None,
     page: int = 1,
     page_size: int = 50,
 ) -> Call[MessagePage]:
@@ -89,6 +94,8 @@ def list_messages(
         value = given[spec.metadata["arg"]]
         if isinstance(value, bool):
             value = str(value).lower()
+        elif isinstance(value, datetime):
+            value = time_text(value)
         elif value is not None and not isinstance(value, str):
             value = [getattr(item, "value", item) for item in value]
         params[spec.metadata["wire"]] = value

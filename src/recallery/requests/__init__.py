@@ -21,9 +21,11 @@ from recallery.requests.curation import (
     ReviewItem,
     ReviewPage,
     Timeline,
+    TimelineClock,
     bucket,
     bucket_starts,
     bulk_action,
+    timeline_clock,
 )
 from recallery.requests.messages import (
     MEMORY_UPDATABLE,
@@ -79,6 +81,7 @@ __all__ = [
     "ReviewPage",
     "SearchRequest",
     "Timeline",
+    "TimelineClock",
     "TurnInput",
     "bucket",
     "bucket_starts",
@@ -86,4 +89,5 @@ __all__ = [
     "message_filter_fields",
     "search_fields",
     "search_knobs",
+    "timeline_clock",
 ]

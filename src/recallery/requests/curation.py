@@ -89,6 +89,14 @@ class Bucket(enum.StrEnum):
         )
 
 
+class TimelineClock(enum.StrEnum):
+    """Which time a timeline counts entries by: when they were recorded, or when they hold
+    (``valid_at``: the conversation time of a turn sent with one)."""
+
+    RECORDED = "recorded"
+    VALID = "valid"
+
+
 @dataclass(frozen=True)
 class Timeline:
     """Entries a memory holds by the bucket in which they were recorded, per type: one count
@@ -97,6 +105,7 @@ class Timeline:
     bucket: Bucket
     starts: tuple[datetime, ...]
     counts: Mapping[EntryType, tuple[int, ...]]
+    clock: TimelineClock = TimelineClock.RECORDED
 
     @property
     def totals(self) -> tuple[int, ...]:
@@ -138,6 +147,10 @@ def bucket(value: object) -> Bucket:
     return _choice(Bucket, value, "bucket")
 
 
+def timeline_clock(value: object) -> TimelineClock:
+    return _choice(TimelineClock, value, "clock")
+
+
 __all__ = [
     "MAX_BUCKETS",
     "Bucket",
@@ -147,7 +160,9 @@ __all__ = [
     "ReviewItem",
     "ReviewPage",
     "Timeline",
+    "TimelineClock",
     "bucket",
     "bucket_starts",
     "bulk_action",
+    "timeline_clock",
 ]

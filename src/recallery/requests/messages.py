@@ -72,6 +72,18 @@ class MessageFilter:
     origin: frozenset[Origin] | None = _said(
         "origin", "origin", "origins", "turns that came about in these ways: conversation, import"
     )
+    recorded_since: datetime | None = _said(
+        "recorded_since", "recorded_since", "time", "turns recorded at or after this time"
+    )
+    recorded_before: datetime | None = _said(
+        "recorded_before", "recorded_before", "time", "turns recorded before this time"
+    )
+    valid_since: datetime | None = _said(
+        "valid_since", "valid_since", "time", "turns whose conversation time is at or after this"
+    )
+    valid_before: datetime | None = _said(
+        "valid_before", "valid_before", "time", "turns whose conversation time is before this"
+    )
 
     @classmethod
     def sent(cls, values: Mapping[str, Any], field_prefix: str = "") -> MessageFilter:

@@ -25,8 +25,10 @@ from recallery.requests import (
     ReviewItem,
     ReviewPage,
     Timeline,
+    TimelineClock,
     bucket_starts,
     bulk_action,
+    timeline_clock,
 )
 from recallery.requests import bucket as bucket_kind
 from recallery.services import bulk as bulk_plan
@@ -182,11 +184,20 @@ class CurationService:
         return FactPage(tuple(found), total)
 
     def timeline(
-        self, actor: Principal, memory_id: object, *, bucket: object = "day", buckets: int = 30
+        self,
+        actor: Principal,
+        memory_id: object,
+        *,
+        bucket: object = "day",
+        buckets: int = 30,
+        clock: object = "recorded",
     ) -> Timeline:
         """Entries the memory holds (every version, forgotten and disabled ones too) by the
-        ``bucket`` in which they were recorded: the last ``buckets`` of them, up to now."""
+        ``bucket`` in which they were recorded (``clock`` ``recorded``) or in which they
+        became valid (``valid``: a turn's conversation time): the last ``buckets`` of them,
+        up to now."""
         kind = bucket_kind(bucket)
+        by = timeline_clock(clock)
         mid = v.memory_id(memory_id)
         if (
             isinstance(buckets, bool)
@@ -200,13 +211,16 @@ class CurationService:
             memory = authorised(actor, Action.READ, r.memory(mid), mid)
             scope = Scope.of(memory.id)
             for start in starts:
-                f = EntryFilter(
-                    current_only=False, recorded_since=start, recorded_before=start + kind.width
+                end = start + kind.width
+                f = (
+                    EntryFilter(current_only=False, recorded_since=start, recorded_before=end)
+                    if by is TimelineClock.RECORDED
+                    else EntryFilter(current_only=False, valid_since=start, valid_before=end)
                 )
                 per_bucket.append(r.type_counts(scope, f))
         held = [t for t in EntryType if t in memory.memory_types or any(t in c for c in per_bucket)]
         counts = {t: tuple(c.get(t, 0) for c in per_bucket) for t in held}
-        return Timeline(kind, starts, counts)
+        return Timeline(kind, starts, counts, by)
 
 
 def _plan(

@@ -293,6 +293,10 @@ def turns_filter(f: MessageFilter) -> EntryFilter:
         hide_forgotten=f.forgotten is False,
         forgotten_only=f.forgotten is True,
         origins=f.origin,
+        recorded_since=f.recorded_since,
+        recorded_before=f.recorded_before,
+        valid_since=f.valid_since,
+        valid_before=f.valid_before,
     )
 
 
@@ -313,4 +317,5 @@ _CHECKS: dict[str, Callable[[Any, str], Any]] = {
     "flag": v.boolean,
     "trust": v.trust_states,
     "origins": v.origins,
+    "time": v.optional_timestamp,
 }

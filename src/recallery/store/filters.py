@@ -46,6 +46,9 @@ class EntryFilter:
     recorded_before: datetime | None = None
     origins: frozenset[Origin] | None = None
     """Entries that came about in one of these ways (a turn, extraction, an import ...)."""
+    valid_since: datetime | None = None
+    """Entries valid from this time on or later (``valid_at`` at or after it)."""
+    valid_before: datetime | None = None
 
     @classmethod
     def retrieval(
@@ -173,6 +176,10 @@ def _time_terms(add: Adder, p: str, f: EntryFilter) -> None:
         add(f"{p}recorded_at >= ?", to_epoch(f.recorded_since))
     if f.recorded_before is not None:
         add(f"{p}recorded_at < ?", to_epoch(f.recorded_before))
+    if f.valid_since is not None:
+        add(f"{p}valid_at >= ?", to_epoch(f.valid_since))
+    if f.valid_before is not None:
+        add(f"{p}valid_at < ?", to_epoch(f.valid_before))
     if f.valid_on is not None:
         v = to_epoch(f.valid_on)
         add(f"{p}valid_at <= ?", v)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from urllib.parse import urlencode
 
-from recallery.requests import Bucket, Timeline
+from recallery.requests import Bucket, Timeline, TimelineClock
 
 WIDTH = 640
 HEIGHT = 160
@@ -26,6 +27,8 @@ class Bar:
     kind: str
     count: int
     label: str
+    href: str
+    """The Messages page filtered to the turns of this bar's span (by the chart's clock)."""
 
 
 @dataclass(frozen=True)
@@ -41,8 +44,9 @@ class Chart:
     total: int
 
 
-def chart(t: Timeline) -> Chart:
-    """Stacked bars of ``t``: x by bucket (oldest left), height by count."""
+def chart(t: Timeline, memory_id: str) -> Chart:
+    """Stacked bars of ``t``: x by bucket (oldest left), height by count; each links to the
+    memory's turns of its span."""
     totals = t.totals
     top = max(max(totals, default=0), 1)
     plot_w, plot_h = WIDTH - LEFT, HEIGHT - BOTTOM - TOP
@@ -57,7 +61,9 @@ def chart(t: Timeline) -> Chart:
             h = plot_h * n / top
             base -= h
             label = f"{_label(start, t.bucket)}: {n} {kind.value}"
-            bars.append(Bar(LEFT + i * slot + 1, base, max(slot - 2, 1), h, kind.value, n, label))
+            href = _span(memory_id, t.clock, start, start + t.bucket.width)
+            x, w = LEFT + i * slot + 1, max(slot - 2, 1)
+            bars.append(Bar(x, base, w, h, kind.value, n, label, href))
     return Chart(
         WIDTH,
         HEIGHT,
@@ -68,6 +74,14 @@ def chart(t: Timeline) -> Chart:
         tuple(k.value for k in t.counts),
         sum(totals),
     )
+
+
+def _span(memory_id: str, clock: TimelineClock, start: datetime, end: datetime) -> str:
+    """The Messages page of the turns recorded (or valid) from ``start`` to ``end``."""
+    names = ("valid_since", "valid_before") if clock is TimelineClock.VALID else None
+    since, before = names or ("recorded_since", "recorded_before")
+    span = urlencode({since: start.isoformat(), before: end.isoformat()})
+    return f"/memories/{memory_id}/messages?{span}"
 
 
 def _label(start: datetime, bucket: Bucket) -> str:

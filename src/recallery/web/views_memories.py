@@ -140,12 +140,19 @@ def create_memory(request: Request, parts: WebDep, who: Who, form: Posted) -> Re
 
 @router.get("/memories/{memory_id}")
 def overview(
-    request: Request, parts: WebDep, who: Who, memory_id: str, bucket: str = "day"
+    request: Request,
+    parts: WebDep,
+    who: Who,
+    memory_id: str,
+    bucket: str = "day",
+    clock: str = "recorded",
 ) -> Response:
     engine, me = parts.engine, who.principal
     memory = engine.get_memory(me, memory_id)
     counts = {"hour": 48, "day": 30, "week": 26}
-    line = engine.timeline(me, memory.id, bucket=bucket, buckets=counts.get(bucket, 30))
+    line = engine.timeline(
+        me, memory.id, bucket=bucket, buckets=counts.get(bucket, 30), clock=clock
+    )
     return page(
         request,
         who,
@@ -153,8 +160,9 @@ def overview(
         memory=memory,
         tab="overview",
         owner=engine.user_names([memory.tenant_id]).get(memory.tenant_id, memory.tenant_id),
-        chart=chart(line),
+        chart=chart(line, memory.id),
         bucket=line.bucket.value,
+        clock=line.clock.value,
         waiting=engine.review_queue(me, memory.id, page_size=1).total,
         costs=engine.extraction_costs(me, memory.id),
     )

@@ -22,13 +22,16 @@ router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
 #: The page's filter fields (query parameters, and hidden fields of the bulk form).
 FILTERS = ("agent", "session", "keywords", "user", "type", "status", "trust", "forgotten")
+#: The time spans a timeline bar links to (the declared filters' own names).
+SPANS = ("recorded_since", "recorded_before", "valid_since", "valid_before")
 SIZES = (25, 50, 100)
 Text = Annotated[str | None, Query()]
 
 
 def chosen(values: Mapping[str, Any]) -> dict[str, str]:
     """The filter fields that were given a value."""
-    return {k: str(values[k]).strip() for k in FILTERS if values.get(k) and str(values[k]).strip()}
+    every = FILTERS + SPANS
+    return {k: str(values[k]).strip() for k in every if values.get(k) and str(values[k]).strip()}
 
 
 def selection(values: Mapping[str, str]) -> MessageFilter:
@@ -43,6 +46,7 @@ def selection(values: Mapping[str, str]) -> MessageFilter:
         "trust": values.get("trust"),
         "status": yes_no.get(values.get("status", ""), values.get("status")),
         "forgotten": yes_no.get(values.get("forgotten", ""), values.get("forgotten")),
+        **{k: values.get(k) for k in SPANS},
     }
     return curation.message_filter_from_dict({k: v for k, v in shaped.items() if v is not None})
 
@@ -158,7 +162,7 @@ def bulk(request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str
     changed since: the page says so)."""
     engine, me = parts.engine, who.principal
     memory = engine.get_memory(me, memory_id)
-    wanted = chosen({k: form.text(f"f_{k}") for k in FILTERS})
+    wanted = chosen({k: form.text(f"f_{k}") for k in FILTERS + SPANS})
     every = form.text("scope") == "all"
     ids = None if every else form.texts("ids")
     action, dry = form.text("action"), form.flag("dry_run")

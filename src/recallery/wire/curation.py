@@ -17,6 +17,7 @@ from recallery.requests import (
     ReviewItem,
     ReviewPage,
     Timeline,
+    TimelineClock,
     message_filter_fields,
 )
 from recallery.wire.entries import entry_dict, entry_from_dict
@@ -90,6 +91,7 @@ def review_page_from_dict(d: Mapping[str, Any]) -> ReviewPage:
 def timeline_dict(t: Timeline) -> Json:
     return {
         "bucket": t.bucket.value,
+        "clock": t.clock.value,
         "starts": [iso(s) for s in t.starts],
         "counts": {k.value: list(c) for k, c in t.counts.items()},
     }
@@ -100,6 +102,7 @@ def timeline_from_dict(d: Mapping[str, Any]) -> Timeline:
         bucket=Bucket(d["bucket"]),
         starts=tuple(required_time(s) for s in d["starts"]),
         counts={EntryType(k): tuple(int(x) for x in c) for k, c in d["counts"].items()},
+        clock=TimelineClock(d.get("clock", TimelineClock.RECORDED.value)),
     )
 
 
