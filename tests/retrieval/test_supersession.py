@@ -84,6 +84,18 @@ def test_a_restated_slot_is_linked_and_an_unrelated_turn_is_not(
     assert links(store, old, other, new) == {old: new}
 
 
+def test_supersession_is_on_by_default_and_a_query_about_the_past_keeps_the_older_first(
+    engine: Engine, alice: Principal, memory: Memory, clock: FrozenClock
+) -> None:
+    old = said(engine, alice, memory, "I live in the Plateau, Montreal.")
+    clock.advance(days=2)
+    new = said(engine, alice, memory, "We're moving into our new flat in the Annex, Toronto!")
+    defaults = SearchRequest("Plateau Montreal", (memory.id,), top_n=10, similarity_threshold=0)
+    assert [h.entry.message_id for h in engine.search(alice, defaults)][:2] == [new, old]
+    for past in ("where did I live first, Plateau Montreal", "back when: Plateau Montreal"):
+        assert found(engine, alice, memory, past)[0] == old, past
+
+
 def test_the_superseding_turn_is_found_and_the_block_marks_the_older(
     engine: Engine, alice: Principal, memory: Memory, clock: FrozenClock
 ) -> None:

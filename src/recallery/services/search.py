@@ -182,7 +182,9 @@ class SearchService:
                 if recency:
                     times = {i: (e.valid_at, i) for i, e in entries.items()}
                     ranked = with_recency(ranked, times, weight=recency, limit=req.top_n)
-                if req.supersession:
+                # a query about the past ("first", "back when", "in 2019") asks for what
+                # the later turn replaced: it is not lifted above it then
+                if req.supersession and time_lean(req.query) > 0:
                     ranked = plan.superseding(r, scope, f, ranked, req.supersession, entries)
         # A store's in-memory indexes may already hold a row committed after this read's
         # snapshot began; the snapshot does not, so the row waits for the next search.
