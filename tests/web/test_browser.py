@@ -42,11 +42,19 @@ expect = playwright_api.expect
 Page = Any
 
 
+#: While on, the fake model answers a turn that says "glitch" with text that is not JSON.
+GLITCH = {"on": False}
+
+
 def extract(body: dict[str, Any]) -> Reply:
     """The fake model: a semantic fact for each known word of the turn; judgements add."""
+    if "response_format" not in body:  # a curator's test of the chat model
+        return Reply.text("OK")
     if body["response_format"]["json_schema"]["name"] == "reconcile_decision":
         return Reply.json({"action": "add", "entry": None})
     said = body["messages"][-1]["content"]
+    if GLITCH["on"] and "glitch" in said:
+        return Reply.text("no json here")
     found = [
         {"content": f, "valid_at": None, "invalid_at": None} for w, f in FACTS.items() if w in said
     ]
@@ -500,3 +508,37 @@ def test_reinstate_a_replaced_version(page: Page, live: Live) -> None:
     expect(page.locator("#entry-content")).to_have_text(fact["content"])
     assert old_id in live.found(memory_id, "sister")
     audited(page, live, memory_id, "entry.reinstate", old_id)
+
+
+def test_retry_a_failed_extraction_from_the_jobs_page(page: Page, live: Live) -> None:
+    memory_id = live.memory("retries")
+    GLITCH["on"] = True
+    try:
+        turn = live.say(memory_id, "A glitch, then: I moved to Lisbon last March.")
+        assert live.extracted(memory_id)[turn] == []
+    finally:
+        GLITCH["on"] = False
+    log_in(page, live, path=f"/memories/{memory_id}/jobs")
+    page.click(f"button[aria-label='retry the extraction of turn {turn}']")
+    expect(page).to_have_url(re.compile(rf"/memories/{memory_id}/jobs"))
+    (fact,) = live.extracted(memory_id)[turn]
+    assert fact["content"] == "The user lives in Lisbon."
+    page.goto(f"{live.url}/audit?memory={memory_id}&action=job.retry")
+    expect(page.locator("table.events tbody tr").first).to_contain_text("job.retry")
+
+
+def test_choose_the_chat_model_from_the_list_offered_and_test_it(page: Page, live: Live) -> None:
+    memory_id = live.memory("models", llm_id="other-model@elsewhere")
+    log_in(page, live, path=f"/memories/{memory_id}/config")
+    offered = page.locator("datalist#offered-models option").evaluate_all(
+        "os => os.map(o => o.value)"
+    )
+    assert "model@fake" in offered and "all-MiniLM-L6-v2@Builtin" in offered
+    page.fill("input[name=llm_id]", LLM)
+    page.click("button.primary:text('Save')")
+    page.goto(f"{live.url}/memories/{memory_id}/config")
+    expect(page.locator("input[name=llm_id]")).to_have_value(LLM)
+    page.click("button:text('Test chat model')")
+    expect(page.locator("#chat-check")).to_contain_text("ok")
+    page.goto(f"{live.url}/audit?memory={memory_id}&action=memory.update")
+    expect(page.locator("table.events tbody tr").first).to_contain_text("memory.update")
