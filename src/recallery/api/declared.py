@@ -12,7 +12,6 @@ and checked by the service that uses them.
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, Field
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
@@ -32,8 +31,6 @@ from recallery.requests import (
     message_filter_fields,
     search_fields,
 )
-
-_DIGITS = re.compile(r"\s*[0-9]{1,18}\s*")
 
 
 class Kind(NamedTuple):
@@ -169,22 +166,7 @@ def _listed(value: object, field: str) -> object:
         return value
     if not isinstance(value, list):
         raise InvalidInput(field, f"{field} must be a list or comma-separated text.")
-    return _ids(value, field)
-
-
-def _ids(value: object, field: str) -> list[str]:
-    """Ids sent as a list or as one (comma-separated) text."""
-    if value is None:
-        return []
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-        raise InvalidInput(field, f"{field} must be a list of strings.")
-    return params.id_list(items, field)
-
-
-def _whole(value: object, field: str) -> object:
-    """A count sent as text (a query string): its number; anything else as sent."""
-    return int(value) if isinstance(value, str) and _DIGITS.fullmatch(value) else value
+    return params.ids(value, field)
 
 
 def _size(value: object, field: str) -> object:
@@ -194,15 +176,13 @@ def _size(value: object, field: str) -> object:
     return params.size(str(value), DEFAULT_TOP_N, field)
 
 
+#: How a kind's value sent is read (a list kind without an entry: :func:`_listed`).
 _READERS: dict[str, Callable[[object, str], object]] = {
-    "memories": lambda value, field: tuple(_ids(value, field)),
+    "memories": lambda value, field: tuple(params.ids(value, field)),
     "size": _size,
-    "types": _listed,
-    "trust": _listed,
-    "origins": _listed,
     "fusion": lambda value, field: None if value == "" else value,
-    "span": _whole,
-    "length": _whole,
+    "span": lambda value, field: params.whole(value),
+    "length": lambda value, field: params.whole(value),
 }
 
 
@@ -212,8 +192,8 @@ def search_request(sent: Mapping[str, Any]) -> SearchRequest:
     checks every value (a query that is missing included)."""
     values: dict[str, Any] = {"query": sent.get("query")}
     for spec in search_fields():
-        wire = spec.metadata["wire"]
-        read = _READERS.get(spec.metadata["kind"])
+        wire, kind = spec.metadata["wire"], spec.metadata["kind"]
+        read = _READERS.get(kind, _listed if SEARCH_KINDS[kind].listed else None)
         value = sent.get(wire) if read is None else read(sent.get(wire), wire)
         if value is not None:
             values[spec.name] = value

@@ -3,7 +3,6 @@ history and evidence."""
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
@@ -34,7 +33,6 @@ MessageId = params.MessageId
 #: A search needs a query and memories (the route still answers RAGFlow's message without).
 SEARCH_NEEDS = {params.REQUIRED_QUERY: ["query", "memory_id"]}
 ENTRY = "/messages/{memory_id}:{message_id}"
-_DIGITS = re.compile(r"[0-9]{1,18}")
 TOKEN_BUDGET = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
 
 
@@ -48,7 +46,7 @@ def add_message(engine: EngineDep, actor: Actor, body: AddMessage | None = None)
     fields.require("memory_id", "agent_id", "session_id", "user_input", "agent_response")
     written = engine.add_turn(
         actor,
-        _ids(fields.memory_id, "memory_id"),
+        params.ids(fields.memory_id, "memory_id"),
         user_input=fields.user_input,
         agent_response=fields.agent_response,
         user_id=fields.user_id or actor.user_id,
@@ -244,17 +242,6 @@ def evidence(engine: EngineDep, actor: Actor, memory_id: MemoryId, message_id: M
 # --- helpers --------------------------------------------------------------------------------
 
 
-def _ids(value: object, field: str) -> list[str]:
-    """Ids (or names) from a query (a list of strings, each maybe comma-separated) or a
-    body (a string or a list of strings)."""
-    if value is None:
-        return []
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-        raise InvalidInput(field, f"{field} must be a list of strings.")
-    return params.id_list(items, field)
-
-
 def _reason(value: object) -> str:
     return "" if value is None else v.text(value, "reason", limit=v.MAX_ID_TEXT * 4)
 
@@ -263,8 +250,7 @@ def _max_tokens(value: object) -> int:
     """The token budget: an integer, or text of (at most 18) ASCII digits holding one."""
     if value is None:
         return DEFAULT_MAX_TOKENS
-    if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
-        return int(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
+    number = params.whole(value)
+    if isinstance(number, int) and not isinstance(number, bool):
+        return number
     raise InvalidInput("max_tokens", "max_tokens must be a positive integer.")

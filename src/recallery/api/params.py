@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
@@ -22,6 +23,27 @@ def id_list(values: Sequence[str] | None, field: str) -> list[str]:
     if len(ids) > v.MAX_IDS:
         raise InvalidInput(field, f"{field} must contain at most {v.MAX_IDS} IDs")
     return ids
+
+
+def ids(value: object, field: str) -> list[str]:
+    """Ids (or names) from a query (a list of strings, each maybe comma-separated) or a
+    body (a string or a list of strings)."""
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+        raise InvalidInput(field, f"{field} must be a list of strings.")
+    return id_list(items, field)
+
+
+#: A count in a query string: at most 18 ASCII digits, spaces around them allowed.
+_DIGITS = re.compile(r"\s*[0-9]{1,18}\s*")
+
+
+def whole(value: object) -> object:
+    """A count sent as text (a query string; at most 18 ASCII digits, spaces around them
+    allowed): its number; anything else as sent, for the engine to judge."""
+    return int(value) if isinstance(value, str) and _DIGITS.fullmatch(value) else value
 
 
 def page(value: str | None) -> int:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -44,10 +45,20 @@ def query(values: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return out
 
 
-def states(value: str | Iterable[str] | None) -> str | list[str] | None:
-    """Trust states as sent: one text (maybe comma-separated) as is, any other iterable as a
-    list."""
-    return value if value is None or isinstance(value, str) else list(value)
+def carried(value: Any, *, joined: bool = False) -> Any:
+    """A value as the wire carries it: a boolean as true/false, a time as ISO 8601, an enum
+    by its value, any other iterable but text as a list of such values (one comma-separated
+    text when ``joined``); anything else as it is."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Iterable) and not isinstance(value, str):
+        items = [carried(item) for item in value]
+        return ",".join(items) if joined else items
+    return value
 
 
 def time_text(value: datetime | str | None) -> str | None:

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from recallery import wire
-from recallery.client.call import Call, none, time_text
+from recallery.client.call import Call, carried, none
 from recallery.errors import RecalleryWarning
 from recallery.extraction.runs import ChatCheck, Retried
 from recallery.models import Job, Memory, Page
@@ -91,14 +91,7 @@ def list_messages(
     given = locals()
     params: dict[str, Any] = {"page": page, "page_size": page_size}
     for spec in message_filter_fields():
-        value = given[spec.metadata["arg"]]
-        if isinstance(value, bool):
-            value = str(value).lower()
-        elif isinstance(value, datetime):
-            value = time_text(value)
-        elif value is not None and not isinstance(value, str):
-            value = [getattr(item, "value", item) for item in value]
-        params[spec.metadata["wire"]] = value
+        params[spec.metadata["wire"]] = carried(given[spec.metadata["arg"]])
     return Call("GET", f"/memories/{memory_id}", wire.message_page_from_dict, params=params)
 
 

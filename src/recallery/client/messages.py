@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from recallery import wire
-from recallery.client.call import Call, time_text
+from recallery.client.call import Call, carried, time_text
 from recallery.models import Entry, EraseReceipt, Hit
 from recallery.requests import (
     DEFAULT_KEYWORD_WEIGHT,
@@ -50,17 +50,6 @@ def add_turn(
     )
 
 
-def _carried(kind: str, value: Any, body: bool) -> Any:
-    """A declared search field's value as the wire carries it (lists in a body; one
-    comma-separated text in a query string)."""
-    if kind == "time":
-        return time_text(value)
-    if kind in ("memories", "types", "trust", "origins") and not isinstance(value, str):
-        items = [getattr(item, "value", item) for item in value]
-        return items if body or kind == "memories" else ",".join(items)
-    return getattr(value, "value", value)
-
-
 def _search_params(given: Mapping[str, Any], *, body: bool) -> dict[str, Any]:
     """The search's arguments by their declared wire names (:class:`SearchRequest`); what
     is None is not sent (the server's default applies)."""
@@ -68,7 +57,9 @@ def _search_params(given: Mapping[str, Any], *, body: bool) -> dict[str, Any]:
     for spec in search_fields():
         value = given.get(spec.name)
         if value is not None:
-            sent[spec.metadata["wire"]] = _carried(spec.metadata["kind"], value, body)
+            # lists are one comma-separated text in a query string; memory_id repeats there
+            joined = not body and spec.metadata["kind"] != "memories"
+            sent[spec.metadata["wire"]] = carried(value, joined=joined)
     return sent
 
 

@@ -18,12 +18,8 @@ from recallery.errors import InvalidInput
 from recallery.models import (
     AuditAction,
     Capability,
-    EntryType,
-    Fusion,
     Memory,
-    Origin,
     Principal,
-    Trust,
 )
 from recallery.requests import DEFAULT_MAX_TOKENS, search_knobs
 from recallery.web.frame import WebDep, WebRoute, Who, number, page
@@ -35,13 +31,10 @@ Many = Annotated[list[str] | None, Query()]
 AUDIT_PAGE = 50
 
 
-#: The choices of the knobs whose values are a few names.
-_CHOICES = {
-    "types": [t.value for t in EntryType],
-    "trust": [t.value for t in Trust if t is not Trust.REJECTED],
-    "origins": [o.value for o in Origin],
-    "fusion": [f.value for f in Fusion],
-}
+def _choices(kind: str) -> list[str] | None:
+    """The names a knob of this kind takes, as its REST schema lists them (none: free)."""
+    names = declared.SEARCH_KINDS[kind].query.get("enum")
+    return [n for n in names if n] if names else None
 
 
 def knobs(sent: Mapping[str, list[str]]) -> list[dict[str, Any]]:
@@ -62,7 +55,7 @@ def knobs(sent: Mapping[str, list[str]]) -> list[dict[str, Any]]:
                 "kind": kind,
                 "about": str(spec.metadata["about"]),
                 "values": shown,
-                "choices": _CHOICES.get(kind),
+                "choices": _choices(kind),
                 "hint": hint,
             }
         )
@@ -95,7 +88,7 @@ def search(
             wire = spec.metadata["wire"]
             values = [v for v in sent.get(wire, []) if v.strip()]
             if values:
-                listed = spec.metadata["kind"] in ("types", "trust", "origins")
+                listed = declared.SEARCH_KINDS[spec.metadata["kind"]].listed
                 given[wire] = values if listed else values[0]
         budget: Any = number(max_tokens, int, DEFAULT_MAX_TOKENS)
         try:  # one search, ranked as an agent's, counted as no retrieval
