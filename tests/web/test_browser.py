@@ -313,7 +313,9 @@ def test_correct_an_entry_and_read_its_history(page: Page, live: Live) -> None:
     audited(page, live, memory_id, "entry.correct", new_id)
 
 
-def test_reject_from_the_keyboard_in_the_review_queue(page: Page, live: Live) -> None:
+def test_reject_and_confirm_from_the_keyboard_and_watch_the_count_drop(
+    page: Page, live: Live
+) -> None:
     memory_id = live.memory("reviews")
     first = live.say(memory_id, "I moved to Lisbon last March.")
     second = live.say(memory_id, "I went to Porto for a weekend.")
@@ -325,16 +327,21 @@ def test_reject_from_the_keyboard_in_the_review_queue(page: Page, live: Live) ->
     expect(page.locator(f"#review-{wrong} .source")).to_contain_text("I moved to Lisbon")
     photograph(page, live, "review.png")
     expect(page.locator(f"#review-{wrong}")).to_be_focused()  # oldest first
+    count = page.locator("#review-waiting")
+    expect(count).to_have_text("2 extracted entries waiting, oldest first")
     page.keyboard.press("r")
     expect(page.locator(f"#review-{wrong}.done .badge")).to_have_text("rejected")
+    expect(count).to_have_text("1 extracted entry waiting, oldest first")  # counted again
     expect(page.locator(f"#review-{right}")).to_be_focused()
     page.keyboard.press("c")
     expect(page.locator(f"#review-{right}.done .badge")).to_have_text("confirmed")
+    expect(count).to_have_text("0 extracted entries waiting, oldest first")
     assert wrong not in live.found(memory_id, "Lisbon")
     assert right in live.found(memory_id, "Porto")
     page.goto(f"{live.url}/memories/{memory_id}/review")
     expect(page.locator(".review-item")).to_have_count(0)
     audited(page, live, memory_id, "entry.reject", wrong)
+    audited(page, live, memory_id, "entry.confirm", right)
 
 
 def test_bulk_forget_shows_the_dry_run_count_first(page: Page, live: Live) -> None:

@@ -12,13 +12,16 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from recallery.errors import Conflict, Forbidden, InvalidInput, NotFound
-from recallery.models import AuditAction, Entry
+from recallery.models import AuditAction, Capability, Entry
+from recallery.requests import ReviewPage
 from recallery.web.frame import Posted, Viewer, Web, WebDep, WebRoute, Who, back, local, page
 from recallery.web.render import is_htmx
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
 QUEUE_PAGE = 20
+#: The review queue's filters (query parameters, and hidden fields of its verdict form).
+QUEUE_FILTERS = ("user", "type")
 
 
 @router.get("/memories/{memory_id}/entries/{message_id}")
@@ -146,7 +149,12 @@ def review(
         who.principal, memory_id, message_id, verdict, form.text("reason")
     )
     if is_htmx(request) and not form.flag("redirect"):  # the queue swaps in its card
-        return page(request, who, "_reviewed.html", entry=reviewed)
+        wanted = {k: form.text(k) for k in QUEUE_FILTERS if form.text(k)}
+        queue: ReviewPage | None = None
+        applied: dict[str, str] = {}
+        if Capability.READ in who.principal.capabilities:  # and its count, to a key that reads
+            queue, applied, _ = _waiting(parts, who, memory_id, wanted, page_size=1)
+        return page(request, who, "_reviewed.html", entry=reviewed, queue=queue, applied=applied)
     who.flash(f"Message {reviewed.message_id} is {reviewed.trust.value}.")
     return back(local(form.text("next"), f"/memories/{memory_id}/entries/{message_id}"))
 
@@ -181,21 +189,9 @@ def queue(
     user: Annotated[str, Query()] = "",
     kind: Annotated[str, Query(alias="type")] = "",
 ) -> Response:
-    engine, me = parts.engine, who.principal
-    memory = engine.get_memory(me, memory_id)
-    wanted = {k: v.strip() for k, v in (("user", user), ("type", kind)) if v.strip()}
-    error = ""
-    try:
-        found = engine.review_queue(
-            me,
-            memory.id,
-            user_id=wanted.get("user"),
-            types=wanted.get("type"),
-            page=number,
-            page_size=QUEUE_PAGE,
-        )
-    except InvalidInput as exc:
-        found, error = engine.review_queue(me, memory.id, page_size=QUEUE_PAGE), str(exc)
+    memory = parts.engine.get_memory(who.principal, memory_id)
+    wanted = {k: v.strip() for k, v in zip(QUEUE_FILTERS, (user, kind), strict=True) if v.strip()}
+    found, applied, error = _waiting(parts, who, memory.id, wanted, number, QUEUE_PAGE)
     return page(
         request,
         who,
@@ -203,6 +199,7 @@ def queue(
         400 if error else 200,
         memory=memory,
         wanted=wanted,
+        applied=applied,
         error=error,
         query=urlencode(wanted),
         tab="review",
@@ -211,6 +208,31 @@ def queue(
         number=number,
         pages=max(1, -(-found.total // QUEUE_PAGE)),
     )
+
+
+def _waiting(
+    parts: Web,
+    who: Viewer,
+    memory_id: str,
+    wanted: dict[str, str],
+    number: int = 1,
+    page_size: int = QUEUE_PAGE,
+) -> tuple[ReviewPage, dict[str, str], str]:
+    """The review queue's page for the filters ``wanted``, the filters it applied and the
+    engine's error: a filter refused leaves the queue unfiltered, with the reason."""
+    engine, me = parts.engine, who.principal
+    try:
+        found = engine.review_queue(
+            me,
+            memory_id,
+            user_id=wanted.get("user"),
+            types=wanted.get("type"),
+            page=number,
+            page_size=page_size,
+        )
+    except InvalidInput as exc:
+        return engine.review_queue(me, memory_id, page_size=page_size), {}, str(exc)
+    return found, wanted, ""
 
 
 @router.post("/memories/{memory_id}/review")
