@@ -37,6 +37,15 @@ NEEDS: Mapping[Action, Capability] = {
     **{a: Capability.MANAGE for a in Action if a not in (Action.READ, Action.WRITE)},
 }
 
+#: Why an action needs its capability, where the action's name does not say it; refusals
+#: and the web UI's disabled controls give it.
+WHY: Mapping[Action, str] = {
+    Action.REVIEW: (
+        "reviewing is the check on what writing keys (agents) add, so a key that may only "
+        "read and write cannot vouch for its own writes"
+    ),
+}
+
 
 @dataclass(frozen=True)
 class Decision:
@@ -77,7 +86,10 @@ def lacking(actor: Principal, action: Action) -> Decision | None:
     need = NEEDS[action]
     if need in actor.capabilities:
         return None
-    return Decision(False, f"the API key lacks the '{need.value}' capability (to {action.value})")
+    why = f": {WHY[action]}" if action in WHY else ""
+    return Decision(
+        False, f"the API key lacks the '{need.value}' capability (to {action.value}){why}"
+    )
 
 
 def authorised(

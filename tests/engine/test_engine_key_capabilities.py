@@ -73,7 +73,7 @@ def test_manage_is_needed_for_keys_memories_and_review(
     agent = _key(engine, alice, "read", "write")
     with pytest.raises(Forbidden, match="'manage' capability"):
         engine.create_api_key(agent, alice.user_id, capabilities=["read"])
-    with pytest.raises(Forbidden, match="'manage' capability"):
+    with pytest.raises(Forbidden, match=r"'manage' capability.*cannot vouch for its own writes"):
         engine.review(agent, memory.id, raw_id, "rejected")
     with pytest.raises(Forbidden, match="'manage' capability"):
         engine.update_memory(agent, memory.id, {"description": "changed"})

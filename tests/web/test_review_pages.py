@@ -93,3 +93,39 @@ def test_an_invalid_filter_counts_the_whole_queue_and_carries_no_filter(
     assert page.status_code == 400
     assert ">3 extracted entries waiting, oldest first<" in _count(page.text)
     assert 'type="hidden" name="type"' not in page.text
+
+
+def test_a_read_write_session_sees_why_it_cannot_review_and_is_refused(
+    login: Login, engine: Engine, alice: Principal, notes: Memory
+) -> None:
+    ids = _seed(engine, alice, notes)
+    _, key = engine.create_api_key(alice, alice.user_id, capabilities=["read", "write"])
+    c = login(key)
+    why = (
+        "This key lacks the 'manage' capability (to review): reviewing is the check on "
+        "what writing keys (agents) add, so a key that may only read and write cannot vouch "
+        "for its own writes"
+    )
+    pages = {
+        "queue": c.get(f"/memories/{notes.id}/review").text,
+        "facts": c.get(f"/memories/{notes.id}/facts").text,
+        "entry": c.get(f"/memories/{notes.id}/entries/{ids['cat']}").text,
+    }
+    for name, html in pages.items():
+        verdicts = re.findall(r'<button[^>]*value="(?:confirmed|rejected)"[^>]*>', html)
+        assert verdicts, name
+        for button in verdicts:
+            assert f' disabled aria-disabled="true" title="{why}"' in button, (name, button)
+    # its other controls stay live
+    assert re.search(r'<button[^>]*aria-label="forget fact[^>]*>', pages["facts"])
+    assert "disabled" not in re.findall(r'<button[^>]*value="0"[^>]*>', pages["facts"])[0]
+    before = engine.audit_log(alice, memory_id=notes.id).total
+    token = form_token(pages["queue"])
+    entry = f"/memories/{notes.id}/entries/{ids['cat']}/review"
+    refused = c.post(entry, data={"csrf": token, "verdict": "confirmed"}, headers=HTMX)
+    assert refused.status_code == 403 and "cannot vouch for its own writes" in refused.text
+    bulk = {"csrf": token, "verdict": "confirmed", "ids": [str(ids["cat"]), str(ids["dog"])]}
+    assert c.post(f"/memories/{notes.id}/review", data=bulk).status_code == 403
+    for message_id in ids.values():
+        assert engine.get_entry(alice, notes.id, message_id)[0].trust is Trust.UNREVIEWED
+    assert engine.audit_log(alice, memory_id=notes.id).total == before

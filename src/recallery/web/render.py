@@ -14,6 +14,8 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from recallery.access import WHY
+
 #: No inline script or style anywhere: scripts and styles come from /static only.
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -54,6 +56,8 @@ def environment() -> Environment:
         turn_parts=turn_parts,
         entry_links=entry_links,
     )
+    # why an action needs its capability, for the reason a disabled control gives
+    env.globals["why"] = {action.value: text for action, text in WHY.items()}
     return env
 
 
