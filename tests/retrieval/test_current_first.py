@@ -16,7 +16,13 @@ from recallery.requests import TurnInput
 from recallery.retrieval.adaptive import context_shares
 from recallery.retrieval.context import assemble, staleness
 from recallery.retrieval.fusion import Scored, rank, score
-from recallery.retrieval.recency import time_lean, with_recency
+from recallery.retrieval.recency import (
+    asks_state,
+    band_lean,
+    time_lean,
+    with_recency,
+    with_time_band,
+)
 from recallery.testing import FrozenClock
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
@@ -82,6 +88,60 @@ def test_without_weight_or_lean_the_ranking_stands() -> None:
     assert with_recency(ranked, times(0, 1, 2), weight=0.5, limit=2) == [
         replace(s, score=s.score * f) for s, f in ((ranked[2], 1.5), (ranked[1], 1.25))
     ]
+
+
+# --- time orders the band of a question about the present (pure) ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "state"),
+    [
+        ("Where do I live?", True),
+        ("what car do I have", True),
+        ("Remind me, which instrument am I learning?", True),
+        ("Where did I live?", False),  # the past tense asks about an event
+        ("Where does Tom live?", False),  # about someone else
+        ("I moved last year. Where do I live?", False),  # two sentences: a dialogue
+        ("What do I " + "really " * 30 + "like?", False),  # too long for one question
+    ],
+)
+def test_a_question_about_the_askers_state(query: str, state: bool) -> None:
+    assert asks_state(query) is state
+
+
+@pytest.mark.parametrize(
+    ("query", "lean"),
+    [
+        ("Where do I live?", 1.0),
+        ("Where does Tom live now?", 2.0),
+        ("What was my first car?", -1.0),
+        ("Where does Tom live?", 0.0),
+        ("Where did I live in 2019?", 0.0),
+    ],
+)
+def test_which_way_time_orders_the_band(query: str, lean: float) -> None:
+    assert band_lean(query) == lean
+
+
+def test_the_band_puts_close_candidates_latest_first_and_keeps_their_scores() -> None:
+    # 1 the old canonical statement, 2 the later change (close enough), 3 the latest but far
+    ranked = scored(1.0, 0.5, 0.1)
+    order = with_time_band(ranked, times(0, 5, 9), band=0.7, lean=1.0, window=10)
+    assert [(s.message_id, s.score) for s in order] == [(2, 0.5), (1, 1.0), (3, 0.1)]
+    earliest = with_time_band(ranked[::-1], times(0, 5, 9), band=1.0, lean=-1.0, window=10)
+    assert [s.message_id for s in earliest] == [1, 2, 3]
+
+
+def test_the_band_never_reaches_past_its_window() -> None:
+    ranked = scored(1.0, 0.9, 0.95)  # 3 is the latest and close, but outside a window of 2
+    order = with_time_band(ranked, times(0, 5, 9), band=0.7, lean=1.0, window=2)
+    assert [s.message_id for s in order] == [2, 1, 3]
+
+
+def test_without_band_or_lean_the_order_stands() -> None:
+    ranked = scored(1.0, 0.9)
+    assert with_time_band(ranked, times(0, 5), band=0.0, lean=1.0, window=10) == ranked
+    assert with_time_band(ranked, times(0, 5), band=0.7, lean=0.0, window=10) == ranked
 
 
 # --- context that adapts (pure) ---------------------------------------------------------------
@@ -226,3 +286,34 @@ def test_context_length_must_be_a_whole_number(
 
     with pytest.raises(InvalidInput):
         found(engine, alice, memory, "colour", context_length=bad)
+
+
+def test_a_question_about_the_present_gets_the_later_change_first(
+    engine: Engine, alice: Principal, memory: Memory, clock: FrozenClock
+) -> None:
+    """No slot pattern ties these two turns: only the band puts the change first."""
+    said(engine, alice, memory, "Can you suggest something easy to cook tonight?")
+    clock.advance(days=1)
+    old = said(engine, alice, memory, "I have a Ford Fiesta, a reliable little car.")
+    clock.advance(days=30)
+    new = said(engine, alice, memory, "Sold it and picked up my new car today.")
+
+    def first_two(query: str, **kw: object) -> list[int]:
+        return found(engine, alice, memory, query, **{"recency_weight": 0.0} | kw)[:2]
+
+    assert first_two("what car do I have?", recency_band=0.0) == [old, new]
+    assert first_two("what car do I have?") == [new, old]
+    assert first_two("what car does Sam have?") == [old, new]  # about someone else
+    assert first_two("what car did I have?") == [old, new]  # the past tense
+    beginning = found(engine, alice, memory, "what was my first car?", recency_weight=0.0)
+    assert beginning.index(old) < beginning.index(new)  # the earliest first
+
+
+def test_the_band_reorders_only_what_the_filter_let_through(
+    engine: Engine, alice: Principal, memory: Memory, clock: FrozenClock
+) -> None:
+    mine = said(engine, alice, memory, "I have a Ford Fiesta, a reliable little car.", user="u1")
+    clock.advance(days=30)
+    theirs = said(engine, alice, memory, "Sold it and picked up my new car today.", user="u2")
+    got = found(engine, alice, memory, "what car do I have?", user_id="u1", top_n=1)
+    assert got == [mine] and theirs not in got

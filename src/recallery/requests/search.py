@@ -34,6 +34,10 @@ def _needed(wire: str, kind: str, about: str) -> Any:
 #: Time in the ranking, off unless a caller asks (see :class:`SearchRequest`).
 DEFAULT_RECENCY_WEIGHT = 0.0
 DEFAULT_RECENCY_PLAIN = 0.0
+#: Time orders the band of a question about the present, on: among the first ten candidates,
+#: those scoring at least 0.3 of the best come latest first. Only the order of the first ten
+#: changes, so recall at ten does not (benchmarks/README.md, current first).
+DEFAULT_RECENCY_BAND = 0.7
 #: Context that adapts, off: every turn takes all of its conversation context.
 DEFAULT_CONTEXT_LENGTH = 0
 #: Supersession of raw turns, on: a later turn of the same user restating a ranked turn's slot
@@ -142,6 +146,16 @@ class SearchRequest:
         "unit",
         "The share of that prior a query without a time cue gets.",
     )
+    recency_band: float = _knob(
+        DEFAULT_RECENCY_BAND,
+        "recency_band",
+        "unit",
+        "Time orders the band: for a query that asks for the present ('now', 'currently', or "
+        "a question about the asker in the present tense: 'where do I live?'), the first ten "
+        "candidates scoring within this share below the best are put latest first (earliest "
+        "first for 'first', 'originally'); only their order changes, each keeps its score "
+        "(0 turns it off).",
+    )
     context_length: int = _knob(
         DEFAULT_CONTEXT_LENGTH,
         "context_length",
@@ -182,6 +196,7 @@ __all__ = [
     "DEFAULT_FUSION",
     "DEFAULT_KEYWORD_WEIGHT",
     "DEFAULT_MAX_TOKENS",
+    "DEFAULT_RECENCY_BAND",
     "DEFAULT_RECENCY_PLAIN",
     "DEFAULT_RECENCY_WEIGHT",
     "DEFAULT_SIMILARITY_THRESHOLD",

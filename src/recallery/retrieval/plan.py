@@ -28,6 +28,10 @@ CONTEXT_FACTOR, MIN_CONTEXT = 3, 30
 #: through REST 0.3 (78.7 -> 78.4; 6-10: 76.8 -> 76.2), a prior on plain queries too (0.3)
 #: 1.0 (benchmarks/README.md).
 RECENCY_POOL = 30
+#: Time orders the band of a question about the present (``SearchRequest.recency_band``) among
+#: the first ``BAND_WINDOW`` candidates only: what an agent reads first is reordered, and no
+#: candidate from further down joins them, so what is found (recall at ten) stays as it was.
+BAND_WINDOW = 10
 #: Supersession of raw turns (``SearchRequest.supersession``): how many links are followed
 #: from a ranked turn to the latest one.
 SUPERSESSION_HOPS = 3
@@ -69,6 +73,7 @@ def shares(
 
 
 __all__ = [
+    "BAND_WINDOW",
     "CONTEXT_FACTOR",
     "MIN_CONTEXT",
     "MIN_POOL",

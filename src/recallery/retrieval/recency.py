@@ -1,5 +1,6 @@
 """Time in the ranking: among the best candidates, the later valid time wins ties of
-relevance, by a prior the query can strengthen or turn round. Pure functions over plain data.
+relevance, by a prior the query can strengthen or turn round, and a question about the
+present orders its band of close candidates by time. Pure functions over plain data.
 
 A memory's turns disagree with each other as a person's life changes ("I live in Lisbon",
 later "we just moved into our flat in Auckland"). The old turn is often the canonical
@@ -52,6 +53,67 @@ def time_lean(query: str, plain: float = 1.0) -> float:
     return plain
 
 
+#: A question in the first person: the asker asks about themselves.
+_ASKER = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself)\b", re.IGNORECASE)
+#: The past tense: the question asks about an event, not what holds now.
+_PAST_TENSE = re.compile(r"\b(did|was|were|had|went|used to)\b", re.IGNORECASE)
+#: How a question starts.
+_QUESTION = re.compile(
+    r"^\W*(what|where|which|who|whose|when|how|do|does|am|is|are|have|has|can)\b", re.IGNORECASE
+)
+#: More than one sentence: a dialogue or a passage, not one question.
+_SENTENCES = re.compile(r"[.!?]\s+\S")
+#: The most words a question about one's state runs to.
+_QUESTION_WORDS = 25
+
+
+def asks_state(query: str) -> bool:
+    """Whether ``query`` is one short question in the first person and the present tense
+    ("Where do I live?", "What car do I have?"): the asker asks what holds for them now,
+    which the latest of their statements on it answers. A dialogue, a question about someone
+    else or about the past ("Where did I live?") is not one."""
+    text = query.strip()
+    return (
+        len(text.split()) <= _QUESTION_WORDS
+        and _SENTENCES.search(text) is None
+        and (text.endswith("?") or _QUESTION.match(text) is not None)
+        and _ASKER.search(text) is not None
+        and _PAST_TENSE.search(text) is None
+    )
+
+
+def band_lean(query: str) -> float:
+    """Which way time orders the band of ``query``'s close candidates: positive (latest
+    first) for a query that asks for the present by its words ("now", "currently") or is a
+    question about the asker's state (:func:`asks_state`), negative (earliest first) for
+    one that asks for the beginning, 0 (as ranked) otherwise."""
+    return time_lean(query, 1.0 if asks_state(query) else 0.0)
+
+
+def with_time_band(
+    ranked: Sequence[Scored],
+    times: Mapping[int, tuple[datetime, int]],
+    *,
+    band: float,
+    lean: float,
+    window: int,
+) -> list[Scored]:
+    """``ranked`` (best first) with the candidates among its first ``window`` that score at
+    least ``1 - band`` times the best of them put in their places in order of valid time
+    (``times``: an id's valid time and id), the latest first for a positive ``lean``, the
+    earliest first for a negative one; every other candidate stays where it was, and each
+    keeps its own score. Only the order within the window changes: what is found is not."""
+    head = list(ranked[:window])
+    if band <= 0 or not lean or not head:
+        return list(ranked)
+    floor = (1 - min(band, 1.0)) * head[0].score
+    places = [n for n, s in enumerate(head) if s.score >= floor and s.message_id in times]
+    members = sorted((head[n] for n in places), key=lambda s: times[s.message_id], reverse=lean > 0)
+    for n, s in zip(places, members, strict=True):
+        head[n] = s
+    return head + list(ranked[window:])
+
+
 def with_recency(
     ranked: Sequence[Scored],
     times: Mapping[int, tuple[datetime, int]],
@@ -78,4 +140,4 @@ def with_recency(
     return lifted[:limit]
 
 
-__all__ = ["time_lean", "with_recency"]
+__all__ = ["asks_state", "band_lean", "time_lean", "with_recency", "with_time_band"]

@@ -31,7 +31,7 @@ from recallery.retrieval import plan
 from recallery.retrieval.candidates import candidate_pools, with_neighbours
 from recallery.retrieval.context import assemble
 from recallery.retrieval.fusion import hinted_weight, rank, score
-from recallery.retrieval.recency import time_lean, with_recency
+from recallery.retrieval.recency import band_lean, time_lean, with_recency, with_time_band
 from recallery.retrieval.usage import UsageRecorder
 from recallery.settings import Settings
 from recallery.store.base import Store
@@ -167,13 +167,16 @@ class SearchService:
                     fused = fused.joined(vector)
                     shares = plan.shares(r, scope, neighbours, full, known)
             recency = (req.recency_weight or 0.0) * time_lean(req.query, req.recency_plain or 0.0)
+            lean = band_lean(req.query) if req.recency_band else 0.0
+            # the band reorders the first ten even where fewer are asked for
+            shown = max(req.top_n, plan.BAND_WINDOW) if lean else req.top_n
             with timed("search.rank"):
                 ranked = rank(
                     fused,
                     threshold=req.similarity_threshold,
                     neighbours=neighbours,
                     neighbour_weight=weight,
-                    limit=max(req.top_n, plan.RECENCY_POOL) if recency else req.top_n,
+                    limit=max(shown, plan.RECENCY_POOL) if recency else shown,
                     shares=shares,
                 )
                 wanted = [s.message_id for s in ranked if s.message_id not in known]
@@ -181,11 +184,16 @@ class SearchService:
                 entries |= r.get_entries(scope, wanted)
                 if recency:
                     times = {i: (e.valid_at, i) for i, e in entries.items()}
-                    ranked = with_recency(ranked, times, weight=recency, limit=req.top_n)
+                    ranked = with_recency(ranked, times, weight=recency, limit=shown)
                 # a query about the past ("first", "back when", "in 2019") asks for what
                 # the later turn replaced: it is not lifted above it then
                 if req.supersession and time_lean(req.query) > 0:
                     ranked = plan.superseding(r, scope, f, ranked, req.supersession, entries)
+                if lean:
+                    times = {i: (e.valid_at, i) for i, e in entries.items()}
+                    ranked = with_time_band(
+                        ranked, times, band=req.recency_band, lean=lean, window=plan.BAND_WINDOW
+                    )[: req.top_n]
         # A store's in-memory indexes may already hold a row committed after this read's
         # snapshot began; the snapshot does not, so the row waits for the next search.
         hits = [
