@@ -228,6 +228,12 @@ class Backend(ABC):
         check in SQL (:meth:`~.reader.Reader.passing`). Default: None."""
         return None
 
+    def narrowed(self, conn: Conn, f: EntryFilter) -> EntryFilter:
+        """``f`` with what an index of the backend tells in advance (the ids that may hold
+        its text substring); the same entries pass. Default: ``f`` (PostgreSQL's planner
+        reads its indexes itself)."""
+        return f
+
     def schema_version(self) -> int:
         """The newest migration applied to the store."""
         raise NotImplementedError

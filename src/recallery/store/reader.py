@@ -135,6 +135,7 @@ class Reader(AccountReads, SupersessionReads):
         """Entries of ``scope`` passing ``f``, newest first by record or valid time."""
         if not scope:
             return [], 0
+        f = self.store.narrowed(self.conn, f)
         where, params = self._where(scope, f)
         key = {"recorded": "e.message_id DESC", "valid": "e.valid_at DESC, e.message_id DESC"}
         table = self.store.entries_by_id if f.message_ids is not None else "entries e"

@@ -21,6 +21,7 @@ from recallery.store.postgres.keyword_writes import (
     KEYS_IN_PLPGSQL,
     WRITE_ONCE,
 )
+from recallery.store.postgres.substrings import TEXT_TRIGRAMS
 
 #: Dimensions that get an HNSW index in the migrations (the default embedder's 384).
 #: Other dimensions are searched exactly; see docs/deployment.md to index another one.
@@ -389,4 +390,5 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         "(memory_id, user_id, recorded_at, message_type);",
     ),
     (19, "slots of raw turns and the supersessions between them", _SUPERSESSIONS),
+    (20, "a trigram index of the extracted entries' text, where pg_trgm is", TEXT_TRIGRAMS),
 )

@@ -39,6 +39,7 @@ from recallery.store.filters import EntryFilter
 from recallery.store.neighbours import Near
 from recallery.store.queries import Passing
 from recallery.store.sql import Conn, Row
+from recallery.store.sqlite import substrings
 from recallery.store.sqlite.columns import HeldCheck
 from recallery.store.sqlite.indexes import BY_ID, Indexes, prune_changes
 from recallery.store.sqlite.lockfile import StoreLock
@@ -333,6 +334,9 @@ class SQLiteStore(Store):
         self._catch_up(conn)
         return self._indexes.columns.passing(scope.memory_ids, f)
 
+    def narrowed(self, conn: Conn, f: EntryFilter) -> EntryFilter:
+        return substrings.narrowed(conn, f)  # the trigram index of extracted text
+
     def vectors_of(
         self, conn: Conn, ids: Sequence[int], memory_ids: Collection[str] | None = None
     ) -> dict[int, NDArray[np.float32]]:
@@ -373,8 +377,10 @@ class SQLiteStore(Store):
         return [p for p in candidates if p.exists()]
 
     def scrub(self) -> None:
-        """Truncate the WAL, which may still hold pages of erased rows."""
+        """Merge the trigram index (erased text's pieces leave it), truncate the WAL, which
+        may still hold pages of erased rows."""
         with self._write_lock:
+            substrings.merge(_Conn(self._writer))
             self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 

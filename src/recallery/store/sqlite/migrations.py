@@ -341,4 +341,31 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         END;
         """,
     ),
+    (
+        13,
+        "a trigram index of the extracted entries' text (a substring filter reads it first)",
+        """
+        CREATE VIRTUAL TABLE entries_text USING fts5(
+            content, content = '', tokenize = 'trigram', detail = 'none'
+        );
+        INSERT INTO entries_text (rowid, content)
+            SELECT message_id, content FROM entries WHERE message_type != 'raw';
+        CREATE TRIGGER entries_text_added AFTER INSERT ON entries
+        WHEN new.message_type != 'raw' BEGIN
+            INSERT INTO entries_text (rowid, content) VALUES (new.message_id, new.content);
+        END;
+        CREATE TRIGGER entries_text_deleted AFTER DELETE ON entries
+        WHEN old.message_type != 'raw' BEGIN
+            INSERT INTO entries_text (entries_text, rowid, content)
+                VALUES ('delete', old.message_id, old.content);
+        END;
+        CREATE TRIGGER entries_text_rewritten AFTER UPDATE OF content, message_type ON entries
+        BEGIN
+            INSERT INTO entries_text (entries_text, rowid, content)
+                SELECT 'delete', old.message_id, old.content WHERE old.message_type != 'raw';
+            INSERT INTO entries_text (rowid, content)
+                SELECT new.message_id, new.content WHERE new.message_type != 'raw';
+        END;
+        """,
+    ),
 )

@@ -203,6 +203,38 @@ class EntryConformance(Conformance):
             found, _ = r.entries(Scope.of(memory.id), EntryFilter(session_contains="_%4"))
         assert [e.message_id for e in found] == [a]
 
+    def test_text_filter_is_a_substring_in_any_case(self, store: Store) -> None:
+        memory = make_memory()
+        fact = {"message_type": EntryType.SEMANTIC}
+        kept, pieces, raw, literal, _ = self.seed(
+            store,
+            memory,
+            [
+                ("The CAT IS called Miso", unit(1), fact),
+                ("the cat it is", unit(1), fact),  # every three letters of "cat is", apart
+                ("my cat is Miso", unit(1), {}),  # a raw turn
+                ("50%_off", unit(1), fact),
+                ("a dog is here", unit(1), fact),
+            ],
+        )
+        facts = frozenset(EntryType.extracted())
+
+        def found(text: str, types: frozenset[EntryType] | None = facts) -> set[int]:
+            with store.read() as r:
+                listed, total = r.entries(
+                    Scope.of(memory.id), EntryFilter(types=types, content_contains=text)
+                )
+            assert total == len(listed)
+            return {e.message_id for e in listed}
+
+        assert found("cat is") == {kept}
+        assert found("Cat Is", types=None) == {kept, raw}
+        assert found("ca") == {kept, pieces}  # shorter than any index's piece
+        assert found("0%_") == {literal} and found("0%o") == set()
+        with store.write() as w:
+            w.delete_entries(memory.id, [kept])
+        assert found("cat is") == set()
+
     def test_neighbours_follow_the_conversation(self, store: Store) -> None:
         memory = make_memory()
         later = T0 + timedelta(minutes=1)
