@@ -138,7 +138,7 @@ class Reader(AccountReads, SupersessionReads):
         f = self.store.narrowed(self.conn, f)
         where, params = self._where(scope, f)
         key = {"recorded": "e.message_id DESC", "valid": "e.valid_at DESC, e.message_id DESC"}
-        table = self.store.entries_by_id if f.message_ids is not None else "entries e"
+        table = self.store.entries_table(f)
         total = self.conn.execute(f"SELECT count(*) FROM {table} WHERE {where}", params)[0][0]
         rows = self.conn.execute(
             f"SELECT {_ENTRY_SELECT} FROM {table} WHERE {where} "
@@ -179,10 +179,9 @@ class Reader(AccountReads, SupersessionReads):
         if not scope:
             return []
         where, params = self._where(scope, f)
-        rows = self.conn.execute(
-            f"SELECT e.message_id FROM entries e WHERE {where} ORDER BY e.message_id", params
-        )
-        return [int(r[0]) for r in rows]
+        table = self.store.entries_table(f)
+        sql = f"SELECT e.message_id FROM {table} WHERE {where} ORDER BY e.message_id"
+        return [int(r[0]) for r in self.conn.execute(sql, params)]
 
     def type_counts(self, scope: Scope, f: EntryFilter) -> dict[EntryType, int]:
         """How many entries of ``scope`` pass ``f``, per type (types without any left out)."""

@@ -368,4 +368,13 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         END;
         """,
     ),
+    (
+        14,
+        "entries by memory, type and state (a page's count reads the index, not the rows)",
+        # The Messages and Facts pages and the review queue count a memory's current turns or
+        # facts; each count read every row of the memory for its type and retired_at (46 to
+        # 61 ms at 100k entries). From this index alone: 7 to 19 ms.
+        "CREATE INDEX entries_memory_state ON entries "
+        "(memory_id, message_type, retired_at, forget_at, status, trust);",
+    ),
 )
