@@ -42,6 +42,7 @@ def environment() -> Environment:
         loader=PackageLoader("recallery.web", "templates"),
         autoescape=select_autoescape(["html"], default=True),
         undefined=StrictUndefined,
+        auto_reload=False,  # shipped files: no stat of each template at each include
         trim_blocks=True,
         lstrip_blocks=True,
     )
