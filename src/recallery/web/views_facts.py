@@ -7,8 +7,7 @@ is a plain form that comes back to this page, with htmx only the row is swapped.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any
-from urllib.parse import urlencode
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
@@ -17,7 +16,8 @@ from recallery.engine import Engine
 from recallery.errors import InvalidInput
 from recallery.models import Principal
 from recallery.requests import FactPage
-from recallery.web.frame import WebDep, WebRoute, Who, page
+from recallery.web.frame import WebDep, WebRoute, Who
+from recallery.web.listing import listed, listing
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
@@ -30,12 +30,6 @@ STATUSES = {
     "forgotten": {"forgotten": True},
     "kept": {"forgotten": False},
 }
-SIZES = (25, 50, 100)
-
-
-def chosen(values: Mapping[str, Any]) -> dict[str, str]:
-    """The filter fields that were given a value."""
-    return {k: str(values[k]).strip() for k in FILTERS if values.get(k) and str(values[k]).strip()}
 
 
 def facts(
@@ -68,28 +62,9 @@ def facts_page(
     size: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> Response:
     engine, me = parts.engine, who.principal
-    memory = engine.get_memory(me, memory_id)
-    wanted = chosen(request.query_params)
-    size = size if size in SIZES else 50
-    try:
-        found, error = facts(engine, me, memory.id, wanted, number, size), ""
-    except InvalidInput as exc:
-        found, error = facts(engine, me, memory.id, {}, 1, size), str(exc)
-    return page(
-        request,
-        who,
-        "facts.html",
-        400 if error else 200,
-        memory=memory,
-        tab="facts",
-        found=found,
-        wanted=wanted,
-        error=error,
-        number=number,
-        size=size,
-        sizes=SIZES,
-        statuses=list(STATUSES),
-        pages=max(1, -(-found.total // size)),
-        query=urlencode({**wanted, "size": str(size)}),
-        here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
-    )
+    shown = listing(request, parts, who, memory_id, FILTERS, number, size)
+
+    def select(wanted: Mapping[str, str], number: int, size: int) -> FactPage:
+        return facts(engine, me, shown.memory.id, wanted, number, size)
+
+    return listed(request, who, "facts.html", shown, select, tab="facts", statuses=list(STATUSES))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Annotated, Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
@@ -16,6 +15,7 @@ from recallery.errors import Conflict, Forbidden, InvalidInput
 from recallery.models import Principal
 from recallery.requests import BulkAction, MessageFilter, MessagePage
 from recallery.web.frame import Form, Posted, WebDep, WebRoute, Who, back, local, page
+from recallery.web.listing import chosen, listed, listing
 from recallery.wire import curation
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
@@ -24,14 +24,7 @@ router = APIRouter(route_class=WebRoute, include_in_schema=False)
 FILTERS = ("agent", "session", "keywords", "user", "type", "status", "trust", "forgotten")
 #: The time spans a timeline bar links to (the declared filters' own names).
 SPANS = ("recorded_since", "recorded_before", "valid_since", "valid_before")
-SIZES = (25, 50, 100)
 Text = Annotated[str | None, Query()]
-
-
-def chosen(values: Mapping[str, Any]) -> dict[str, str]:
-    """The filter fields that were given a value."""
-    every = FILTERS + SPANS
-    return {k: str(values[k]).strip() for k in every if values.get(k) and str(values[k]).strip()}
 
 
 def selection(values: Mapping[str, str]) -> MessageFilter:
@@ -68,31 +61,18 @@ def messages(
     size: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> Response:
     engine, me = parts.engine, who.principal
-    memory = engine.get_memory(me, memory_id)
-    wanted = chosen(request.query_params)
-    size = size if size in SIZES else 50
-    try:
-        found = turns(engine, me, memory.id, selection(wanted), number, size)
-        error = ""
-    except InvalidInput as exc:
-        found, error = engine.list_messages(me, memory.id, page=1, page_size=size), str(exc)
-    query = {**wanted, "size": str(size)}
-    return page(
+    shown = listing(request, parts, who, memory_id, FILTERS + SPANS, number, size)
+
+    def select(wanted: Mapping[str, str], number: int, size: int) -> MessagePage:
+        return turns(engine, me, shown.memory.id, selection(wanted), number, size)
+
+    return listed(
         request,
         who,
         "messages.html",
-        400 if error else 200,
-        memory=memory,
+        shown,
+        select,
         tab="messages",
-        found=found,
-        wanted=wanted,
-        error=error,
-        number=number,
-        size=size,
-        sizes=SIZES,
-        pages=max(1, -(-found.total // size)),
-        query=urlencode(query),
-        here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
         actions=[a.value for a in BulkAction],
         bulk=who.session.bulk,
         expand=request.query_params.get("open") == "1",
@@ -162,7 +142,7 @@ def bulk(request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str
     changed since: the page says so)."""
     engine, me = parts.engine, who.principal
     memory = engine.get_memory(me, memory_id)
-    wanted = chosen({k: form.text(f"f_{k}") for k in FILTERS + SPANS})
+    wanted = chosen({k: form.text(f"f_{k}") for k in FILTERS + SPANS}, FILTERS + SPANS)
     every = form.text("scope") == "all"
     ids = None if every else form.texts("ids")
     action, dry = form.text("action"), form.flag("dry_run")

@@ -1,0 +1,97 @@
+"""What a memory's paged, filtered tables share (the Messages and Facts pages): the memory, the
+filter fields given, the page sizes offered, and the page itself: the rows the filters select,
+or, when the engine refuses a filter, the first page unfiltered with its reason beside the
+form (400)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+from urllib.parse import urlencode
+
+from fastapi import Request
+from starlette.responses import Response
+
+from recallery.errors import InvalidInput
+from recallery.models import Memory
+from recallery.web.frame import Viewer, Web, page
+
+#: The page sizes offered (any other asked for is the default, 50).
+SIZES = (25, 50, 100)
+
+
+class Counted(Protocol):
+    """A page of rows that knows how many rows there are in all."""
+
+    @property
+    def total(self) -> int: ...
+
+
+Found = TypeVar("Found", bound=Counted)
+#: The rows of a page: ``select(wanted, number, size)`` (the engine checks each filter field).
+Select = Callable[[Mapping[str, str], int, int], Found]
+
+
+def chosen(values: Mapping[str, Any], fields: Iterable[str]) -> dict[str, str]:
+    """The filter ``fields`` that were given a value."""
+    return {k: str(values[k]).strip() for k in fields if values.get(k) and str(values[k]).strip()}
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One request of a listing page: its memory, the filters given, the page and its size."""
+
+    memory: Memory
+    wanted: dict[str, str]
+    number: int
+    size: int
+
+
+def listing(
+    request: Request,
+    parts: Web,
+    who: Viewer,
+    memory_id: str,
+    fields: Iterable[str],
+    number: int,
+    size: int,
+) -> Listing:
+    """Page ``number`` of ``size`` rows of a memory the viewer may read, filtered by the
+    ``fields`` of ``request``'s query that have a value."""
+    memory = parts.engine.get_memory(who.principal, memory_id)
+    wanted = chosen(request.query_params, fields)
+    return Listing(memory, wanted, number, size if size in SIZES else 50)
+
+
+def listed(
+    request: Request,
+    who: Viewer,
+    template: str,
+    shown: Listing,
+    select: Select[Found],
+    **ctx: Any,
+) -> Response:
+    """The listing page: the rows ``shown`` selects, or the first page unfiltered with the
+    engine's reason when it refuses a filter; ``ctx``: what the page shows besides."""
+    try:
+        found, error = select(shown.wanted, shown.number, shown.size), ""
+    except InvalidInput as exc:
+        found, error = select({}, 1, shown.size), str(exc)
+    return page(
+        request,
+        who,
+        template,
+        400 if error else 200,
+        memory=shown.memory,
+        found=found,
+        wanted=shown.wanted,
+        error=error,
+        number=shown.number,
+        size=shown.size,
+        sizes=SIZES,
+        pages=max(1, -(-found.total // shown.size)),
+        query=urlencode({**shown.wanted, "size": str(shown.size)}),
+        here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
+        **ctx,
+    )
