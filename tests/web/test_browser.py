@@ -383,9 +383,12 @@ def test_erase_then_read_the_receipt(page: Page, live: Live) -> None:
     page.fill("#erase input[name=confirm]", str(raw))
     expect(button).to_be_enabled()
     button.click()
-    expect(page.locator("#receipt h2")).to_have_text("Erasure receipt")
+    expect(page.locator("#tombstone h2")).to_have_text(f"Entry {raw} was erased")
+    expect(page.locator("#erased-reason")).to_have_text("asked to be forgotten")
     erased = page.locator("#erased-ids").inner_text()
     assert {int(i) for i in erased.split(",")} == {raw, fact["message_id"]}
+    page.reload()  # a GET after the redirect: the same receipt, nothing posted again
+    expect(page.locator("#erased-ids")).to_have_text(erased)
     assert live.found(memory_id, "Lisbon") == set()
     audited(page, live, memory_id, "entry.erase", fact["message_id"])
 

@@ -285,10 +285,18 @@ def test_erase_asks_for_the_id_then_shows_the_receipt(
     wrong = browser.post(url, data={"csrf": token, "confirm": "1234", "reason": "asked"})
     assert wrong.status_code == 400 and f"Type {eid} to confirm" in wrong.text
     assert found(engine, alice, notes, "erase") == {eid}
-    receipt = browser.post(url, data={"csrf": token, "confirm": str(eid), "reason": "asked"})
-    assert receipt.status_code == 200 and "Erasure receipt" in receipt.text
-    assert re.search(rf'id="erased-ids">{eid}<', receipt.text)
+    done = browser.post(url, data={"csrf": token, "confirm": str(eid), "reason": "asked"})
+    assert done.status_code == 303  # so reloading the receipt does not post again
+    assert done.headers["location"] == f"/memories/{notes.id}/entries/{eid}"
+    for n in range(2):  # the receipt, then the same again on reload
+        receipt = browser.get(done.headers["location"])
+        assert receipt.status_code == 404 and f"Entry {eid} was erased" in receipt.text
+        assert re.search(rf'id="erased-ids">{eid}<', receipt.text)
+        assert re.search(r'id="erased-reason">asked<', receipt.text)
+        assert ("Erased 1 entry: only tombstones remain." in receipt.text) == (n == 0)
     assert found(engine, alice, notes, "erase") == set()
+    erasures = engine.audit_log(alice, memory_id=notes.id, action="entry.erase").items
+    assert [e.message_id for e in erasures] == [eid]
 
 
 def test_bulk_previews_then_applies_without_script(

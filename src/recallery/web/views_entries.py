@@ -172,8 +172,10 @@ def erase(
         )
     except Forbidden as exc:
         return _entry_page(request, parts, who, memory_id, message_id, {"confirm": str(exc)})
-    memory = parts.engine.get_memory(who.principal, memory_id)
-    return page(request, who, "receipt.html", memory=memory, tab="messages", receipt=receipt)
+    count = len(receipt.erased)
+    who.flash(f"Erased {count} entr{'y' if count == 1 else 'ies'}: only tombstones remain.")
+    # the entry's own page is now its tombstone with the receipt; reloading it erases nothing
+    return back(f"/memories/{memory_id}/entries/{message_id}")
 
 
 # --- the review queue -----------------------------------------------------------------------
