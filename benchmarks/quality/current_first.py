@@ -15,7 +15,8 @@ time on the same store (same request values). Reported per system and split:
 - **current-first**: the turn holding the current fact ranks above every turn it replaced
   (those may be missing; it may not);
 - **R@10**: the current turn is among the first ten;
-- LoCoMo R@10 (all, 1-5, 6-10) as ``rest_locomo`` counts it;
+- LoCoMo R@10 and R@5 (all, 1-5, 6-10) as ``rest_locomo`` counts it (R@5: what reordering
+  the first ten costs);
 - cost: p50 ms per query of each configuration.
 
 BM25, dense MiniLM and the naive min-max hybrid are computed over the same stored texts.
@@ -63,8 +64,10 @@ ABLATION: dict[str, dict[str, Any]] = {
     "+ a prior on plain queries too (recency_plain 0.3)": {"recency_plain": 0.3},
     "+ context that adapts (context_length 200)": {"context_length": 200},
     "+ context that adapts (context_length 400)": {"context_length": 400},
-    "+ supersession of raw turns (supersession 1.0)": {"supersession": 1.0},
-    "+ supersession 1.0, recency_weight 1.0": {"supersession": 1.0, "recency_weight": 1.0},
+    "- supersession of raw turns (supersession 0)": {"supersession": 0.0},
+    "- time orders the band (recency_band 0)": {"recency_band": 0.0},
+    "- supersession and the band (both 0)": {"supersession": 0.0, "recency_band": 0.0},
+    "+ recency_weight 1.0": {"recency_weight": 1.0},
 }
 
 
@@ -111,9 +114,9 @@ def write_synthetic(
 
 
 def outcome(case: Case, ranked: Sequence[str]) -> dict[str, float]:
-    """current-first and R@10 of a synthetic case, R@10 of a LoCoMo question."""
+    """current-first and R@10 of a synthetic case, R@10 and R@5 of a LoCoMo question."""
     if case.split.startswith("LoCoMo"):
-        return {"R@10": recall_at(case.gold, ranked, 10)}
+        return {"R@10": recall_at(case.gold, ranked, 10), "R@5": recall_at(case.gold, ranked, 5)}
     place = {label: n for n, label in reversed(list(enumerate(ranked)))}
     mine = place.get(case.current)
     first = mine is not None and all(place.get(s, len(ranked)) > mine for s in case.stale)
@@ -221,11 +224,13 @@ def baselines(
 
 
 def table(result: Mapping[str, Any]) -> str:
-    """One row per system: current-first (R@10) per synthetic split, R@10 per LoCoMo split."""
+    """One row per system: current-first (R@10) per synthetic split, R@10 (R@5) per LoCoMo
+    split."""
     splits = sorted({s for systems in result["recall"].values() for s in systems})
     synthetic = [s for s in splits if s.split()[0] in KINDS]
     locomo = [s for s in splits if s.startswith("LoCoMo")]
-    header = ["system", *(f"{s} first (R@10)" for s in synthetic), *(f"{s} R@10" for s in locomo)]
+    header = ["system", *(f"{s} first (R@10)" for s in synthetic)]
+    header += [f"{s} R@10 (R@5)" for s in locomo]
     header.append("ms/query")
     lines = [header, ["---"] * len(header)]
     for system, found in result["recall"].items():
@@ -233,7 +238,9 @@ def table(result: Mapping[str, Any]) -> str:
         for s in synthetic:
             m = found.get(s)
             cells.append(f"{m['current-first']:.1f} ({m['R@10']:.1f})" if m else "–")
-        cells += [f"{found[s]['R@10']:.1f}" if s in found else "–" for s in locomo]
+        cells += [
+            f"{found[s]['R@10']:.1f} ({found[s]['R@5']:.1f})" if s in found else "–" for s in locomo
+        ]
         cost = result["cost"].get(system)
         cells.append(f"{cost['search_p50_ms']:.1f}" if cost else "–")
         lines.append(cells)
