@@ -62,14 +62,14 @@ def superseding(
 
 
 def shares(
-    r: Reader, scope: Scope, ids: Iterable[int], full: int, known: dict[int, Entry]
+    r: Reader, scope: Scope, ids: Iterable[int], full: int, lengths: dict[int, int]
 ) -> dict[int, float] | None:
-    """The share of its conversation context each of ``ids`` takes (None: all of it), from
-    its length; the entries read join ``known``."""
+    """The share of its conversation context each turn whose length ``lengths`` holds takes
+    (None: all of it), after reading the lengths of ``ids`` it lacks into it."""
     if full <= 0:
         return None
-    known |= r.get_entries(scope, [i for i in ids if i not in known])
-    return context_shares({i: len(e.content) for i, e in known.items()}, full)
+    lengths |= r.lengths(scope, [i for i in ids if i not in lengths])
+    return context_shares(lengths, full)
 
 
 __all__ = [

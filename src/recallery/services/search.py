@@ -23,7 +23,7 @@ from recallery import validation as v
 from recallery.access import readable
 from recallery.clock import Clock
 from recallery.errors import InvalidInput
-from recallery.models import Entry, Fusion, Hit, Principal
+from recallery.models import Fusion, Hit, Principal
 from recallery.providers.base import Embedder, embed_query
 from recallery.providers.registry import ModelRegistry
 from recallery.requests import Context, SearchRequest, search_fields
@@ -145,9 +145,9 @@ class SearchService:
                     found = candidate_pools(r, scope, req.query, query_vector, f, pool, windows, kw)
             vector = found.cosine
             full = req.context_length or 0
-            known: dict[int, Entry] = {}
+            lengths: dict[int, int] = {}
             with timed("search.fuse"):
-                shares = plan.shares(r, scope, [i for i, _ in found.windows], full, known)
+                shares = plan.shares(r, scope, [i for i, _ in found.windows], full, lengths)
                 fused = score(
                     found.keyword,
                     vector,
@@ -165,7 +165,7 @@ class SearchService:
                     leaders = fused.leaders(max(plan.CONTEXT_FACTOR * req.top_n, plan.MIN_CONTEXT))
                     neighbours = with_neighbours(r, scope, f, leaders, span, vector, query_vector)
                     fused = fused.joined(vector)
-                    shares = plan.shares(r, scope, neighbours, full, known)
+                    shares = plan.shares(r, scope, neighbours, full, lengths)
             recency = (req.recency_weight or 0.0) * time_lean(req.query, req.recency_plain or 0.0)
             lean = band_lean(req.query) if req.recency_band else 0.0
             # the band reorders the first ten even where fewer are asked for
@@ -179,9 +179,7 @@ class SearchService:
                     limit=max(shown, plan.RECENCY_POOL) if recency else shown,
                     shares=shares,
                 )
-                wanted = [s.message_id for s in ranked if s.message_id not in known]
-                entries = {i: known[i] for s in ranked if (i := s.message_id) in known}
-                entries |= r.get_entries(scope, wanted)
+                entries = r.get_entries(scope, [s.message_id for s in ranked])
                 if recency:
                     times = {i: (e.valid_at, i) for i, e in entries.items()}
                     ranked = with_recency(ranked, times, weight=recency, limit=shown)

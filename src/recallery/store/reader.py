@@ -23,25 +23,22 @@ from recallery.models import (
     AuditEvent,
     Entry,
     EntryType,
-    Job,
-    JobState,
     Memory,
     Scope,
     Tombstone,
 )
 from recallery.store.accounts import AccountReads
 from recallery.store.filters import EntryFilter, where_clause
+from recallery.store.job_reads import JobReads
 from recallery.store.neighbours import reach, visible_neighbours
 from recallery.store.queries import AuditQuery, MemoryQuery, Passing, remembering
 from recallery.store.rows import (
     AUDIT_COLUMNS,
     ENTRY_COLUMNS,
-    JOB_COLUMNS,
     MEMORY_COLUMNS,
     TOMBSTONE_COLUMNS,
     audit_from_row,
     entry_from_row,
-    job_from_row,
     memory_from_row,
     tombstone_from_row,
 )
@@ -55,7 +52,7 @@ if TYPE_CHECKING:
 _ENTRY_SELECT = ", ".join(f"e.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
 
 
-class Reader(AccountReads, SupersessionReads):
+class Reader(AccountReads, JobReads, SupersessionReads):
     """Read queries over one connection. Every entry query takes a :class:`Scope`."""
 
     def __init__(self, store: Backend, conn: Conn) -> None:
@@ -154,6 +151,17 @@ class Reader(AccountReads, SupersessionReads):
         where, params = self._where(scope, EntryFilter(message_ids=wanted, current_only=False))
         sql = f"SELECT {_ENTRY_SELECT} FROM {self.store.entries_by_id} WHERE {where}"
         return {e.message_id: e for e in map(entry_from_row, self.conn.execute(sql, params))}
+
+    def lengths(self, scope: Scope, ids: Iterable[int]) -> dict[int, int]:
+        """The length in characters of those of ``ids`` in ``scope``, in any state: what
+        context that adapts reads per search, without building their entries."""
+        if not scope or not (wanted := frozenset(ids)):
+            return {}
+        where, params = self._where(scope, EntryFilter(message_ids=wanted, current_only=False))
+        sql = (
+            f"SELECT e.message_id, length(e.content) FROM {self.store.entries_by_id} WHERE {where}"
+        )
+        return {int(i): int(n) for i, n in self.conn.execute(sql, params)}
 
     def entry(self, scope: Scope, message_id: int) -> Entry | None:
         return self.get_entries(scope, [message_id]).get(message_id)
@@ -364,36 +372,3 @@ class Reader(AccountReads, SupersessionReads):
             [*params, q.limit, q.offset],
         )
         return [audit_from_row(r) for r in rows], int(total)
-
-    def job(self, job_id: int) -> Job | None:
-        rows = self.conn.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?", [job_id])
-        return job_from_row(rows[0]) if rows else None
-
-    def jobs_for_messages(self, message_ids: Sequence[int]) -> dict[int, Job]:
-        if not message_ids:
-            return {}
-        where = f"message_id IN ({marks(len(message_ids))})"
-        rows = self.conn.execute(
-            f"SELECT {JOB_COLUMNS} FROM jobs WHERE {where} ORDER BY id", list(message_ids)
-        )
-        return {int(j.message_id): j for j in map(job_from_row, rows) if j.message_id is not None}
-
-    def jobs(
-        self, memory_ids: frozenset[str] | None = None, state: JobState | None = None
-    ) -> list[Job]:
-        sql: list[str] = []
-        params: list[object] = []
-        if memory_ids is not None:
-            ids = sorted(memory_ids)
-            if not ids:
-                return []
-            sql.append(f"memory_id IN ({marks(len(ids))})")
-            params.extend(ids)
-        if state is not None:
-            sql.append("state = ?")
-            params.append(state.value)
-        where = " AND ".join(sql) or "1 = 1"
-        rows = self.conn.execute(
-            f"SELECT {JOB_COLUMNS} FROM jobs WHERE {where} ORDER BY id", params
-        )
-        return [job_from_row(r) for r in rows]

@@ -127,6 +127,14 @@ class EntryConformance(Conformance):
         kw, vec = self.search_ids(store, mine, EntryFilter(), "secret", unit(1))
         assert kw == {a} and vec == {a}
 
+    def test_lengths_count_characters_within_scope(self, store: Store) -> None:
+        mine, theirs = make_memory(), make_memory("tenant-b")
+        (a,) = self.seed(store, mine, [("naïve café ☕", unit(1), {})])
+        (b,) = self.seed(store, theirs, [("a much longer text of theirs", unit(1), {})])
+        with store.read() as r:
+            assert r.lengths(Scope.of(mine.id), [a, b, 10**9]) == {a: len("naïve café ☕")}
+            assert r.lengths(Scope.of(mine.id), []) == {}
+
     @pytest.mark.parametrize(
         ("field", "excluded", "f"),
         [
