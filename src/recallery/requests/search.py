@@ -38,13 +38,12 @@ DEFAULT_RECENCY_PLAIN = 0.0
 #: those scoring at least 0.3 of the best come latest first. Only the order of the first ten
 #: changes, so recall at ten does not (benchmarks/README.md, current first).
 DEFAULT_RECENCY_BAND = 0.7
-#: Context that adapts, on: a turn up to 400 characters takes all of its conversation context,
-#: a longer one in proportion, so a long, self-contained turn is not outranked by on-topic
-#: neighbours that borrow its match. Through REST it lifts the updated turn's R@10 on the
-#: current-fact sets from 87.5/83.3 to 89.6/87.5 (the naive hybrid: 85.4/87.5) at LoCoMo R@10
-#: 78.7 -> 78.6 and MADial unchanged (75.8); 200 cost LoCoMo 3.2, its image captions run long
-#: (benchmarks/README.md, current first).
-DEFAULT_CONTEXT_LENGTH = 400
+#: Context that adapts, off: every turn takes all of its conversation context. At 400 it lifts
+#: the updated turn's R@10 on the current-fact sets from 87.5/83.3 to 89.6/87.5 (the naive
+#: hybrid: 85.4/87.5) at LoCoMo R@10 78.7 -> 78.6, MADial unchanged, but made the search at
+#: 100k entries 12-18 % slower (two reads of lengths per search), past the +10 % bound
+#: (benchmarks/README.md, current first). A caller opts in per search.
+DEFAULT_CONTEXT_LENGTH = 0
 #: Supersession of raw turns, on: a later turn of the same user restating a ranked turn's slot
 #: with a new value ranks just above it. Through REST on LoCoMo it changes R@10 by nothing
 #: (78.7; 1-5 80.6, 6-10 76.8 -> 76.7) and MADial by nothing (75.8), and lifts the later
