@@ -439,6 +439,8 @@ def test_erase_everything_about_a_user_from_their_page_after_the_dry_run(
     page.fill("#apply-subject input[name=confirm]", "tom-p")
     page.click("#apply-subject button[type=submit]")
     expect(page.locator("#receipt-summary")).to_contain_text("Erased 4 entries")
+    page.reload()  # a GET after the redirect: the same receipt, nothing posted again
+    expect(page.locator("#receipt-summary")).to_contain_text("Erased 4 entries")
     assert not (live.found(first, "Lisbon") | live.found(second, "Lisbon")) & {*tom, *facts}
     assert ann in live.found(first, "espresso")
     for message_id in (*tom, *facts):

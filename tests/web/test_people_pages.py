@@ -40,8 +40,14 @@ def test_erase_everything_about_a_user_from_their_page(
     assert unconfirmed.status_code == 400 and "Type tom to confirm" in unconfirmed.text
     assert _users(engine, notes) == ["ann", "tom"]
     done = c.post("/people/user/tom/erase", data={"csrf": token, "confirm": "tom", "reason": "x"})
-    assert done.status_code == 200 and "Erased" in done.text
+    assert done.status_code == 303  # so reloading the receipt does not post again
     assert _users(engine, notes) == ["ann"]
+    for _ in range(2):  # the receipt, then the same on reload: what was erased, nothing more
+        receipt = c.get(done.headers["location"])
+        assert receipt.status_code == 200 and "Erased" in receipt.text
+        assert "<strong>1</strong> entry" in receipt.text
+    erasures = engine.audit_log(alice, memory_id=notes.id, action="entry.erase").items
+    assert len(erasures) == 1
 
 
 def test_a_read_only_session_changes_nothing(

@@ -43,6 +43,9 @@ class Session:
     opened: float = field(default_factory=time.monotonic)
     #: The bulk action and reason last chosen, which the Messages page's bulk form keeps.
     bulk: dict[str, str] = field(default_factory=dict)
+    #: The receipt of each data-subject request applied, by action and user: its page shows
+    #: it again on reload instead of posting the request again.
+    applied: dict[tuple[str, str], object] = field(default_factory=dict)
 
 
 class Sessions:

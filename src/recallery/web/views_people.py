@@ -4,6 +4,8 @@ request: forget or erase everything about them, the dry run's receipt shown firs
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
@@ -45,6 +47,11 @@ def erase(request: Request, parts: WebDep, who: Who, form: Posted, value: str) -
 
 
 def _preview(request: Request, parts: Web, who: Viewer, action: str, value: str) -> Response:
+    """The dry run; after applying (``?done``), the receipt of what was applied, kept in the
+    session so that reloading it shows it again and changes nothing."""
+    done = who.session.applied.get((action, value)) if "done" in request.query_params else None
+    if isinstance(done, SubjectReceipt):
+        return page(request, who, "subject_receipt.html", receipt=done, errors={})
     receipt = _request(parts, who, action, value, dry_run=True, reason="")
     return page(request, who, "subject_receipt.html", receipt=receipt, errors={})
 
@@ -64,7 +71,8 @@ def _apply(
         return page(
             request, who, "subject_receipt.html", 400, receipt=receipt, errors={exc.field: str(exc)}
         )
-    return page(request, who, "subject_receipt.html", receipt=receipt, errors={})
+    who.session.applied[(action, value)] = receipt
+    return back(f"/people/user/{quote(value)}/{action}?done")
 
 
 @router.get("/people/{kind}/{value:path}")
