@@ -42,7 +42,7 @@ from recallery.store.rows import (
     memory_from_row,
     tombstone_from_row,
 )
-from recallery.store.sql import Conn, chunks, marks
+from recallery.store.sql import Conn, Row, chunks, marks
 from recallery.store.supersession import SupersessionReads
 
 if TYPE_CHECKING:
@@ -146,22 +146,22 @@ class Reader(AccountReads, JobReads, SupersessionReads):
 
     def get_entries(self, scope: Scope, ids: Iterable[int]) -> dict[int, Entry]:
         """Those of ``ids`` in ``scope``, in any state (one query, no count)."""
-        if not scope or not (wanted := frozenset(ids)):
-            return {}
-        where, params = self._where(scope, EntryFilter(message_ids=wanted, current_only=False))
-        sql = f"SELECT {_ENTRY_SELECT} FROM {self.store.entries_by_id} WHERE {where}"
-        return {e.message_id: e for e in map(entry_from_row, self.conn.execute(sql, params))}
+        rows = self._by_id(scope, ids, _ENTRY_SELECT)
+        return {e.message_id: e for e in map(entry_from_row, rows)}
 
     def lengths(self, scope: Scope, ids: Iterable[int]) -> dict[int, int]:
         """The length in characters of those of ``ids`` in ``scope``, in any state: what
         context that adapts reads per search, without building their entries."""
+        rows = self._by_id(scope, ids, "e.message_id, length(e.content)")
+        return {int(i): int(n) for i, n in rows}
+
+    def _by_id(self, scope: Scope, ids: Iterable[int], columns: str) -> list[Row]:
+        """``columns`` of those of ``ids`` in ``scope``, in any state."""
         if not scope or not (wanted := frozenset(ids)):
-            return {}
+            return []
         where, params = self._where(scope, EntryFilter(message_ids=wanted, current_only=False))
-        sql = (
-            f"SELECT e.message_id, length(e.content) FROM {self.store.entries_by_id} WHERE {where}"
-        )
-        return {int(i): int(n) for i, n in self.conn.execute(sql, params)}
+        sql = f"SELECT {columns} FROM {self.store.entries_by_id} WHERE {where}"
+        return self.conn.execute(sql, params)
 
     def entry(self, scope: Scope, message_id: int) -> Entry | None:
         return self.get_entries(scope, [message_id]).get(message_id)

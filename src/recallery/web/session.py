@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
+from recallery.subjects import SubjectReceipt
+
 SESSION_COOKIE = "recallery_session"
 LOGIN_COOKIE = "recallery_login"
 CSRF_FIELD = "csrf"
@@ -45,7 +47,7 @@ class Session:
     bulk: dict[str, str] = field(default_factory=dict)
     #: The receipt of each data-subject request applied, by action and user: its page shows
     #: it again on reload instead of posting the request again.
-    applied: dict[tuple[str, str], object] = field(default_factory=dict)
+    applied: dict[tuple[str, str], SubjectReceipt] = field(default_factory=dict)
 
 
 class Sessions:

@@ -50,9 +50,7 @@ def _preview(request: Request, parts: Web, who: Viewer, action: str, value: str)
     """The dry run; after applying (``?done``), the receipt of what was applied, kept in the
     session so that reloading it shows it again and changes nothing."""
     done = who.session.applied.get((action, value)) if "done" in request.query_params else None
-    if isinstance(done, SubjectReceipt):
-        return page(request, who, "subject_receipt.html", receipt=done, errors={})
-    receipt = _request(parts, who, action, value, dry_run=True, reason="")
+    receipt = done or _request(parts, who, action, value, dry_run=True, reason="")
     return page(request, who, "subject_receipt.html", receipt=receipt, errors={})
 
 
