@@ -35,8 +35,9 @@ def _needed(wire: str, kind: str, about: str) -> Any:
 DEFAULT_RECENCY_WEIGHT = 0.0
 DEFAULT_RECENCY_PLAIN = 0.0
 #: Time orders the band of a question about the present, on: among the first ten candidates,
-#: those scoring at least 0.3 of the best come latest first. Only the order of the first ten
-#: changes, so recall at ten does not (benchmarks/README.md, current first).
+#: those scoring at least 0.3 of the best, and close to it by their vectors, come latest first.
+#: Only the order of the first ten changes, so recall at ten does not (benchmarks/README.md,
+#: current first).
 DEFAULT_RECENCY_BAND = 0.7
 #: Context that adapts, off: every turn takes all of its conversation context. At 400 it lifts
 #: the updated turn's R@10 on the current-fact sets from 87.5/83.3 to 89.6/87.5 (the naive
@@ -154,11 +155,11 @@ class SearchRequest:
         DEFAULT_RECENCY_BAND,
         "recency_band",
         "unit",
-        "Time orders the band: for a query that asks for the present ('now', 'currently', or "
-        "a question about the asker in the present tense: 'where do I live?'), the first ten "
-        "candidates scoring within this share below the best are put latest first (earliest "
-        "first for 'first', 'originally'); only their order changes, each keeps its score "
-        "(0 turns it off).",
+        "Time orders the band: for one short question that asks for the present ('now', "
+        "'currently', or about the asker in the present tense: 'where do I live?'), those of "
+        "the first ten candidates scoring within this share below the best, and whose cosine "
+        "is at least half the best one's, are put latest first (earliest first for 'first', "
+        "'originally'); only their order changes, each keeps its score (0 turns it off).",
     )
     context_length: int = _knob(
         DEFAULT_CONTEXT_LENGTH,
