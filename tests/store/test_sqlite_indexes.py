@@ -108,6 +108,13 @@ def test_conversation_index_agrees_with_the_sql_lookup(store: SQLiteStore) -> No
         reference = Store.conversation_near(store, r.conn, scope, ids, 3)
     assert fast == reference
     assert len(fast) > 200 and not set(fast) & set(erased)
+    with store.read() as r:  # and each raw turn's length, as SQL counts it
+        lengths = r.lengths(scope, ids)
+        assert store.held_lengths(r.conn, scope, ids) == lengths  # read from the index
+        counted = r.conn.execute(
+            "SELECT message_id, length(content) FROM entries WHERE message_type = 'raw'"
+        )
+    assert lengths == {int(i): int(n) for i, n in counted} and set(lengths) == set(fast)
     with store.read() as r:
         one = store.conversation_near(r.conn, Scope(frozenset({memories[0].id})), ids, 3)
     assert set(one) < set(fast) and one == {i: fast[i] for i in one}

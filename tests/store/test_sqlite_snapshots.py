@@ -88,6 +88,7 @@ def answers(store: SQLiteStore, memories: list[str], ids: list[int]) -> list[Any
                 for v in probes:
                     out.append(r.vector_candidates(scope, v, f, 10))
                 out.append(r.neighbours(scope, ids, f, 2))
+                out.append(sorted(r.lengths(scope, ids).items()))
                 out.append(sorted(r.passing(scope, f, ids)))
     return out
 

@@ -10,7 +10,7 @@ primitives and not on the store that creates them.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
@@ -229,6 +229,11 @@ class Backend(ABC):
     def held_filter(self, conn: Conn, scope: Scope, f: EntryFilter) -> Passing | None:
         """The search legs' filter check from state the backend holds in memory, or None to
         check in SQL (:meth:`~.reader.Reader.passing`). Default: None."""
+        return None
+
+    def held_lengths(self, conn: Conn, scope: Scope, ids: Iterable[int]) -> dict[int, int] | None:
+        """The lengths of raw turns (:meth:`~.reader.Reader.lengths`) from state the backend
+        holds in memory, or None to read them in SQL. Default: None."""
         return None
 
     def entries_table(self, f: EntryFilter) -> str:

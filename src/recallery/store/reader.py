@@ -150,10 +150,16 @@ class Reader(AccountReads, JobReads, SupersessionReads):
         return {e.message_id: e for e in map(entry_from_row, rows)}
 
     def lengths(self, scope: Scope, ids: Iterable[int]) -> dict[int, int]:
-        """The length in characters of those of ``ids`` in ``scope``, in any state: what
-        context that adapts reads per search, without building their entries."""
-        rows = self._by_id(scope, ids, "e.message_id, length(e.content)")
-        return {int(i): int(n) for i, n in rows}
+        """The length in characters of the raw turns among ``ids`` in ``scope``, in any state:
+        what context that adapts reads per search (from the backend's memory where it holds
+        them), without building their entries."""
+        wanted = list(ids)
+        if not scope or not wanted:
+            return {}
+        if (held := self.store.held_lengths(self.conn, scope, wanted)) is not None:
+            return held
+        rows = self._by_id(scope, wanted, "e.message_id, e.message_type, length(e.content)")
+        return {int(i): int(n) for i, kind, n in rows if kind == EntryType.RAW.value}
 
     def _by_id(self, scope: Scope, ids: Iterable[int], columns: str) -> list[Row]:
         """``columns`` of those of ``ids`` in ``scope``, in any state."""

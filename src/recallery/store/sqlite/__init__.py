@@ -43,7 +43,7 @@ from recallery.store.sqlite import substrings
 from recallery.store.sqlite.columns import HeldCheck
 from recallery.store.sqlite.indexes import BY_ID, Indexes, prune_changes
 from recallery.store.sqlite.lockfile import StoreLock
-from recallery.store.sqlite.migrations import MIGRATIONS
+from recallery.store.sqlite.migrations import MIGRATIONS, statements
 from recallery.store.sqlite.ranking import best_passing
 from recallery.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
 
@@ -208,7 +208,7 @@ class SQLiteStore(Store):
                     continue
                 raw.execute("BEGIN IMMEDIATE")
                 try:
-                    for statement in _statements(script):
+                    for statement in statements(script):
                         raw.execute(statement)
                     raw.execute(
                         "INSERT INTO schema_migrations VALUES (?, ?, datetime('now'))",
@@ -334,6 +334,14 @@ class SQLiteStore(Store):
         self._catch_up(conn)
         return self._indexes.columns.passing(scope.memory_ids, f)
 
+    def held_lengths(self, conn: Conn, scope: Scope, ids: Iterable[int]) -> dict[int, int] | None:
+        """From the in-process conversation index (:mod:`.conversations`), as
+        :meth:`held_filter` is answered."""
+        if not isinstance(conn, _Conn) or conn.raw is self._writer:
+            return None
+        self._catch_up(conn)
+        return self._indexes.conversations.lengths(scope.memory_ids, ids)
+
     def narrowed(self, conn: Conn, f: EntryFilter) -> EntryFilter:
         return substrings.narrowed(conn, f)  # the trigram index of extracted text
 
@@ -382,18 +390,3 @@ class SQLiteStore(Store):
         with self._write_lock:
             substrings.merge(_Conn(self._writer))
             self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-
-def _statements(script: str) -> list[str]:
-    """Split a migration script into statements, keeping trigger bodies whole."""
-    complete: list[str] = []
-    buffer = ""
-    for line in script.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            if buffer.strip():
-                complete.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        complete.append(buffer.strip())
-    return complete

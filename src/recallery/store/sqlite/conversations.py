@@ -1,15 +1,16 @@
-"""An in-process index of raw turns by conversation, for the neighbour lookups of search.
+"""An in-process index of raw turns by conversation, for the neighbour lookups of search,
+with each turn's length for context that adapts (:mod:`recallery.retrieval.adaptive`).
 
 A conversation is one (memory, user, agent, session); its turns are ordered by valid time,
 then message id. Search asks for the few turns before and after each of its best candidates;
 through SQL that is four index probes per candidate (about 20 ms for the 150 candidates of a
 search at 100k entries), here it is a binary search in a sorted array per candidate.
 
-A turn's memory, user, agent, session and valid time never change once written (a correction
-is a new entry), so, like the vector cache, the index can only be behind: :meth:`sync` reads
-raw turns committed since its last look. Erasure removes turns at once; a turn another
-process erased is skipped by the visibility check that every neighbour goes through.
-"""
+A turn's memory, user, agent, session, valid time and text never change once written (a
+correction is a new entry), so, like the vector cache, the index can only be behind:
+:meth:`sync` reads raw turns committed since its last look. Erasure removes turns and their
+lengths at once; a turn another process erased is skipped by the visibility check that every
+neighbour goes through (its length, read for a search's own candidates, is then unused)."""
 
 from __future__ import annotations
 
@@ -27,8 +28,9 @@ from recallery.store.sqlite.arrays import grown, located
 from recallery.store.sqlite.catchup import Load, catch_up
 from recallery.store.sqlite.snapshots import Arrays, strings, texts
 
-Turn = tuple[int, str, str, str, str, float]
-"""(message_id, memory_id, user_id, agent_id, session_id, valid_at) of a raw turn."""
+Turn = tuple[int, str, str, str, str, float, int]
+"""(message_id, memory_id, user_id, agent_id, session_id, valid_at, length in characters) of a
+raw turn."""
 Loader = Load[Turn]
 
 
@@ -67,11 +69,13 @@ class _Conversation:
 
 @dataclass
 class _Memory:
-    """One memory's raw turns in message-id order: valid time and conversation of each."""
+    """One memory's raw turns in message-id order: valid time, conversation and length of
+    each."""
 
     ids: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
     valid: NDArray[np.float64] = field(default_factory=lambda: np.empty(0, np.float64))
     conversation: NDArray[np.int32] = field(default_factory=lambda: np.empty(0, np.int32))
+    length: NDArray[np.int32] = field(default_factory=lambda: np.empty(0, np.int32))
     size: int = 0
     codes: dict[tuple[str, str, str], int] = field(default_factory=dict)
     conversations: list[_Conversation] = field(default_factory=list)
@@ -79,30 +83,31 @@ class _Memory:
     def append(self, turns: Sequence[Turn]) -> None:
         need = self.size + len(turns)
         self.ids, self.valid = grown(self.ids, need), grown(self.valid, need)
-        self.conversation = grown(self.conversation, need)
-        for n, (message_id, _, user, agent, session, valid_at) in enumerate(turns, self.size):
+        self.conversation, self.length = grown(self.conversation, need), grown(self.length, need)
+        for n, (message_id, _, user, agent, session, valid_at, length) in enumerate(
+            turns, self.size
+        ):
             code = self.codes.setdefault((user, agent, session), len(self.codes))
             if code == len(self.conversations):
                 self.conversations.append(_Conversation())
             self.conversations[code].add(message_id, valid_at)
             self.ids[n], self.valid[n], self.conversation[n] = message_id, valid_at, code
+            self.length[n] = length
         self.size = need
 
     def state(self) -> Arrays:
         """The turns still in their conversations, as arrays."""
         n = self.size
-        keep = np.ones(n, np.bool_)
-        if sum(len(c.ids) for c in self.conversations) < n:  # some were erased
-            held = [np.frombuffer(c.ids, np.int64) for c in self.conversations]
-            keep = np.isin(self.ids[:n], np.concatenate(held))
+        keep = self.length[:n] >= 0  # an erased turn's is -1
         keys = ["\x1f".join(key) for key in self.codes]
         return {"ids": self.ids[:n][keep], "valid": self.valid[:n][keep],
-                "conversation": self.conversation[:n][keep], "keys": texts(keys)}  # fmt: skip
+                "conversation": self.conversation[:n][keep], "length": self.length[:n][keep],
+                "keys": texts(keys)}  # fmt: skip
 
     @classmethod
     def restored(cls, a: Arrays) -> _Memory:
         keys = [tuple(k.split("\x1f")) for k in strings(a["keys"])]
-        out = cls(a["ids"], a["valid"], a["conversation"], len(a["ids"]))
+        out = cls(a["ids"], a["valid"], a["conversation"], a["length"], len(a["ids"]))
         out.codes = {(k[0], k[1], k[2]): code for code, k in enumerate(keys)}
         order = np.lexsort((a["ids"], a["valid"], a["conversation"]))
         bounds = np.searchsorted(a["conversation"][order], np.arange(len(keys) + 1))
@@ -112,6 +117,19 @@ class _Memory:
             ids.frombytes(a["ids"][order[lo:hi]].astype(np.int64).tobytes())
             out.conversations.append(_Conversation(valid, ids))
         return out
+
+    def lengths(self, ids: NDArray[np.int64]) -> dict[int, int]:
+        """The length of those of ``ids`` held here and not erased."""
+        at, ids = located(self.ids[: self.size], ids)
+        kept = self.length[at] >= 0
+        return dict(zip(ids[kept].tolist(), self.length[at][kept].tolist(), strict=True))
+
+    def drop(self, ids: NDArray[np.int64]) -> None:
+        """Take erased turns out of their conversations; their lengths go too (-1)."""
+        at, _ = located(self.ids[: self.size], ids)
+        for message_id, valid_at, code in self.located(ids):
+            self.conversations[code].remove(message_id, valid_at)
+        self.length[at] = -1
 
     def located(self, ids: NDArray[np.int64]) -> list[tuple[int, float, int]]:
         """(id, valid time, conversation) of those of ``ids`` held here."""
@@ -151,8 +169,17 @@ class ConversationIndex:
         wanted = np.unique(np.asarray(ids, dtype=np.int64))
         with self._lock:
             for memory in self._memories.values():
-                for message_id, valid_at, code in memory.located(wanted):
-                    memory.conversations[code].remove(message_id, valid_at)
+                memory.drop(wanted)
+
+    def lengths(self, memory_ids: Iterable[str], ids: Iterable[int]) -> dict[int, int]:
+        """The length in characters of each raw turn of the memories among ``ids``, in any
+        state but erased."""
+        wanted = np.unique(np.fromiter(ids, dtype=np.int64))
+        out: dict[int, int] = {}
+        with self._lock:
+            for memory in filter(None, (self._memories.get(m) for m in memory_ids)):
+                out |= memory.lengths(wanted)
+        return out
 
     def near(self, memory_ids: Iterable[str], ids: Iterable[int], reach: int) -> dict[int, Near]:
         """For each raw turn of the memories among ``ids``: up to ``reach`` turns on each side

@@ -297,9 +297,9 @@ def _vectors_after(conn: Conn, high: int) -> list[tuple[int, str, bytes]]:
 
 
 def _turns_after(conn: Conn, high: int, only: Only = None) -> list[Turn]:
-    columns = "message_id, memory_id, user_id, agent_id, session_id, valid_at"
+    columns = "message_id, memory_id, user_id, agent_id, session_id, valid_at, length(content)"
     rows = _after(conn, columns, "entries e", " AND e.message_type = 'raw'", high, only)
-    return [(int(r[0]), r[1], r[2], r[3], r[4], float(r[5])) for r in rows]
+    return [(int(r[0]), r[1], r[2], r[3], r[4], float(r[5]), int(r[6])) for r in rows]
 
 
 def _columns_after(conn: Conn, high: int, only: Only = None) -> list[FilterRow]:

@@ -1,6 +1,9 @@
-"""Numbered, append-only migrations of the SQLite store. Never edit one that has shipped."""
+"""Numbered, append-only migrations of the SQLite store, and how a script splits into its
+statements. Never edit one that has shipped."""
 
 from __future__ import annotations
+
+import sqlite3
 
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (
@@ -378,3 +381,18 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         "(memory_id, message_type, retired_at, forget_at, status, trust);",
     ),
 )
+
+
+def statements(script: str) -> list[str]:
+    """Split a migration script into statements, keeping trigger bodies whole."""
+    complete: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                complete.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        complete.append(buffer.strip())
+    return complete

@@ -36,7 +36,8 @@ PART = 64 << 20
 ALIGN = 64
 KINDS = ("keywords", "columns", "conversations", "ann")
 #: The layout of the arrays; a snapshot of another is ignored (its memory loads from rows).
-FORMAT = 1
+#: 2: conversations hold each turn's length.
+FORMAT = 2
 
 
 @dataclass

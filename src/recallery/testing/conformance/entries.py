@@ -127,13 +127,26 @@ class EntryConformance(Conformance):
         kw, vec = self.search_ids(store, mine, EntryFilter(), "secret", unit(1))
         assert kw == {a} and vec == {a}
 
-    def test_lengths_count_characters_within_scope(self, store: Store) -> None:
+    def test_lengths_count_characters_of_raw_turns_within_scope(self, store: Store) -> None:
         mine, theirs = make_memory(), make_memory("tenant-b")
-        (a,) = self.seed(store, mine, [("naïve café ☕", unit(1), {})])
+        a, fact, hidden = self.seed(
+            store,
+            mine,
+            [
+                ("naïve café ☕", unit(1), {}),
+                ("an extracted fact", unit(1), {"message_type": EntryType.SEMANTIC}),
+                ("a disabled turn", unit(1), {"status": False}),
+            ],
+        )
         (b,) = self.seed(store, theirs, [("a much longer text of theirs", unit(1), {})])
         with store.read() as r:
-            assert r.lengths(Scope.of(mine.id), [a, b, 10**9]) == {a: len("naïve café ☕")}
+            found = r.lengths(Scope.of(mine.id), [a, fact, hidden, b, 10**9])
+            assert found == {a: len("naïve café ☕"), hidden: len("a disabled turn")}
             assert r.lengths(Scope.of(mine.id), []) == {}
+        with store.write() as w:
+            w.delete_entries(mine.id, [a])
+        with store.read() as r:  # an erased turn's length is gone with it
+            assert r.lengths(Scope.of(mine.id), [a, hidden]) == {hidden: len("a disabled turn")}
 
     @pytest.mark.parametrize(
         ("field", "excluded", "f"),
