@@ -39,12 +39,14 @@ DEFAULT_RECENCY_PLAIN = 0.0
 #: Only the order of the first ten changes, so recall at ten does not (benchmarks/README.md,
 #: current first).
 DEFAULT_RECENCY_BAND = 0.7
-#: Context that adapts, off: every turn takes all of its conversation context. At 400 it lifts
-#: the updated turn's R@10 on the current-fact sets from 87.5/83.3 to 89.6/87.5 (the naive
-#: hybrid: 85.4/87.5) at LoCoMo R@10 78.7 -> 78.6, MADial unchanged, but made the search at
-#: 100k entries 12-18 % slower (two reads of lengths per search), past the +10 % bound
-#: (benchmarks/README.md, current first). A caller opts in per search.
-DEFAULT_CONTEXT_LENGTH = 0
+#: Context that adapts, at 400 characters: a longer raw turn takes its conversation context in
+#: proportion, so on-topic neighbours no longer lift a long chat turn above the one that holds
+#: the fact. It lifts the updated turn's R@10 on the current-fact sets from 87.5/83.3 to
+#: 89.6/87.5 (the naive hybrid: 85.4/87.5) at LoCoMo R@10 78.7 -> 78.6 and MADial unchanged;
+#: 300 cost LoCoMo 0.7, 200 cost 3.2 (its image captions run long); the store keeps the
+#: lengths in memory, so it costs the search at 100k entries about 2 % (benchmarks/README.md,
+#: current first).
+DEFAULT_CONTEXT_LENGTH = 400
 #: Supersession of raw turns, on: a later turn of the same user restating a ranked turn's slot
 #: with a new value ranks just above it. Through REST on LoCoMo it changes R@10 by nothing
 #: (78.7; 1-5 80.6, 6-10 76.8 -> 76.7) and MADial by nothing (75.8), and lifts the later
