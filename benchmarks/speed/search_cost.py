@@ -7,10 +7,12 @@ configuration back to back, the order turning), so a change of the machine's loa
 configurations alike: the p50 of each round (after one round not counted), then the median of
 the rounds and the ratio to the configuration searched before the retrieval work
 (``before``: weighted fusion over raw cosine, no conversation windows). Store-only (the query
-vectors precomputed) and live (the local model embeds each query). Usage::
+vectors precomputed) and live (the local model embeds each query); ``--postgres`` on an
+embedded PostgreSQL instead of SQLite. Usage::
 
     python -m benchmarks.speed.search_cost --size 100000 --rounds 5 \
         --out benchmarks/results/search_cost.json
+    python -m benchmarks.speed.search_cost --postgres --rounds 3
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -32,12 +35,14 @@ from benchmarks.speed.speed import Bench, TimedEmbedder, corpus, corpus_vectors,
 from benchmarks.support import load_average, quantile_ms, write_json
 from recallery import Fusion
 from recallery.providers.base import Embedder
+from recallery.store.base import Store
 
 #: Search parameters of each configuration, over the speed benchmark's request.
 CONFIGS: dict[str, dict[str, Any]] = {
     "before (weighted fusion, no windows)": {"fusion": Fusion.WEIGHTED, "context_weight": 0.0},
     "balanced fusion, no windows": {"context_weight": 0.0},
     "defaults (balanced fusion + windows)": {},
+    "defaults, without context that adapts (context_length 0)": {"context_length": 0},
 }
 BEFORE = "before (weighted fusion, no windows)"
 
@@ -74,10 +79,17 @@ def _interleaved(
     return seen
 
 
-def run(size: int, queries: int, rounds: int, *, model: Embedder | None = None) -> dict[str, Any]:
-    """The whole benchmark; ``model`` replaces the local model (tests pass a fake). The local
-    model's corpus vectors come from the peers' cache
-    (:func:`benchmarks.speed.speed.corpus_vectors`)."""
+def run(
+    size: int,
+    queries: int,
+    rounds: int,
+    *,
+    model: Embedder | None = None,
+    store: Callable[[], AbstractContextManager[Store | None]] = nullcontext,
+) -> dict[str, Any]:
+    """The whole benchmark; ``model`` replaces the local model (tests pass a fake), ``store``
+    opens the store (default: SQLite). The local model's corpus vectors come from the peers'
+    cache (:func:`benchmarks.speed.speed.corpus_vectors`)."""
     cache = model is None
     if model is None:
         from recallery.providers.local import LocalEmbedder
@@ -89,8 +101,8 @@ def run(size: int, queries: int, rounds: int, *, model: Embedder | None = None) 
     vectors = timed("embed corpus", lambda: corpus_vectors(model, texts, qs, cache))
     report: dict[str, Any] = {"size": size, "queries": len(qs), "rounds": rounds}
     report["loadavg_start"] = load_average()
-    with tempfile.TemporaryDirectory(prefix="recallery-cost-") as tmp:
-        bench = Bench(Path(tmp), embedder)
+    with tempfile.TemporaryDirectory(prefix="recallery-cost-") as tmp, store() as opened:
+        bench = Bench(Path(tmp), embedder, opened)
         timed(f"fill to {size}", lambda: bench.fill_to(size, texts, vectors))
         timed("index", bench.index_ready)
         for mode, live in (("store", False), ("live", True)):
@@ -109,14 +121,29 @@ def run(size: int, queries: int, rounds: int, *, model: Embedder | None = None) 
     return report
 
 
+@contextmanager
+def postgres() -> Iterator[Store]:
+    """A PostgreSQL store in a fresh database of an embedded server, its indexes kept as rows
+    arrive (the benchmark closes the store with its engine)."""
+    from recallery.store.postgres import PostgresStore
+    from recallery.testing.postgres import EmbeddedPostgres
+
+    with EmbeddedPostgres() as pg:
+        yield PostgresStore(pg.create_database("cost"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--postgres", action="store_true", help="on an embedded PostgreSQL")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
-    report = run(args.size, args.queries, args.rounds)
+    report = run(
+        args.size, args.queries, args.rounds, store=postgres if args.postgres else nullcontext
+    )
+    report["backend"] = "postgres" if args.postgres else "sqlite"
     for mode in ("store", "live"):
         print(f"{mode} (p50 ms, median of {args.rounds} rounds; ratio to before):")
         for name, r in report[mode].items():

@@ -38,6 +38,7 @@ from recallery import Engine, Principal, SearchRequest, TurnInput
 from recallery.providers.base import Embedder
 from recallery.providers.registry import ModelRegistry
 from recallery.settings import Settings
+from recallery.store.base import Store
 from recallery.store.sqlite import SQLiteStore
 
 USERS = 4
@@ -84,12 +85,13 @@ def numbered(texts: list[str], n: int) -> Iterator[str]:
 
 
 class Bench:
-    def __init__(self, workdir: Path, embedder: TimedEmbedder) -> None:
+    def __init__(self, workdir: Path, embedder: TimedEmbedder, store: Store | None = None) -> None:
+        """One memory in ``store`` (default: a SQLite file in ``workdir``)."""
         self.embedder = embedder
-        self.engine = Engine(
-            SQLiteStore(workdir / "speed.db", ann_threshold=Settings.from_env().ann_threshold),
-            models=ModelRegistry(builtin=lambda: embedder),
-        )
+        if store is None:
+            ann = Settings.from_env().ann_threshold
+            store = SQLiteStore(workdir / "speed.db", ann_threshold=ann)
+        self.engine = Engine(store, models=ModelRegistry(builtin=lambda: embedder))
         self.actor: Principal = self.engine.principal(self.engine.create_user("bench").id)
         self.memory = self.engine.create_memory(
             self.actor,
