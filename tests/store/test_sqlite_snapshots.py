@@ -23,6 +23,7 @@ from recallery.store import sqlite as sqlite_module
 from recallery.store.filters import EntryFilter
 from recallery.store.sqlite import SQLiteStore
 from recallery.store.sqlite import indexes as indexes_module
+from recallery.store.sqlite import snapshots as snapshots_module
 from recallery.store.sqlite import vectors as vectors_module
 from recallery.store.sqlite.indexes import prune_changes
 from recallery.store.sqlite.vectors import VectorCache
@@ -165,6 +166,28 @@ def test_a_store_reopened_from_its_snapshot_answers_as_a_rebuild(path: Path) -> 
         assert restored._indexes.rows_loaded == 0
         assert restored._indexes.graphs_stored == {a.id, b.id}
         assert restored.vectors_indexed(a.id) == 80
+    finally:
+        restored.close()
+
+
+def test_a_snapshot_of_an_older_format_is_rebuilt_from_rows(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Snapshots written before conversations held lengths (format 1) are not read: the next
+    process loads every row once, answers as a rebuild, lengths included."""
+    store = opened(path)
+    a = make_memory()
+    ids = seed(store, a, 60, 1)
+    answers(store, [a.id], ids)
+    with monkeypatch.context() as m:
+        m.setattr(snapshots_module, "FORMAT", snapshots_module.FORMAT - 1)
+        assert store.save_indexes() > 0
+    store.close()
+    restored = assert_answers_as_rebuilt(path, [a.id], ids)
+    try:
+        assert restored._indexes.rows_loaded == 60
+        with restored.read() as r:
+            assert len(r.lengths(Scope.of(a.id), ids)) == 45  # its raw turns: 3 in 4
     finally:
         restored.close()
 
