@@ -24,6 +24,7 @@ Usage::
 
     python -m benchmarks.quality.current_first --out benchmarks/results/current-first.json
     python -m benchmarks.quality.current_first --no-locomo --count 6     # the synthetic sets only
+    python -m benchmarks.quality.current_first --no-locomo --advice 7    # longer assistant replies
 """
 
 from __future__ import annotations
@@ -166,13 +167,14 @@ def run(
     locomo: bool,
     ablation: Mapping[str, Mapping[str, Any]],
     settings: Settings | None = None,
+    advice: int = 3,
 ) -> dict[str, Any]:
     with served(embedder, settings) as api:
         docs: dict[str, list[Doc]] = {}
         cases: list[Case] = []
         t0 = time.perf_counter()
         for seed, tag in ((DEV_SEED, "dev"), (HELD_OUT_SEED, "held-out")):
-            conversations = generate(count, seed)
+            conversations = generate(count, seed, advice)
             for timed in (True, False):
                 d, c = write_synthetic(api, conversations, timed, tag)
                 docs |= d
@@ -255,10 +257,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=16, help="conversations per seed")
     parser.add_argument("--no-locomo", action="store_true", help="the synthetic sets only")
     parser.add_argument("--only", action="append", default=[], help="ablation lines to run")
+    parser.add_argument(
+        "--advice", type=int, default=3, help="sentences of advice per assistant reply (0-7)"
+    )
     parser.add_argument("--out", type=Path, help="write the result JSON here")
     args = parser.parse_args(argv)
     ablation = {k: v for k, v in ABLATION.items() if not args.only or k in args.only}
-    result = run(local_embedder(), args.count, not args.no_locomo, ablation)
+    result = run(local_embedder(), args.count, not args.no_locomo, ablation, advice=args.advice)
     print(table(result))
     print(result["cost"])
     if args.out:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -101,9 +102,13 @@ REPLY_GENERIC = [
 ]
 
 
+#: How many sentences of generic advice close each assistant reply (``generate``'s ``advice``).
+_ADVICE: ContextVar[int] = ContextVar("advice", default=3)
+
+
 def _reply(rng: random.Random, *middle: str) -> str:
     """A long assistant reply: an opener, the given sentences, and generic advice."""
-    return " ".join([rng.choice(REPLY_OPENERS), *middle, *rng.sample(REPLY_GENERIC, 3)])
+    return " ".join([rng.choice(REPLY_OPENERS), *middle, *rng.sample(REPLY_GENERIC, _ADVICE.get())])
 
 
 @dataclass(frozen=True)
@@ -412,11 +417,18 @@ def conversation(name: str, rng: random.Random, start: datetime) -> SynthConvers
     return SynthConversation(name, tuple(turns), tuple(questions))
 
 
-def generate(count: int = 12, seed: int = 42) -> list[SynthConversation]:
-    """``count`` conversations, the same for the same seed."""
+def generate(count: int = 12, seed: int = 42, advice: int = 3) -> list[SynthConversation]:
+    """``count`` conversations, the same for the same seed; ``advice``: sentences of generic
+    advice per assistant reply (3: turns of 350-530 characters; 7, all of them: 670-840)."""
+    if not 0 <= advice <= len(REPLY_GENERIC):
+        raise ValueError(f"advice must be 0 to {len(REPLY_GENERIC)}")
     rng = random.Random(seed)
     start = datetime(2023, 1, 9, 9, 0, tzinfo=UTC)
-    return [conversation(f"synth-{seed}-{n}", rng, start) for n in range(count)]
+    token = _ADVICE.set(advice)
+    try:
+        return [conversation(f"synth-{seed}-{n}", rng, start) for n in range(count)]
+    finally:
+        _ADVICE.reset(token)
 
 
 __all__ = ["KINDS", "SynthConversation", "SynthQuestion", "SynthTurn", "generate"]
