@@ -155,8 +155,13 @@ def test_without_band_or_lean_the_order_stands() -> None:
 # --- context that adapts (pure) ---------------------------------------------------------------
 
 
-def test_a_long_turn_takes_its_context_in_proportion() -> None:
-    assert context_shares({1: 100, 2: 400}, 200) == {1: 1.0, 2: 0.5}
+def test_a_long_turn_takes_less_of_its_context_the_longer_it_is() -> None:
+    assert context_shares({1: 100, 2: 200, 3: 400, 4: 800}, 200) == {
+        1: 1.0,
+        2: 1.0,
+        3: 0.25,
+        4: 0.0625,
+    }
     assert context_shares({1: 100, 2: 400}, 0) == {}
 
 
