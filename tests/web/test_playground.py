@@ -51,11 +51,13 @@ def test_trying_a_query_counts_as_no_retrieval(
         "/search", params={"memory": notes.id, "q": "Berlin", "similarity_threshold": "0"}
     )
     assert f'data-id="{turn.message_id}"' in page.text
+    engine.usage.flush()  # uses are written in the background: wait for any to land
     stored, _ = engine.get_entry(alice, notes.id, turn.message_id)
     assert (stored.use_count, stored.last_used_at) == (0, None)
     # an agent's search does count: the check above can fail
     api = TestClient(app, headers={"Authorization": f"Bearer {alice_key}"})
     api.get("/api/v1/messages/search", params={"query": "Berlin", "memory_id": notes.id})
+    engine.usage.flush()
     assert engine.get_entry(alice, notes.id, turn.message_id)[0].use_count == 1
 
 
