@@ -20,6 +20,7 @@ service                operations
 ``CurationService``    bulk changes with a dry run, the review queue, facts, entries over time
 ``StatsService``       the store's counts for an operator (``/metrics``)
 ``SubjectService``     forget or erase everything about a user; users', agents' pages
+``PeopleService``      the users, agents and sessions a caller may browse, with counts
 ``RequestLog``         the request log: who read what (:mod:`recallery.services.requestlog`)
 =====================  ===========================================================
 """
@@ -46,6 +47,7 @@ from recallery.services.entries import EntryService
 from recallery.services.extraction import ExtractionService
 from recallery.services.lifecycle import LifecycleService
 from recallery.services.memories import MemoryService
+from recallery.services.people import PeopleService
 from recallery.services.requestlog import LoggedSearch, RequestLog
 from recallery.services.statements import StatementService
 from recallery.services.stats import StatsService
@@ -101,12 +103,11 @@ class Engine:
         self._activity = ActivityService(store, self._memories)
         self._statements = StatementService(store, models_, clock_)
         self._extraction = ExtractionService(store, models_, clock_)
-        self._transfer = TransferService(
-            store, clock_, self._memories, self._entries, self._lifecycle
-        )
+        self._transfer = TransferService(store, clock_, self._memories, self._entries)
         self._curation = CurationService(store, clock_, self._lifecycle)
         self._stats = StatsService(store)
         self._subjects = SubjectService(store, clock_)
+        self._people = PeopleService(store)
 
     @classmethod
     def open(cls, data_dir: str | Path = "data", **kwargs: Any) -> Engine:
@@ -215,6 +216,7 @@ class Engine:
     forget_subject = _via("_subjects", SubjectService.forget_subject)
     erase_subject = _via("_subjects", SubjectService.erase_subject)
     subject_profile = _via("_subjects", SubjectService.subject_profile)
+    people = _via("_people", PeopleService.people)
 
     # --- the request log: who read what
     requests = _via("request_log", RequestLog.requests)

@@ -31,6 +31,7 @@ from recallery.store.accounts import AccountReads
 from recallery.store.filters import EntryFilter, where_clause
 from recallery.store.job_reads import JobReads
 from recallery.store.neighbours import reach, visible_neighbours
+from recallery.store.people import PeopleReads
 from recallery.store.queries import AuditQuery, MemoryQuery, Passing, remembering
 from recallery.store.rows import (
     AUDIT_COLUMNS,
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 _ENTRY_SELECT = ", ".join(f"e.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
 
 
-class Reader(AccountReads, JobReads, SupersessionReads):
+class Reader(AccountReads, JobReads, PeopleReads, SupersessionReads):
     """Read queries over one connection. Every entry query takes a :class:`Scope`."""
 
     def __init__(self, store: Backend, conn: Conn) -> None:
@@ -78,6 +79,11 @@ class Reader(AccountReads, JobReads, SupersessionReads):
         rows = self.conn.execute(
             f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks(len(wanted))})", wanted
         )
+        return [memory_from_row(r) for r in rows]
+
+    def every_memory(self) -> list[Memory]:
+        """Every memory of every tenant (an operator's request; the caller checks who asks)."""
+        rows = self.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY id")
         return [memory_from_row(r) for r in rows]
 
     def memory_named(self, tenant_id: str, name: str) -> Memory | None:

@@ -10,8 +10,8 @@ yields a fresh, migrated, empty store::
             yield s
             s.close()
 
-One module per area (schema, memories, entries and filters, search, lifecycle, jobs,
-accounts), each a class of tests a backend may also run alone. Every filter test seeds
+One module per area (schema, memories, entries and filters, people, search, lifecycle,
+jobs, accounts), each a class of tests a backend may also run alone. Every filter test seeds
 entries the filter must exclude and checks they are absent.
 """
 
@@ -22,6 +22,7 @@ from recallery.testing.conformance.entries import EntryConformance
 from recallery.testing.conformance.jobs import JobConformance
 from recallery.testing.conformance.lifecycle import LifecycleConformance
 from recallery.testing.conformance.memories import MemoryConformance
+from recallery.testing.conformance.people import PeopleConformance
 from recallery.testing.conformance.schema import SchemaConformance
 from recallery.testing.conformance.search import SearchConformance
 from recallery.testing.conformance.support import DIM, T0, make_memory, new_entry, unit
@@ -31,6 +32,7 @@ class StoreConformance(
     SchemaConformance,
     MemoryConformance,
     EntryConformance,
+    PeopleConformance,
     SearchConformance,
     LifecycleConformance,
     JobConformance,
@@ -48,6 +50,7 @@ __all__ = [
     "JobConformance",
     "LifecycleConformance",
     "MemoryConformance",
+    "PeopleConformance",
     "SchemaConformance",
     "SearchConformance",
     "StoreConformance",
