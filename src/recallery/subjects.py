@@ -6,6 +6,7 @@ session (a person's page). The operations are :mod:`recallery.services.subjects`
 from __future__ import annotations
 
 import enum
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,19 +34,41 @@ class SubjectKind(enum.StrEnum):
 
 
 @dataclass(frozen=True)
+class Changed:
+    """One entry a request changes (or would): whose it is and why it is included."""
+
+    message_id: int
+    user_id: str
+    why: str
+    """``own turn``, ``own entry``, ``derived`` (extracted from a turn of theirs) or ``older
+    version`` (:class:`recallery.services.changes.Why`)."""
+    origin: int
+    """The entry it goes with: itself for an entry of the person, else the one it cascades
+    from (a derived entry labelled with no user or another, a version)."""
+
+
+@dataclass(frozen=True)
 class MemoryShare:
-    """One memory's part of a request: the user's own ``entries`` it changes (or would) and
-    the ``cascade``, entries changed because they derive from those (extracts of a turn, and,
-    for an erasure, every version of an entry)."""
+    """One memory's part of a request: every entry it changes (or would), each with its user
+    and why; ``entries`` are the person's own (stored with their user id), ``cascade`` what goes
+    with them without carrying their id (an extract of their turn stored without a user)."""
 
     memory_id: str
     name: str
-    entries: tuple[int, ...]
-    cascade: tuple[int, ...]
+    items: tuple[Changed, ...]
+    tenant_id: str = ""
+
+    @property
+    def entries(self) -> tuple[int, ...]:
+        return tuple(c.message_id for c in self.items if c.origin == c.message_id)
+
+    @property
+    def cascade(self) -> tuple[int, ...]:
+        return tuple(c.message_id for c in self.items if c.origin != c.message_id)
 
     @property
     def count(self) -> int:
-        return len(self.entries) + len(self.cascade)
+        return len(self.items)
 
 
 @dataclass(frozen=True)
@@ -83,6 +106,19 @@ class SubjectReceipt:
     @property
     def count(self) -> int:
         return self.entries + self.cascade
+
+    @property
+    def token(self) -> str:
+        """A digest of what the request changes in which memory: applying with a dry run's
+        token changes exactly what it listed, or nothing (as a bulk change's token)."""
+        text = "|".join(
+            [self.action.value, self.user_id]
+            + [
+                f"{m.memory_id}:{','.join(str(c.message_id) for c in m.items)}"
+                for m in self.memories
+            ]
+        )
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 @dataclass(frozen=True)
@@ -138,12 +174,23 @@ def receipt_dict(r: SubjectReceipt) -> Json:
         "count": r.count,
         "entries": r.entries,
         "cascade": r.cascade,
+        "token": r.token,
         "memories": [
             {
                 "memory_id": m.memory_id,
                 "name": m.name,
+                "tenant_id": m.tenant_id,
                 "entries": list(m.entries),
                 "cascade": list(m.cascade),
+                "items": [
+                    {
+                        "message_id": c.message_id,
+                        "user_id": c.user_id,
+                        "why": c.why,
+                        "origin": c.origin,
+                    }
+                    for c in m.items
+                ],
             }
             for m in r.memories
         ],
@@ -166,8 +213,13 @@ def receipt_from_dict(d: Mapping[str, Any]) -> SubjectReceipt:
             MemoryShare(
                 str(m["memory_id"]),
                 str(m["name"]),
-                tuple(int(i) for i in m["entries"]),
-                tuple(int(i) for i in m["cascade"]),
+                tuple(
+                    Changed(
+                        int(c["message_id"]), str(c["user_id"]), str(c["why"]), int(c["origin"])
+                    )
+                    for c in m["items"]
+                ),
+                str(m.get("tenant_id", "")),
             )
             for m in d["memories"]
         ),
@@ -189,19 +241,30 @@ def receipt_lines(r: SubjectReceipt) -> list[str]:
         f"{head} {verb} {r.count} entries about user '{r.user_id}' "
         f"({r.entries} of theirs, {r.cascade} by cascade) in {len(r.memories)} memories."
     ]
-    lines += [
-        f"  {m.name} ({m.memory_id}): {len(m.entries)} entries, {len(m.cascade)} by cascade"
-        for m in r.memories
-    ]
+    for m in r.memories:
+        owner = f", tenant {m.tenant_id}" if m.tenant_id else ""
+        lines.append(
+            f"  {m.name} ({m.memory_id}{owner}): {len(m.entries)} entries, "
+            f"{len(m.cascade)} by cascade"
+        )
+        lines += [
+            f"    message {c.message_id}  user '{c.user_id}'  {c.why}"
+            + ("" if c.origin == c.message_id else f" (of message {c.origin})")
+            for c in m.items
+        ]
     lines += [
         f"  untouched: {m.name} ({m.memory_id}) holds {m.held}; {m.reason}" for m in r.refused
     ]
     if r.dry_run:
-        lines.append("Nothing changed; run again with --apply to make the change.")
+        lines.append(
+            "Nothing changed; run again with --apply to make the change "
+            f"(--token {r.token} applies exactly this list, or nothing)."
+        )
     return lines
 
 
 __all__ = [
+    "Changed",
     "MemoryShare",
     "Refused",
     "SubjectAction",

@@ -108,8 +108,9 @@ def test_forget_a_user_hides_them_and_audits_each_entry(
     engine: Engine, alice: Principal, bob: Principal, world: World
 ) -> None:
     preview = engine.forget_subject(world.alice, "tom")
-    # alice may write Bob's team memory: it is changed too, the team's rules allow it
-    current = {world.mine.id: 3, world.second.id: 3, world.bobs.id: 1}
+    # alice may write Bob's team memory: it is changed too, the team's rules allow it; in
+    # each of hers: Tom's turn, his fact, its older version and the extract of his turn
+    current = {world.mine.id: 4, world.second.id: 4, world.bobs.id: 1}
     assert {m.memory_id: m.count for m in preview.memories} == current
     assert not preview.refused
     done = engine.forget_subject(world.alice, "tom", dry_run=False)

@@ -143,7 +143,7 @@ def write(
     """Write ``planned`` into the locked ``memory``, each decision checked again first (a
     changed decision is logged); the tally and the decisions as they were carried out."""
     scope = Scope.of(memory.id)
-    settled = [_settle(w, memory.id, p, thresholds) for p in planned]
+    settled = [_settle(w, memory.id, provenance.user_id, p, thresholds) for p in planned]
     targets = w.get_entries(scope, [p.decision.target for p in settled if p.decision.target])
     final = _recheck(settled, targets)
     for before, after in zip(planned, final, strict=True):
@@ -157,12 +157,12 @@ def write(
     return tally, final
 
 
-def _settle(w: Writer, memory_id: str, p: Planned, thresholds: Thresholds) -> Planned:
+def _settle(w: Writer, memory_id: str, user_id: str, p: Planned, thresholds: Thresholds) -> Planned:
     """An add or supersession, unless a clear duplicate or a rejected look-alike appeared
     since it was decided (another job wrote the same fact, a reviewer rejected it)."""
     if p.decision.action not in (Action.ADD, Action.SUPERSEDE):
         return p
-    current, rejected = near(w, memory_id, p.candidate, p.vector)
+    current, rejected = near(w, memory_id, user_id, p.candidate, p.vector)
     fresh = plan(p.candidate, current, rejected, thresholds)
     if fresh.action not in (Action.DUPLICATE, Action.SUPPRESS):
         return p

@@ -1,7 +1,7 @@
 """The reconciliation procedure, written once for extraction jobs and agent statements: each
 candidate is checked against the earlier candidates of its call
 (:func:`~recallery.extraction.reconcile.repeats_earlier`), then against the memory's near
-entries (:func:`~recallery.extraction.neighbours.near`), decided by
+entries of the same person (:func:`~recallery.extraction.neighbours.near`), decided by
 :func:`~recallery.extraction.reconcile.plan`, and judged by the caller's ``judge`` where it
 takes judgement. Reads only; the caller writes the result in its own transaction."""
 
@@ -40,6 +40,7 @@ class Repeats(enum.Enum):
 def consolidate(
     store: Store,
     memory_id: str,
+    user_id: str,
     candidates: Sequence[Candidate],
     vectors: NDArray[np.float32],
     *,
@@ -49,7 +50,8 @@ def consolidate(
     repeats: Repeats,
     thresholds: Thresholds,
 ) -> list[Planned]:
-    """Each candidate's decision, in order (in-call repeats as ``repeats`` says)."""
+    """Each candidate's decision, in order (in-call repeats as ``repeats`` says), compared
+    only with ``user_id``'s entries of the memory."""
 
     def cosine(a: int, b: int) -> float:
         return float(vectors[a] @ vectors[b])
@@ -65,7 +67,7 @@ def consolidate(
             planned.append(Planned(candidate, vectors[i], decision, label=name))
             continue
         with store.read() as r:
-            current, rejected = near(r, memory_id, candidate, vectors[i])
+            current, rejected = near(r, memory_id, user_id, candidate, vectors[i])
         decision = plan(candidate, current, rejected, thresholds)
         judged = decision.action is Action.JUDGE
         if judged:

@@ -1,5 +1,6 @@
-"""What a candidate is compared with: near entries of its type in its memory, found with the
-hybrid search's candidate pools (keyword and vector) through a store Reader."""
+"""What a candidate is compared with: near entries of its type and of its person in its memory
+(:mod:`recallery.policies.people`), found with the hybrid search's candidate pools (keyword and
+vector) through a store Reader."""
 
 from __future__ import annotations
 
@@ -18,14 +19,17 @@ NEIGHBOURS = 10
 
 
 def near(
-    r: Reader, memory_id: str, candidate: Candidate, vector: NDArray[np.float32]
+    r: Reader, memory_id: str, user_id: str, candidate: Candidate, vector: NDArray[np.float32]
 ) -> tuple[list[Neighbour], list[Neighbour]]:
     """Current entries of the candidate's type near it (forgotten and rejected ones left out),
-    and rejected entries of that type near it (retired versions included), in one memory."""
+    and rejected entries of that type near it (retired versions included), of one person
+    (``user_id``; "" is the unnamed group) in one memory."""
     scope = Scope.of(memory_id)
     types = frozenset({candidate.type})
-    current = EntryFilter(types=types, hide_forgotten=True, hide_rejected=True)
-    rejected = EntryFilter(types=types, trust=frozenset({Trust.REJECTED}), current_only=False)
+    current = EntryFilter(types=types, user_id=user_id, hide_forgotten=True, hide_rejected=True)
+    rejected = EntryFilter(
+        types=types, user_id=user_id, trust=frozenset({Trust.REJECTED}), current_only=False
+    )
     return (
         _near(r, scope, candidate.content, vector, current),
         _near(r, scope, candidate.content, vector, rejected),

@@ -74,7 +74,7 @@ class Extraction:
         ctx.progress(0.65, "Embedding model prepared.")
         vectors = embedder.embed([c.content for c in candidates])
         ctx.progress(0.85, "Extracted content embedded.")
-        planned = self._consolidate(ctx, turn.memory, chat, candidates, vectors)
+        planned = self._consolidate(ctx, turn.memory, turn.raw.user_id, chat, candidates, vectors)
         base = {"prompt_version": prompts.PROMPT_VERSION, "model": turn.memory.llm_id}
         if any(p.judged for p in planned):
             base["reconcile_version"] = prompts_reconcile.PROMPT_VERSION
@@ -127,6 +127,7 @@ class Extraction:
         self,
         ctx: JobContext,
         memory: Memory,
+        user_id: str,
         chat: ChatModel,
         candidates: Sequence[Candidate],
         vectors: NDArray[np.float32],
@@ -138,6 +139,7 @@ class Extraction:
         return consolidate(
             self.store,
             memory.id,
+            user_id,
             candidates,
             vectors,
             judge=judge,

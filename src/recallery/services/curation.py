@@ -2,7 +2,7 @@
 counts of entries over time (the shapes are :mod:`recallery.wire.curation`'s).
 
 A bulk change is planned once and applied as planned in one transaction
-(:mod:`recallery.services.bulk`), with the rules, cascades and audit events of one change at a
+(:mod:`recallery.services.changes`), with the rules, cascades and audit events of one change at a
 time.
 """
 
@@ -31,7 +31,7 @@ from recallery.requests import (
     timeline_clock,
 )
 from recallery.requests import bucket as bucket_kind
-from recallery.services import bulk as bulk_plan
+from recallery.services import changes
 from recallery.services.entries import checked_filter, turns_filter
 from recallery.services.lifecycle import LifecycleService
 from recallery.store.base import Store
@@ -88,14 +88,14 @@ class CurationService:
         kind = bulk_action(action)
         mid = v.memory_id(memory_id)
         dry = v.boolean(dry_run, "dry_run")
-        expected = _token(token)
+        expected = changes.checked_token(token)
         if (message_ids is None) == (filter is None):
             raise InvalidInput("message_ids", "give either message_ids or a filter.")
         if dry:
             with self.store.read() as r:
                 memory = authorised(actor, NEEDS[kind], r.memory(mid), mid)
                 p = _plan(r, actor, memory, kind, message_ids, filter)
-            return _result(actor, memory, p, dry=True, changed=sorted(p.changes))
+            return _result(actor, memory, p, dry=True, changed=p.ids)
         now = self.clock.now()
         with self.store.write() as w:
             memory = authorised(actor, NEEDS[kind], w.lock_memory(mid), mid)
@@ -106,7 +106,7 @@ class CurationService:
                     f"{len(p.changes)} of {len(p.selected)} selected entries. Nothing was "
                     "changed; run the dry run again."
                 )
-            changed = bulk_plan.apply(w, actor, p, now, reason)
+            changed = changes.apply(w, actor, p, now, reason)
         if kind is BulkAction.ERASE and changed:
             self.store.scrub()
         return _result(actor, memory, p, dry=False, changed=changed)
@@ -230,7 +230,7 @@ def _plan(
     kind: BulkAction,
     message_ids: Sequence[object] | None,
     f: MessageFilter | None,
-) -> bulk_plan.Plan:
+) -> changes.ChangeSet:
     """The plan of the change on the entries named, or the turns ``f`` selects, now."""
     scope = Scope.of(memory.id)
     if message_ids is not None:
@@ -245,11 +245,11 @@ def _plan(
         assert f is not None
         authorised(actor, Action.READ, memory, memory.id)  # a filter's answer is a read
         ids = r.entry_ids(scope, turns_filter(checked_filter(f, "filter.")))
-    return bulk_plan.plan(r, scope, kind, ids)
+    return changes.plan(r, scope, kind, ids)
 
 
 def _result(
-    actor: Principal, memory: Memory, p: bulk_plan.Plan, *, dry: bool, changed: Sequence[int]
+    actor: Principal, memory: Memory, p: changes.ChangeSet, *, dry: bool, changed: Sequence[int]
 ) -> BulkResult:
     """The receipt; the ids of what changed only to a caller who may read them."""
     reads = bool(decide(actor, Action.READ, memory))
@@ -262,14 +262,6 @@ def _result(
         len(p.selected),
         p.token,
     )
-
-
-def _token(value: object) -> str | None:
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str) or len(value) != 32 or not value.isalnum():
-        raise InvalidInput("token", "token must be the token of a bulk change's dry run.")
-    return value
 
 
 def _ids(values: Sequence[object]) -> list[int]:

@@ -4,7 +4,6 @@ delete of the entry, its versions and extracts, with a receipt)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
@@ -26,13 +25,13 @@ from recallery.models import (
     Trust,
 )
 from recallery.policies.capacity import entry_size
-from recallery.policies.eviction import delete_with_tombstones, make_room
+from recallery.policies.eviction import make_room
+from recallery.policies.people import check_link
 from recallery.providers.registry import ModelRegistry
+from recallery.requests import BulkAction
+from recallery.services import changes
 from recallery.services.entries import existing, versions
 from recallery.store.base import Store
-from recallery.store.filters import EntryFilter
-from recallery.store.reader import Reader
-from recallery.store.writer import Writer
 
 
 class LifecycleService:
@@ -48,37 +47,15 @@ class LifecycleService:
     ) -> list[int]:
         """Enable or disable an entry; disabling a raw entry disables what came from it."""
         flag = v.boolean(enabled, "status", "Status must be a boolean.")
-        return self._cascade_update(
-            actor,
-            memory_id,
-            message_id,
-            Action.WRITE,
-            AuditAction.ENTRY_ENABLE if flag else AuditAction.ENTRY_DISABLE,
-            {"status": flag},
-        )
+        kind = BulkAction.ENABLE if flag else BulkAction.DISABLE
+        return self._cascade_update(actor, memory_id, message_id, kind)
 
     def forget(self, actor: Principal, memory_id: object, message_id: object) -> list[int]:
         """Soft-forget an entry (and what was extracted from it): hidden, evicted first."""
-        return self._cascade_update(
-            actor,
-            memory_id,
-            message_id,
-            Action.WRITE,
-            AuditAction.ENTRY_FORGET,
-            {"forget_at": self.clock.now()},
-            skip=lambda e: e.forget_at is not None,
-        )
+        return self._cascade_update(actor, memory_id, message_id, BulkAction.FORGET)
 
     def restore(self, actor: Principal, memory_id: object, message_id: object) -> list[int]:
-        return self._cascade_update(
-            actor,
-            memory_id,
-            message_id,
-            Action.WRITE,
-            AuditAction.ENTRY_RESTORE,
-            {"forget_at": None},
-            skip=lambda e: e.forget_at is None,
-        )
+        return self._cascade_update(actor, memory_id, message_id, BulkAction.RESTORE)
 
     def review(
         self,
@@ -199,6 +176,8 @@ class LifecycleService:
                 raise Conflict(f"Message '{eid}' is current already; only a retired one is.")
             heads = [e for e in versions(w, scope, old) if e.retired_at is None]
             successor = w.entry(scope, old.superseded_by) if old.superseded_by else None
+            for other in [*heads, *([successor] if successor else [])]:
+                check_link(old, other, "reinstate across")
             changes: dict[str, object] = {
                 "retired_at": None,
                 "invalid_at": reopened_end(old, successor),
@@ -234,81 +213,31 @@ class LifecycleService:
     def erase(
         self, actor: Principal, memory_id: object, message_id: object, *, reason: str = ""
     ) -> EraseReceipt:
-        """Hard-delete an entry, every version of it and everything extracted from them."""
+        """Hard-delete an entry, every version of it and everything extracted from them (the
+        same person's only: :mod:`recallery.policies.people`)."""
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         now = self.clock.now()
         with self.store.write() as w:
             memory = authorised(actor, Action.ERASE, w.lock_memory(mid), mid)
             scope = Scope.of(mid)
-            start = existing(w.entry(scope, eid), memory.id, eid)
-            doomed = erasure_set(w, scope, start)
-            gone = delete_with_tombstones(
-                w,
-                mid,
-                sorted(doomed),
-                now,
-                actor.user_id,
-                reason or "erased",
-                AuditAction.ENTRY_ERASE,
-            )
+            existing(w.entry(scope, eid), memory.id, eid)
+            plan = changes.plan(w, scope, BulkAction.ERASE, [eid])
+            gone = changes.apply(w, actor, plan, now, reason)
         self.store.scrub()
         return EraseReceipt(mid, eid, tuple(gone), now, actor.user_id, reason or "erased")
 
     def _cascade_update(
-        self,
-        actor: Principal,
-        memory_id: object,
-        message_id: object,
-        action: Action,
-        event: AuditAction,
-        changes: dict[str, object],
-        skip: Callable[[Entry], bool] | None = None,
+        self, actor: Principal, memory_id: object, message_id: object, kind: BulkAction
     ) -> list[int]:
+        """One entry's change, cascading from a raw turn to its extracts
+        (:mod:`recallery.services.changes`)."""
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         now = self.clock.now()
         with self.store.write() as w:
-            memory = authorised(actor, action, w.lock_memory(mid), mid)
-            entry = existing(w.entry(Scope.of(mid), eid), memory.id, eid)
-            return self.cascade(w, actor, entry, event, changes, now, skip)
-
-    @staticmethod
-    def cascade(
-        w: Writer,
-        actor: Principal,
-        entry: Entry,
-        event: AuditAction,
-        changes: dict[str, object],
-        now: datetime,
-        skip: Callable[[Entry], bool] | None = None,
-    ) -> list[int]:
-        """Apply ``changes`` to ``entry`` and, for a raw turn, to what was extracted from it,
-        inside the caller's transaction: one audit event per entry that changed."""
-        mid, eid = entry.memory_id, entry.message_id
-        targets = [entry]
-        if entry.message_type is EntryType.RAW:
-            children, _ = w.entries(
-                Scope.of(mid), EntryFilter(source_ids=frozenset({eid})), limit=100_000
-            )
-            targets.extend(children)
-        changed = []
-        for t in targets:
-            before = {k: summary(getattr(t, k)) for k in changes}
-            after = {k: summary(val) for k, val in changes.items()}
-            if before == after or (skip is not None and skip(t)):
-                continue
-            w.update_entries([t.message_id], changes)
-            w.audit(
-                at=now,
-                actor=actor.user_id,
-                action=event,
-                memory_id=mid,
-                message_id=t.message_id,
-                reason="" if t.message_id == eid else f"cascade from message {eid}",
-                before=before,
-                after=after,
-            )
-            changed.append(t.message_id)
-        return changed
+            memory = authorised(actor, Action.WRITE, w.lock_memory(mid), mid)
+            scope = Scope.of(mid)
+            existing(w.entry(scope, eid), memory.id, eid)
+            return changes.apply(w, actor, changes.plan(w, scope, kind, [eid]), now, "")
 
 
 def answer(actor: Principal, memory: Memory, entry: Entry) -> Entry:
@@ -326,26 +255,6 @@ def reopened_end(old: Entry, successor: Entry | None) -> datetime | None:
         return old.invalid_at
     closed = max(successor.valid_at, old.valid_at)
     return None if old.invalid_at == closed else old.invalid_at
-
-
-def erasure_set(r: Reader, scope: Scope, start: Entry) -> set[int]:
-    """``start``, every version of it and everything extracted from them (what erasing it
-    deletes)."""
-    doomed: set[int] = set()
-    frontier = [start]
-    while frontier:
-        entry = frontier.pop()
-        if entry.message_id in doomed:
-            continue
-        doomed.add(entry.message_id)
-        frontier.extend(versions(r, scope, entry))
-        children, _ = r.entries(
-            scope,
-            EntryFilter(source_ids=frozenset({entry.message_id}), current_only=False),
-            limit=100_000,
-        )
-        frontier.extend(children)
-    return doomed
 
 
 #: The audit action of each review verdict.

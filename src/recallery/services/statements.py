@@ -41,6 +41,7 @@ from recallery.models import (
     Scope,
 )
 from recallery.policies.capacity import need_bytes
+from recallery.policies.people import named
 from recallery.providers.base import ChatModel
 from recallery.providers.registry import ModelRegistry
 from recallery.providers.usage import Usage
@@ -100,8 +101,8 @@ class StatementService:
         need_bytes([c.content for c in candidates], embedder.dimension, memory.memory_size)
         vectors = embedder.embed([c.content for c in candidates])
         usage = Usage()
-        planned, notes = self._plan(memory, candidates, vectors, usage)
         provenance = _provenance(actor, raw, ids)
+        planned, notes = self._plan(memory, provenance.user_id, candidates, vectors, usage)
         with self.store.write() as w:
             locked = authorised(actor, Action.WRITE, w.lock_memory(mid), mid)
             if raw is not None:
@@ -145,6 +146,7 @@ class StatementService:
     def _plan(
         self,
         memory: Memory,
+        user_id: str,
         candidates: Sequence[Candidate],
         vectors: NDArray[np.float32],
         usage: Usage,
@@ -166,6 +168,7 @@ class StatementService:
             planned = consolidate(
                 self.store,
                 memory.id,
+                user_id,
                 candidates,
                 vectors,
                 judge=judge,
@@ -236,10 +239,18 @@ def _source_turn(entry: Entry | None, memory_id: str) -> Entry:
 
 
 def _provenance(actor: Principal, raw: Entry | None, ids: Mapping[str, str]) -> Provenance:
-    """Stated by ``actor``; ids not given come from the source turn."""
+    """Stated by ``actor``; ids not given come from the source turn. Entries derived from a
+    turn belong to the turn's person: another ``user_id`` is refused, naming both."""
 
     def pick(name: str) -> str:
         return ids[name] or (getattr(raw, name) if raw is not None else "")
+
+    if raw is not None and ids["user_id"] and ids["user_id"] != raw.user_id:
+        raise InvalidInput(
+            "user_id",
+            f"entries from turn {raw.message_id} belong to its {named(raw.user_id)}, "
+            f"not to {named(ids['user_id'])}.",
+        )
 
     return Provenance(
         actor=actor.user_id,

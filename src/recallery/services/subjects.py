@@ -11,24 +11,25 @@ operations write them (:mod:`recallery.services.lifecycle`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
+from typing import NamedTuple
 
 from recallery import validation as v
-from recallery.access import Action, authorised, decide
-from recallery.audit import summary
+from recallery.access import Action, authorised, decide, lacking, require_admin
 from recallery.clock import Clock
-from recallery.errors import InvalidInput
-from recallery.models import AuditAction, EntryType, Memory, Principal, Scope
-from recallery.policies.eviction import delete_with_tombstones
-from recallery.requests import Bucket, bucket_starts
+from recallery.errors import Conflict, Forbidden, InvalidInput
+from recallery.models import EntryType, Memory, Principal, Scope
+from recallery.requests import Bucket, BulkAction, bucket_starts
+from recallery.services import changes
+from recallery.services.changes import ChangeSet
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
 from recallery.store.queries import MemoryQuery
 from recallery.store.reader import Reader
-from recallery.store.writer import Writer
 from recallery.subjects import (
+    Changed,
     MemoryShare,
     Refused,
     SubjectAction,
@@ -41,25 +42,12 @@ from recallery.subjects import (
 
 #: Most memories one request or page looks at.
 MAX_MEMORIES = 10_000
-#: Ids per ``IN (...)`` list when following cascades.
-CHUNK = 500
 #: What each request needs the caller to be allowed on a memory.
 NEEDS = {SubjectAction.FORGET: Action.WRITE, SubjectAction.ERASE: Action.ERASE}
 #: Newest facts a person's page shows.
 FACTS_SHOWN = 50
 #: Days a person's timeline covers.
 DAYS = 30
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """One memory's part of a request: the user's entries and the cascade, with, for a
-    forget, the turn each cascaded entry was extracted from."""
-
-    memory: Memory
-    entries: tuple[int, ...]
-    cascade: tuple[int, ...]
-    sources: dict[int, int]
 
 
 class SubjectService:
@@ -70,18 +58,39 @@ class SubjectService:
         self.clock = clock
 
     def forget_subject(
-        self, actor: Principal, user_id: object, *, dry_run: object = True, reason: str = ""
+        self,
+        actor: Principal,
+        user_id: object,
+        *,
+        dry_run: object = True,
+        reason: str = "",
+        token: object = None,
+        everywhere: object = False,
     ) -> SubjectReceipt:
-        """Forget every current entry of ``user_id`` (and what was extracted from their
-        turns) in each memory the caller may write; a dry run (the default) only counts."""
-        return self._request(actor, SubjectAction.FORGET, user_id, dry_run, reason)
+        """Forget every entry of ``user_id`` (their turns, what was extracted from them and
+        their older versions) in each memory the caller may read and write; a dry run (the
+        default) only lists them. ``everywhere``: an administrator's request across every
+        tenant."""
+        return self._request(
+            actor, SubjectAction.FORGET, user_id, dry_run, reason, token, everywhere
+        )
 
     def erase_subject(
-        self, actor: Principal, user_id: object, *, dry_run: object = True, reason: str = ""
+        self,
+        actor: Principal,
+        user_id: object,
+        *,
+        dry_run: object = True,
+        reason: str = "",
+        token: object = None,
+        everywhere: object = False,
     ) -> SubjectReceipt:
         """Erase every entry of ``user_id`` with every version and extract of them, in each
-        memory the caller may erase (its own); a dry run (the default) only counts."""
-        return self._request(actor, SubjectAction.ERASE, user_id, dry_run, reason)
+        memory the caller may read and erase (its own); a dry run (the default) only lists
+        them. ``everywhere``: an administrator's request across every tenant."""
+        return self._request(
+            actor, SubjectAction.ERASE, user_id, dry_run, reason, token, everywhere
+        )
 
     def _request(
         self,
@@ -90,12 +99,24 @@ class SubjectService:
         user_id: object,
         dry_run: object,
         reason: str,
+        token: object,
+        everywhere: object,
     ) -> SubjectReceipt:
+        """Plan the request in every memory it may change (:mod:`recallery.services.changes`,
+        never beyond the person), then report it, or apply it in one transaction under every
+        memory's row lock: all or nothing, exactly what the dry run with ``token`` listed."""
         user = v.text(user_id, "user_id", empty=False, limit=v.MAX_ID_TEXT)
         dry = v.boolean(dry_run, "dry_run")
-        why = v.text(reason, "reason", limit=1024) or f"{action.value} everything about a user"
+        wide = v.boolean(everywhere, "everywhere")
+        expected = changes.checked_token(token, "a data-subject request's dry run")
+        if wide:
+            require_admin(actor, f"{action.value} a person in every tenant")
+            if (missing := lacking(actor, NEEDS[action])) is not None:
+                raise Forbidden(missing.reason)
+        default = f"{action.value} everything about a user" + (" (every tenant)" if wide else "")
+        why = v.text(reason, "reason", limit=1024) or default
         with self.store.read() as r:
-            changeable, refused = self._memories(r, actor, action, user)
+            changeable, refused = self._memories(r, actor, action, user, wide)
             changeable.sort(key=lambda m: m.id)  # one lock order, no deadlock
             if dry:
                 plans = [_plan(r, m, action, user) for m in changeable]
@@ -105,28 +126,48 @@ class SubjectService:
         with self.store.write() as w:
             plans = []
             for m in changeable:
-                locked = authorised(actor, NEEDS[action], w.lock_memory(m.id), m.id)
+                locked = w.lock_memory(m.id)
+                if locked is None:
+                    continue  # deleted since: nothing of the person is left in it
+                if not wide:
+                    authorised(actor, NEEDS[action], locked, m.id)
                 plans.append(_plan(w, locked, action, user))
-            for p in plans:
-                _apply(w, p, action, now, actor.user_id, why)
-        if action is SubjectAction.ERASE and any(p.entries for p in plans):
+            planned = _receipt(action, user, False, plans, refused, now, actor, why)
+            if expected is not None and planned.token != expected:
+                raise Conflict(
+                    f"What is held about user '{user}' changed since the dry run: applying would "
+                    f"now {action.value} {planned.count} entries. Nothing was changed; run the "
+                    "dry run again."
+                )
+            for part in plans:
+                changes.apply(w, actor, part.plan, now, why)
+        if action is SubjectAction.ERASE and planned.count:
             self.store.scrub()
-        return _receipt(action, user, False, plans, refused, now, actor, why)
+        return planned
 
     def _memories(
-        self, r: Reader, actor: Principal, action: SubjectAction, user: str
+        self, r: Reader, actor: Principal, action: SubjectAction, user: str, wide: bool
     ) -> tuple[list[Memory], list[Refused]]:
         """The memories the request changes, and those it leaves that the caller can read
-        and that hold entries of ``user``, with the reason."""
+        and that hold entries of ``user``, with the reason. Choosing entries by their user is
+        a read: a key without ``read`` changes nothing (as a bulk change by filter)."""
+        if wide:
+            return r.every_memory(), []
         changeable, refused = [], []
         for m in _visible(r, actor):
             decision = decide(actor, NEEDS[action], m)
-            if decision:
+            reads = decide(actor, Action.READ, m)
+            if decision and reads:
                 changeable.append(m)
-            elif decide(actor, Action.READ, m):
+            elif reads:
                 held = len(r.entry_ids(Scope.of(m.id), EntryFilter(user_id=user)))
                 if held:
                     refused.append(Refused(m.id, m.name, held, decision.reason))
+            elif decision:
+                raise Forbidden(
+                    "the API key lacks the 'read' capability: a request about a user selects "
+                    "entries by their user, which is a read"
+                )
         return changeable, refused
 
     def subject_profile(self, actor: Principal, kind: object, value: object) -> SubjectProfile:
@@ -175,95 +216,39 @@ def _visible(r: Reader, actor: Principal) -> list[Memory]:
     return found
 
 
-def _plan(r: Reader, memory: Memory, action: SubjectAction, user: str) -> _Plan:
-    scope = Scope.of(memory.id)
-    if action is SubjectAction.FORGET:
-        own = r.entry_ids(scope, EntryFilter(user_id=user, hide_forgotten=True))
-        turns = r.entry_ids(
-            scope,
-            EntryFilter(user_id=user, types=frozenset({EntryType.RAW}), hide_forgotten=True),
-        )
-        mine = set(own)
-        sources = {
-            e.message_id: e.source_id
-            for chunk in _chunks(turns)
-            for e in r.entries(
-                scope,
-                EntryFilter(source_ids=frozenset(chunk), hide_forgotten=True),
-                limit=100_000,
-            )[0]
-            if e.message_id not in mine and e.source_id is not None
-        }
-        return _Plan(memory, tuple(own), tuple(sorted(sources)), sources)
-    own = r.entry_ids(scope, EntryFilter(user_id=user, current_only=False))
-    doomed = _erasure_closure(r, scope, own)
-    return _Plan(memory, tuple(own), tuple(sorted(doomed - set(own))), {})
+class _Part(NamedTuple):
+    """One memory's part of a request."""
+
+    memory: Memory
+    plan: ChangeSet
 
 
-def _erasure_closure(r: Reader, scope: Scope, start: Iterable[int]) -> set[int]:
-    """``start`` with every version of each entry and everything extracted from them, as a
-    single erasure follows them (:meth:`LifecycleService._erasure_set`), a batch at a time."""
-    doomed: set[int] = set()
-    frontier = set(start)
-    while frontier:
-        doomed |= frontier
-        found: set[int] = set()
-        for chunk in _chunks(sorted(frontier)):
-            for e in r.get_entries(scope, chunk).values():
-                found.update(i for i in (e.supersedes, e.superseded_by) if i is not None)
-            found.update(
-                r.entry_ids(scope, EntryFilter(source_ids=frozenset(chunk), current_only=False))
-            )
-        frontier = found - doomed
-    return doomed
-
-
-def _apply(
-    w: Writer, p: _Plan, action: SubjectAction, now: datetime, actor: str, reason: str
-) -> None:
-    mid = p.memory.id
-    if action is SubjectAction.ERASE:
-        ids = sorted({*p.entries, *p.cascade})
-        if ids:
-            delete_with_tombstones(w, mid, ids, now, actor, reason, AuditAction.ENTRY_ERASE)
-        return
-    changes: dict[str, object] = {"forget_at": now}
-    for chunk in _chunks([*p.entries, *p.cascade]):
-        w.update_entries(chunk, changes)
-    for eid in [*p.entries, *p.cascade]:
-        source = p.sources.get(eid)
-        w.audit(
-            at=now,
-            actor=actor,
-            action=AuditAction.ENTRY_FORGET,
-            memory_id=mid,
-            message_id=eid,
-            reason=reason if source is None else f"cascade from message {source}",
-            before={"forget_at": None},
-            after={"forget_at": summary(now)},
-        )
+def _plan(r: Reader, memory: Memory, action: SubjectAction, user: str) -> _Part:
+    kind = BulkAction.FORGET if action is SubjectAction.FORGET else BulkAction.ERASE
+    return _Part(memory, changes.plan_person(r, Scope.of(memory.id), kind, user))
 
 
 def _receipt(
     action: SubjectAction,
     user: str,
     dry: bool,
-    plans: Sequence[_Plan],
+    plans: Sequence[_Part],
     refused: Sequence[Refused],
     at: datetime,
     actor: Principal,
     reason: str,
 ) -> SubjectReceipt:
     shares = tuple(
-        MemoryShare(p.memory.id, p.memory.name, p.entries, p.cascade)
-        for p in plans
-        if p.entries or p.cascade
+        MemoryShare(
+            m.id,
+            m.name,
+            tuple(Changed(c.message_id, c.user_id, c.why.value, c.origin) for c in p.changes),
+            m.tenant_id,
+        )
+        for m, p in plans
+        if p.changes
     )
     return SubjectReceipt(action, user, dry, shares, tuple(refused), at, actor.user_id, reason)
-
-
-def _chunks(ids: Sequence[int]) -> list[list[int]]:
-    return [list(ids[i : i + CHUNK]) for i in range(0, len(ids), CHUNK)]
 
 
 __all__ = ["SubjectService"]

@@ -11,10 +11,10 @@ from recallery import validation as v
 from recallery.access import Action, authorised
 from recallery.clock import Clock
 from recallery.errors import InvalidInput
-from recallery.models import AuditAction, EntryType, Origin, Principal, Scope
-from recallery.requests import ImportReport, TurnInput
+from recallery.models import EntryType, Origin, Principal, Scope
+from recallery.requests import BulkAction, ImportReport, TurnInput
+from recallery.services import changes
 from recallery.services.entries import EntryService
-from recallery.services.lifecycle import LifecycleService
 from recallery.services.memories import MemoryService
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
@@ -30,13 +30,11 @@ class TransferService:
         clock: Clock,
         memories: MemoryService,
         entries: EntryService,
-        lifecycle: LifecycleService,
     ) -> None:
         self.store = store
         self.clock = clock
         self.memories = memories
         self.entries = entries
-        self.lifecycle = lifecycle
 
     def export_memory(self, actor: Principal, memory_id: object) -> list[dict[str, Any]]:
         """A memory as JSONL records (:mod:`recallery.wire.transfer`): its configuration, then
@@ -87,20 +85,14 @@ class TransferService:
                 if turns
                 else []
             )
-            changing = [
-                (t, i)
-                for t, i in zip(plan.turns, written, strict=True)
-                if not t.enabled or t.forgotten
-            ]
-            stored = w.get_entries(Scope.of(memory.id), [i for _, i in changing])
-            for turn, mid in changing:
-                entry = stored[mid]
-                if not turn.enabled:
-                    changes: dict[str, object] = {"status": False}
-                    self.lifecycle.cascade(w, actor, entry, AuditAction.ENTRY_DISABLE, changes, now)
-                if turn.forgotten:
-                    changes = {"forget_at": now}
-                    self.lifecycle.cascade(w, actor, entry, AuditAction.ENTRY_FORGET, changes, now)
+            scope = Scope.of(memory.id)
+            pairs = list(zip(plan.turns, written, strict=True))
+            for action, wanted in (
+                (BulkAction.DISABLE, [i for t, i in pairs if not t.enabled]),
+                (BulkAction.FORGET, [i for t, i in pairs if t.forgotten]),
+            ):
+                if wanted:
+                    changes.apply(w, actor, changes.plan(w, scope, action, wanted), now, "")
         return ImportReport(
             memory_id=memory.id,
             imported=len(written),

@@ -2,8 +2,8 @@
 
 A :class:`Writer` is what :meth:`Store.write` yields; it reads too (it is a
 :class:`~.reader.Reader` on the transaction's connection), so a write sees its own changes.
-Memory accounting (``used_bytes``, ``entry_count``) moves with every insert and delete here,
-and backends keep their indexes current through the hooks it calls.
+Memory accounting moves with every insert and delete here, backends keep their indexes current
+through the hooks it calls, and no version link joins two people (:mod:`.owners`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from recallery.models import (
     Tombstone,
     User,
 )
+from recallery.store.owners import check_links, check_relinks
 from recallery.store.queries import EvictionCandidate
 from recallery.store.reader import Reader
 from recallery.store.requestlog import RequestLogWrites
@@ -54,6 +55,7 @@ ENTRY_FIELDS = frozenset(
         "valid_at",
         "invalid_at",
         "retired_at",
+        "supersedes",
         "superseded_by",
         "status",
         "trust",
@@ -97,6 +99,7 @@ class Writer(Reader, RequestLogWrites, SupersessionWrites):
         self.conn.execute(f"UPDATE memories SET {sets} WHERE id = ?", [*values, memory_id])
 
     def delete_memory(self, memory_id: str) -> list[int]:
+        self.store.erasing(self.conn)
         if self.store.erasures is not None:  # ahead of the commit: see .erasures
             self.store.erasures.record_memory(datetime.now().astimezone(), memory_id)
         ids = [
@@ -122,8 +125,8 @@ class Writer(Reader, RequestLogWrites, SupersessionWrites):
         """Insert entries with their vectors; returns the new message ids in order. The rows
         go in as one batch (:meth:`Backend.insert_entry_rows`) and each memory's accounting
         moves once. ``audit`` (actor, action): one event per entry as well, written in the
-        same batch as :meth:`audit_entries` writes them, as soon as the ids are known (a
-        store may write them while the rows still go in)."""
+        same batch as :meth:`audit_entries` writes them, as soon as the ids are known."""
+        check_links(self.conn, [(e.supersedes, e) for e in entries if e.supersedes])
         encode = self.store.encode_vector
         rows = [entry_row(e, encode(v), at) for e, v in zip(entries, vectors, strict=True)]
         events = None
@@ -145,6 +148,7 @@ class Writer(Reader, RequestLogWrites, SupersessionWrites):
             raise ValueError(f"not entry fields: {sorted(unknown)}")
         if not ids:
             return
+        check_relinks(self.conn, ids, changes)
         sets = ", ".join(f"{k} = ?" for k in changes)
         values = [db_value(v) for v in changes.values()]
         self.conn.execute(
@@ -153,7 +157,8 @@ class Writer(Reader, RequestLogWrites, SupersessionWrites):
         )
 
     def record_erasure(self, at: datetime, memory_id: str, ids: Sequence[int]) -> None:
-        """Enter an erasure in the store's ledger (:mod:`.erasures`), ahead of the commit."""
+        """Enter an erasure in the ledger (:mod:`.erasures`) ahead of the commit; scrub after."""
+        self.store.erasing(self.conn)
         if self.store.erasures is not None:
             self.store.erasures.record(at, memory_id, ids)
 
