@@ -37,6 +37,18 @@ class SubjectBody(Lenient):
     reason: Any = Field(
         None, description="Why, for the audit log.", json_schema_extra=S.nullable(S.TEXT)
     )
+    token: Any = Field(
+        None,
+        description="The dry run's token: applying changes exactly what it listed, or nothing "
+        "(409 when what is held about the user changed since).",
+        json_schema_extra=S.nullable(S.TEXT),
+    )
+    everywhere: Any = Field(
+        None,
+        description="An operator's request over every tenant's memories (an administrator's "
+        "unscoped key only; default false).",
+        json_schema_extra=S.nullable(S.BOOLEAN),
+    )
 
 
 def _run(engine: Any, actor: Any, action: str, user_id: str, body: SubjectBody | None) -> Any:
@@ -48,6 +60,8 @@ def _run(engine: Any, actor: Any, action: str, user_id: str, body: SubjectBody |
         user_id,
         dry_run=True if fields.dry_run is None else fields.dry_run,
         reason=reason,
+        token=fields.token,
+        everywhere=False if fields.everywhere is None else fields.everywhere,
     )
     return wire.envelope(subjects.receipt_dict(receipt))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -25,6 +26,8 @@ def _request(
     reason: str,
     user_name: str | None,
     data_dir: Path | None,
+    token: str | None,
+    everywhere: bool,
 ) -> None:
     with engine_on(data_dir) as (engine, root):
         actor = acting(engine, root, user_name)
@@ -33,7 +36,9 @@ def _request(
             if action is subjects.SubjectAction.FORGET
             else engine.erase_subject
         )
-        receipt = operation(actor, user_id, dry_run=not apply, reason=reason)
+        receipt = operation(
+            actor, user_id, dry_run=not apply, reason=reason, token=token, everywhere=everywhere
+        )
         for line in subjects.receipt_lines(receipt):
             click.echo(line)
 
@@ -44,6 +49,16 @@ def _options(command: Callable[..., None]) -> Callable[..., None]:
             click.argument("user_id"),
             click.option("--apply", is_flag=True, help="Make the change (default: count only)."),
             click.option("--reason", default="", help="Why, for the audit log."),
+            click.option(
+                "--token",
+                default=None,
+                help="With --apply: the dry run's token (changes what it listed, or nothing).",
+            ),
+            click.option(
+                "--everywhere",
+                is_flag=True,
+                help="An operator's request: every tenant's memories (admin only).",
+            ),
             click.option(
                 "--user",
                 "user_name",
@@ -60,18 +75,15 @@ def _options(command: Callable[..., None]) -> Callable[..., None]:
 @subject.command("forget")
 @_options
 @fail_cleanly
-def subject_forget(
-    user_id: str, apply: bool, reason: str, user_name: str | None, data_dir: Path | None
-) -> None:
-    """Forget every current entry of USER_ID and what was extracted from their turns."""
-    _request(subjects.SubjectAction.FORGET, user_id, apply, reason, user_name, data_dir)
+def subject_forget(user_id: str, apply: bool, reason: str, **kw: Any) -> None:
+    """Forget every entry of USER_ID: their turns, what was extracted from them and their
+    older versions (each listed with its user and why)."""
+    _request(subjects.SubjectAction.FORGET, user_id, apply, reason, **kw)
 
 
 @subject.command("erase")
 @_options
 @fail_cleanly
-def subject_erase(
-    user_id: str, apply: bool, reason: str, user_name: str | None, data_dir: Path | None
-) -> None:
-    """Erase every entry of USER_ID with its versions and extracts (cannot be undone)."""
-    _request(subjects.SubjectAction.ERASE, user_id, apply, reason, user_name, data_dir)
+def subject_erase(user_id: str, apply: bool, reason: str, **kw: Any) -> None:
+    """Erase every entry of USER_ID with their versions and extracts (cannot be undone)."""
+    _request(subjects.SubjectAction.ERASE, user_id, apply, reason, **kw)

@@ -3,26 +3,47 @@ memories the key may change (a dry run by default; shapes from :mod:`recallery.s
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 from recallery import subjects
-from recallery.client.call import Call
+from recallery.client.call import Call, segment
 from recallery.subjects import SubjectReceipt
 
 
-def _request(action: str, user_id: str, dry_run: bool, reason: str) -> Call[SubjectReceipt]:
-    path = f"/subjects/{quote(user_id, safe='')}/{action}"
-    body = {"dry_run": dry_run, "reason": reason}
+def _request(
+    action: str, user_id: str, dry_run: bool, reason: str, token: str | None, everywhere: bool
+) -> Call[SubjectReceipt]:
+    path = f"/subjects/{segment(user_id)}/{action}"
+    body: dict[str, object] = {"dry_run": dry_run, "reason": reason}
+    if token is not None:
+        body["token"] = token
+    if everywhere:
+        body["everywhere"] = True
     return Call("POST", path, subjects.receipt_from_dict, json=body)
 
 
-def forget_subject(user_id: str, *, dry_run: bool = True, reason: str = "") -> Call[SubjectReceipt]:
-    """Forget every current entry of ``user_id`` (and what was extracted from their turns)
-    in each memory the key may write; a dry run (the default) only counts."""
-    return _request("forget", user_id, dry_run, reason)
+def forget_subject(
+    user_id: str,
+    *,
+    dry_run: bool = True,
+    reason: str = "",
+    token: str | None = None,
+    everywhere: bool = False,
+) -> Call[SubjectReceipt]:
+    """Forget every entry of ``user_id`` (their turns, what was extracted from them, their
+    older versions) in each memory the key may read and write; a dry run (the default) lists
+    them, each with its user and why. ``token``: the dry run's, to change exactly what it
+    listed or nothing (409). ``everywhere``: an administrator's request over every tenant."""
+    return _request("forget", user_id, dry_run, reason, token, everywhere)
 
 
-def erase_subject(user_id: str, *, dry_run: bool = True, reason: str = "") -> Call[SubjectReceipt]:
-    """Erase every entry of ``user_id`` with its versions and extracts in each memory the key
-    may erase; a dry run (the default) only counts. Applying cannot be undone."""
-    return _request("erase", user_id, dry_run, reason)
+def erase_subject(
+    user_id: str,
+    *,
+    dry_run: bool = True,
+    reason: str = "",
+    token: str | None = None,
+    everywhere: bool = False,
+) -> Call[SubjectReceipt]:
+    """Erase every entry of ``user_id`` with their versions and extracts in each memory the
+    key may read and erase; a dry run (the default) lists them. Applying cannot be undone.
+    ``token`` and ``everywhere`` as for :func:`forget_subject`."""
+    return _request("erase", user_id, dry_run, reason, token, everywhere)

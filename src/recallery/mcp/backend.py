@@ -79,7 +79,12 @@ class Backend(Protocol):
     def task_status(self, memory_id: str, message_id: int) -> Job | None: ...
 
     def subject(
-        self, action: SubjectAction, user_id: str, dry_run: bool, reason: str
+        self,
+        action: SubjectAction,
+        user_id: str,
+        dry_run: bool,
+        reason: str,
+        token: str | None = None,
     ) -> SubjectReceipt: ...
 
 
@@ -163,10 +168,15 @@ class EngineBackend:
         return self.engine.task_status(self.principal, memory_id, message_id)
 
     def subject(
-        self, action: SubjectAction, user_id: str, dry_run: bool, reason: str
+        self,
+        action: SubjectAction,
+        user_id: str,
+        dry_run: bool,
+        reason: str,
+        token: str | None = None,
     ) -> SubjectReceipt:
         run = self.engine.forget_subject if action == "forget" else self.engine.erase_subject
-        return run(self.principal, user_id, dry_run=dry_run, reason=reason)
+        return run(self.principal, user_id, dry_run=dry_run, reason=reason, token=token)
 
 
 class ClientBackend:
@@ -242,10 +252,15 @@ class ClientBackend:
         return self.client.task_status(memory_id, message_id)
 
     def subject(
-        self, action: SubjectAction, user_id: str, dry_run: bool, reason: str
+        self,
+        action: SubjectAction,
+        user_id: str,
+        dry_run: bool,
+        reason: str,
+        token: str | None = None,
     ) -> SubjectReceipt:
         run = self.client.forget_subject if action == "forget" else self.client.erase_subject
-        return run(user_id, dry_run=dry_run, reason=reason)
+        return run(user_id, dry_run=dry_run, reason=reason, token=token)
 
 
 def _search_options(r: SearchRequest) -> dict[str, Any]:

@@ -16,13 +16,28 @@ Apply = Annotated[
     bool, Field(description="Make the change; false (the default) only counts what would change.")
 ]
 Why = Annotated[str, Field(description="Why, for the audit log.")]
+Token = Annotated[
+    str | None,
+    Field(
+        description="With apply: the dry run's token, to change exactly what it listed "
+        "(or nothing, when what is held about the user changed since)."
+    ),
+]
+
+
+class Item(BaseModel):
+    message_id: int
+    user_id: str
+    why: str = Field(description="own turn, own entry, derived or older version.")
+    origin: int = Field(description="The entry it goes with (itself for their own).")
 
 
 class MemoryPart(BaseModel):
     memory_id: str
     name: str
     entries: list[int] = Field(description="The user's own entries changed here.")
-    cascade: list[int] = Field(description="Entries derived from them (extracts, versions).")
+    cascade: list[int] = Field(description="Entries that go with them without their id.")
+    items: list[Item] = Field(description="Every entry changed, with its user and why.")
 
 
 class LeftAlone(BaseModel):
@@ -37,6 +52,7 @@ class SubjectResult(BaseModel):
     user_id: str
     dry_run: bool
     count: int = Field(description="Entries changed (or that would be), cascade included.")
+    token: str = Field(description="Apply with this token to change exactly this list.")
     memories: list[MemoryPart]
     refused: list[LeftAlone] = Field(description="Memories holding the user, left untouched.")
 
@@ -47,12 +63,17 @@ class SubjectResult(BaseModel):
             user_id=r.user_id,
             dry_run=r.dry_run,
             count=r.count,
+            token=r.token,
             memories=[
                 MemoryPart(
                     memory_id=m.memory_id,
                     name=m.name,
                     entries=list(m.entries),
                     cascade=list(m.cascade),
+                    items=[
+                        Item(message_id=c.message_id, user_id=c.user_id, why=c.why, origin=c.origin)
+                        for c in m.items
+                    ],
                 )
                 for m in r.memories
             ],
@@ -63,15 +84,23 @@ class SubjectResult(BaseModel):
         )
 
 
-async def forget_user(user_id: User, apply: Apply = False, reason: Why = "") -> SubjectResult:
+async def forget_user(
+    user_id: User, apply: Apply = False, reason: Why = "", token: Token = None
+) -> SubjectResult:
     return await call(
-        lambda b: SubjectResult.of(b.subject(SubjectAction.FORGET, user_id, not apply, reason))
+        lambda b: SubjectResult.of(
+            b.subject(SubjectAction.FORGET, user_id, not apply, reason, token)
+        )
     )
 
 
-async def erase_user(user_id: User, apply: Apply = False, reason: Why = "") -> SubjectResult:
+async def erase_user(
+    user_id: User, apply: Apply = False, reason: Why = "", token: Token = None
+) -> SubjectResult:
     return await call(
-        lambda b: SubjectResult.of(b.subject(SubjectAction.ERASE, user_id, not apply, reason))
+        lambda b: SubjectResult.of(
+            b.subject(SubjectAction.ERASE, user_id, not apply, reason, token)
+        )
     )
 
 

@@ -9,7 +9,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from recallery.errors import InvalidInput
+from recallery.errors import Conflict, InvalidInput
 from recallery.subjects import SubjectAction, SubjectKind, SubjectReceipt
 from recallery.web.frame import Form, Posted, Viewer, Web, WebDep, WebRoute, Who, back, page
 
@@ -62,12 +62,15 @@ def _apply(
         receipt = _request(parts, who, action, value, dry_run=True, reason="")
         errors = {"confirm": f"Type {value} to confirm the erasure."}
         return page(request, who, "subject_receipt.html", 400, receipt=receipt, errors=errors)
+    token = form.text("token") or None
     try:
-        receipt = _request(parts, who, action, value, dry_run=False, reason=reason)
-    except InvalidInput as exc:
+        receipt = _request(parts, who, action, value, dry_run=False, reason=reason, token=token)
+    except (InvalidInput, Conflict) as exc:
         receipt = _request(parts, who, action, value, dry_run=True, reason="")
+        field = exc.field if isinstance(exc, InvalidInput) else "token"
+        status = 400 if isinstance(exc, InvalidInput) else 409
         return page(
-            request, who, "subject_receipt.html", 400, receipt=receipt, errors={exc.field: str(exc)}
+            request, who, "subject_receipt.html", status, receipt=receipt, errors={field: str(exc)}
         )
     who.session.applied[(action, value)] = receipt
     return back(f"/people/user/{quote(value)}/{action}?done")
@@ -88,8 +91,15 @@ def person(request: Request, parts: WebDep, who: Who, kind: str, value: str) -> 
 
 
 def _request(
-    parts: Web, who: Viewer, action: str, value: str, *, dry_run: bool, reason: str
+    parts: Web,
+    who: Viewer,
+    action: str,
+    value: str,
+    *,
+    dry_run: bool,
+    reason: str,
+    token: str | None = None,
 ) -> SubjectReceipt:
     engine = parts.engine
     run = engine.forget_subject if action == SubjectAction.FORGET else engine.erase_subject
-    return run(who.principal, value, dry_run=dry_run, reason=reason)
+    return run(who.principal, value, dry_run=dry_run, reason=reason, token=token)
