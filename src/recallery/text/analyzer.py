@@ -1,0 +1,260 @@
+"""The keyword analyzer: text to the terms every store indexes and every query matches.
+
+One analyzer for SQLite and PostgreSQL alike (both store what it returns), so both give the
+same keyword results in every language. Per run of text (:mod:`recallery.text.scripts`):
+
+- **Chinese and Japanese**: overlapping character bigrams, as Lucene's ``CJKBigramFilter``
+  (a run of one character is that character), so ``机器学习`` inside ``我喜欢机器学习`` is
+  found. A stored text also indexes each Han character alone (not counted in its length), so
+  a one-character query (``猫``) finds it inside a sentence; a query of two characters or
+  more asks for bigrams only.
+- **Korean**: one trailing particle stripped from each word (``이름은`` is ``이름``, ``차를``
+  is ``차``), then bigrams of what is left: a word is found with or without its particle.
+- **Latin script**: the language of the text is voted by its stop words (and ß, ñ, ã), English
+  when nothing votes; then that language's Snowball stemmer. English keeps exactly what the
+  index has always done (accents removed, then the original Porter stemmer), other languages
+  are stemmed with their accents, which are removed after. A query too short to name its
+  language ("Schwestern") asks for each word's stem in every Latin language.
+- **Cyrillic**: the Russian stemmer; **Arabic**: the Arabic stemmer (which drops ال and other
+  prefixes); **Greek**: the Greek stemmer. Other scripts: words as they are.
+
+Words of 3 to 64 characters are stemmed (FTS5's porter bounds). Stop words
+(:mod:`recallery.text.stopwords`) count in a text's length but are never terms. A query's
+terms are its distinct words (bigrams) before stemming, at most :data:`MAX_TERMS`; two words
+with one stem count twice, as FTS5 counts them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import Stemmer
+
+from recallery.text import stopwords
+from recallery.text.scripts import Script, ascii_words, has_batchim, is_han, runs, unaccented
+
+#: Most terms a query asks for.
+MAX_TERMS = 64
+#: Word lengths that are stemmed (others pass unchanged, as in FTS5's porter tokenizer).
+STEM_MIN, STEM_MAX = 3, 64
+#: Longest term indexed, in characters (PostgreSQL refuses lexemes over 2047 bytes); a longer
+#: word still counts in the length.
+MAX_TERM_CHARS = 500
+#: Stop words (or telling letters) a text needs for its Latin words to be stemmed in another
+#: language than English.
+MIN_VOTES = 2
+
+_LATIN_ORDER = tuple(stopwords.LATIN_STEMMERS)
+
+
+def _vote_table() -> dict[str, list[int]]:
+    """Each Latin stop word (also written without its accents) to the languages listing it."""
+    table: dict[str, list[int]] = {}
+    for i, lang in enumerate(_LATIN_ORDER):
+        for word in stopwords.LATIN_STOP_WORDS[lang]:
+            for form in {word, unaccented(word)}:
+                table.setdefault(form, []).append(i)
+    return table
+
+
+_VOTES = _vote_table()
+_LATIN_STOPS = {
+    lang: words | {unaccented(w) for w in words}
+    for lang, words in stopwords.LATIN_STOP_WORDS.items()
+}
+#: Letters that vote for a language (looked for before case folding: ß becomes ss).
+_HINTS = (("de", "äöüßÄÖÜẞ"), ("es", "ñÑ¿¡"), ("pt", "ãõÃÕ"))
+_OTHER_STEMMERS = [s for lang, s in stopwords.LATIN_STEMMERS.items() if lang != "en"]
+_STEMMER_OF_SCRIPT = {Script.CYRILLIC: "russian", Script.ARABIC: "arabic", Script.GREEK: "greek"}
+_STOPS_OF_SCRIPT = {Script.CYRILLIC: stopwords.RUSSIAN, Script.ARABIC: stopwords.ARABIC}
+_local = threading.local()  # a Stemmer is not safe to share between threads
+
+
+@dataclass(frozen=True, slots=True)
+class Analyzed:
+    """A stored text's terms in order (repeats kept: their count is the term frequency) and
+    its length, every word counted (stop words too; a CJK run counts its bigrams)."""
+
+    terms: list[str]
+    length: int
+
+
+# A word waiting for its stemmer: (stemmer name or "" for none, word, accents removed after).
+_Piece = tuple[str, str, bool]
+
+
+def analyze(text: str) -> Analyzed:
+    """The terms and length of one stored text."""
+    return analyze_all([text])[0]
+
+
+def analyze_all(texts: Sequence[str]) -> list[Analyzed]:
+    """The terms and length of each of ``texts``; the words of all of them stemmed together
+    (each distinct word once per language)."""
+    pieces: list[list[_Piece]] = []
+    lengths: list[int] = []
+    for text in texts:
+        found, length = _pieces(text, query=False)
+        pieces.append(found)
+        lengths.append(length)
+    stem = _stems(p for found in pieces for p in found)
+    return [
+        Analyzed([t for t in (stem[p] for p in found) if len(t) <= MAX_TERM_CHARS], n)
+        for found, n in zip(pieces, lengths, strict=True)
+    ]
+
+
+def query_terms(text: str) -> list[str]:
+    """The terms a query matches: its distinct words and bigrams (stop words left out), at most
+    :data:`MAX_TERMS`, each stemmed as a stored text's would be. A query whose Latin words
+    name no language (no stop word of any: "Schwestern", "running dogs") asks for each word's
+    stem in every Latin language, each distinct stem once, English's first."""
+    found, _ = _pieces(text, query=True)
+    distinct = list(dict.fromkeys(found))[:MAX_TERMS]
+    undecided = any(p[0] == "porter" for p in distinct) and not any(
+        _votes(text, [w for s, w in runs(text) if s is Script.LATIN])
+    )
+    if undecided:
+        groups = [[p, *((s, p[1], True) for s in _OTHER_STEMMERS)] if p[0] == "porter" else [p]
+                  for p in distinct]  # fmt: skip
+    else:
+        groups = [[p] for p in distinct]
+    stem = _stems(p for g in groups for p in g)
+    terms = [t for g in groups for t in dict.fromkeys(stem[p] for p in g)]
+    return [t for t in terms if len(t) <= MAX_TERM_CHARS][:MAX_TERMS]
+
+
+def latin_language(text: str) -> str:
+    """The language (ISO 639-1) that Latin-script words of ``text`` are stemmed in."""
+    return _latin_language(text, [w for s, w in runs(text) if s is Script.LATIN])
+
+
+def _latin_language(text: str, words: Iterable[str]) -> str:
+    """Most distinct stop words win; another language than English needs :data:`MIN_VOTES`
+    and more than English has (a short "see ya" stays English)."""
+    votes = _votes(text, words)
+    best = max(range(len(votes)), key=lambda i: (votes[i], -i))
+    return _LATIN_ORDER[best] if votes[best] >= max(MIN_VOTES, votes[0] + 1) else "en"
+
+
+def _votes(text: str, words: Iterable[str]) -> list[int]:
+    """Each Latin language's distinct stop words among ``words``, and a vote for each language
+    whose own letters ``text`` holds."""
+    votes = [0] * len(_LATIN_ORDER)
+    for word in _VOTES.keys() & set(words):
+        for i in _VOTES[word]:
+            votes[i] += 1
+    if not text.isascii():
+        for lang, letters in _HINTS:
+            if any(c in text for c in letters):
+                votes[_LATIN_ORDER.index(lang)] += 1
+    return votes
+
+
+def _pieces(text: str, query: bool) -> tuple[list[_Piece], int]:
+    """The words of ``text`` ready to stem, in order, and its length."""
+    if text.isascii():  # the common case, fast
+        latin = ascii_words(text)
+        lang = _latin_language(text, latin)
+        if lang == "en":
+            stops = _LATIN_STOPS["en"]
+            return [("porter", w, False) for w in latin if w not in stops], len(latin)
+        parts = [(Script.LATIN, w) for w in latin]
+    else:
+        parts = list(runs(text))
+        latin = [w for s, w in parts if s is Script.LATIN]
+        lang = _latin_language(text, latin) if latin else "en"
+    found: list[_Piece] = []
+    length = 0
+    for script, run in parts:
+        if script is Script.CJK:
+            grams, n = _cjk(run, query)
+        elif script is Script.HANGUL:
+            grams, n = _hangul(run)
+        else:
+            found.extend(_word(script, run, lang))
+            length += 1
+            continue
+        found.extend(("", g, False) for g in grams)
+        length += n
+    return found, length
+
+
+def _word(script: Script, run: str, lang: str) -> list[_Piece]:
+    """A word of an alphabetic script ready to stem, or nothing for a stop word."""
+    if script is not Script.LATIN:
+        if run in _STOPS_OF_SCRIPT.get(script, ()):
+            return []
+        return [(_STEMMER_OF_SCRIPT.get(script, ""), run, False)]
+    stops = _LATIN_STOPS[lang]
+    if lang == "en":  # accents removed before the stemmer, as FTS5's porter tokenizer does
+        word = unaccented(run)
+        return [] if word in stops else [("porter", word, False)]
+    if run in stops or unaccented(run) in stops:
+        return []
+    return [(stopwords.LATIN_STEMMERS[lang], run, True)]
+
+
+def _cjk(run: str, query: bool) -> tuple[list[str], int]:
+    """Bigrams of a Chinese or Japanese run (the character itself for a run of one), and for
+    a stored text its Han characters alone too; the run's length is its bigram count."""
+    if len(run) == 1:
+        return ([] if run in stopwords.CJK else [run]), 1
+    grams = [run[i : i + 2] for i in range(len(run) - 1)]
+    terms = [g for g in grams if g not in stopwords.CJK]
+    if not query:
+        terms += [c for c in run if is_han(c) and c not in stopwords.CJK]
+    return terms, len(grams)
+
+
+def _hangul(word: str) -> tuple[list[str], int]:
+    """A Korean word without its trailing particle, as bigrams (one syllable: itself)."""
+    word = _without_particle(word)
+    if word in stopwords.KOREAN:
+        return [], 1
+    if len(word) == 1:
+        return [word], 1
+    grams = [word[i : i + 2] for i in range(len(word) - 1)]
+    return grams, len(grams)
+
+
+def _without_particle(word: str) -> str:
+    for particle, after in stopwords.KOREAN_PARTICLES:
+        if len(word) > len(particle) and word.endswith(particle):
+            before = word[-len(particle) - 1]
+            if after == "" or (after == "C") == has_batchim(before):
+                return word[: -len(particle)]
+    return word
+
+
+def _stemmer(name: str) -> Any:
+    held: dict[str, Any] | None = getattr(_local, "stemmers", None)
+    if held is None:
+        held = _local.stemmers = {}
+    if name not in held:
+        held[name] = Stemmer.Stemmer(name)
+    return held[name]
+
+
+def _stems(pieces: Iterable[_Piece]) -> dict[_Piece, str]:
+    """Each distinct piece to its term: stemmed by its language's stemmer where its length is
+    within the bounds, accents removed after where it asks."""
+    by_stemmer: dict[str, list[_Piece]] = {}
+    for p in set(pieces):
+        by_stemmer.setdefault(p[0], []).append(p)
+    out: dict[_Piece, str] = {}
+    for name, group in by_stemmer.items():
+        if not name:
+            out.update((p, p[1]) for p in group)
+            continue
+        stemmed = [p for p in group if STEM_MIN <= len(p[1]) <= STEM_MAX]
+        out.update((p, unaccented(p[1]) if p[2] else p[1]) for p in group)
+        stems: list[str] = _stemmer(name).stemWords([p[1] for p in stemmed])
+        out.update((p, unaccented(s) if p[2] else s) for p, s in zip(stemmed, stems, strict=True))
+    return out
+
+
+__all__ = ["MAX_TERMS", "Analyzed", "analyze", "analyze_all", "latin_language", "query_terms"]

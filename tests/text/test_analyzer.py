@@ -1,0 +1,154 @@
+"""The keyword analyzer, language by language: a word is found inside a sentence, other
+forms of a word are found where the language inflects, function words are never terms, and
+normalisation keeps the distinctions that change a word."""
+
+from __future__ import annotations
+
+import pytest
+
+from recallery.text.analyzer import (
+    MAX_TERMS,
+    analyze,
+    analyze_all,
+    latin_language,
+    query_terms,
+)
+
+
+def found(query: str, text: str) -> bool:
+    """Whether a term of ``query`` is a term of ``text``."""
+    return bool(set(query_terms(query)) & set(analyze(text).terms))
+
+
+# (language, stored sentence, the word as written in it, another form of it or None)
+SENTENCES = [
+    ("en", "My sister adopted two dogs last spring", "dogs", "dog"),
+    ("zh", "我喜欢机器学习和自然语言处理", "机器学习", None),
+    ("ja", "私は毎朝バスで学校に行きます", "学校", None),
+    ("ko", "내 여동생의 이름은 지수입니다", "여동생의", "여동생"),
+    ("de", "Meine Schwester wohnt seit Jahren in Berlin und hat zwei Hunde", "Hunde", "Hund"),
+    ("ru", "Моя сестра живёт в Москве и работает врачом", "Москве", "Москва"),
+    ("ar", "تعمل أختي في المدرسة الكبيرة", "المدرسة", "مدرسة"),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "word", "other"), SENTENCES)
+def test_a_word_is_found_inside_a_sentence(lang: str, text: str, word: str, other: str) -> None:
+    assert found(word, text), lang
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "word", "other"), [s for s in SENTENCES if s[3] is not None]
+)
+def test_another_form_of_the_word_is_found(lang: str, text: str, word: str, other: str) -> None:
+    assert found(other, text), lang
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        ("сестры", "Моя сестра живёт в Москве"),  # genitive against nominative
+        ("сестрой", "Моя сестра живёт в Москве"),  # instrumental
+        ("Schwestern", "Meine Schwester wohnt in Berlin und arbeitet dort"),  # plural
+        ("كتاب", "قرأت الكتاب أمس"),  # without ال
+        ("차", "어제 새 차를 샀어요"),  # a one-syllable Korean noun without its particle
+        ("이름", "제 이름은 민수입니다"),
+        ("猫", "我家有一只很可爱的猫"),  # one Chinese character inside a sentence
+        ("Straße", "Die Strasse ist lang und wir sind da"),  # ß and ss are one letter
+        ("ﾊﾞｽ", "バスに乗ります"),  # half-width katakana is the full-width word
+    ],
+)
+def test_other_forms_and_spellings(query: str, text: str) -> None:
+    assert found(query, text)
+
+
+def test_every_bigram_of_a_chinese_word_is_in_the_sentence() -> None:
+    terms = set(analyze("我喜欢机器学习").terms)
+    assert query_terms("机器学习") == ["机器", "器学", "学习"]
+    assert set(query_terms("机器学习")) <= terms
+
+
+def test_a_latin_query_without_a_language_asks_every_language() -> None:
+    assert query_terms("Schwestern") == ["schwestern", "schwest"]
+    assert query_terms("die Schwestern und Brüder") == ["schwest", "brud"]  # German: one stem
+    assert query_terms("my running dogs") == ["run", "dog"]  # English: Porter only
+
+
+def test_japanese_voicing_marks_keep_words_apart() -> None:
+    terms = {q: query_terms(q) for q in ("バス", "パス", "ハス")}
+    assert len({tuple(t) for t in terms.values()}) == 3
+    assert not found("パス", "私は毎朝バスに乗ります")
+    assert not found("ハス", "私は毎朝バスに乗ります")
+
+
+def test_accents_of_latin_letters_are_folded_not_cyrillic_letters() -> None:
+    assert query_terms("Café") == query_terms("cafe")
+    assert query_terms("мой") != query_terms("мои") or query_terms("мой") == []
+    assert query_terms("ёлка") == query_terms("елка")
+    assert not found("мой", "Моя мойка сломалась")  # й is a letter, not an accent
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "the",
+        "내",
+        "나는",
+        "das ist mein",
+        "ich und meine",
+        "هي",
+        "в",
+        "моя",
+        "的",
+        "は",
+        "私",
+        "我们",
+    ],
+)
+def test_function_words_are_never_terms(query: str) -> None:
+    assert query_terms(query) == []
+
+
+def test_a_shared_function_word_does_not_match() -> None:
+    assert not found("내 고양이", "내 자동차는 빨간색이다")  # only 내 is shared
+    assert not found("mein Auto", "mein Fahrrad ist rot und mein Hund ist braun")
+    assert not found("هي طبيبة", "هي معلمة في مدرسة")
+
+
+def test_stop_words_count_in_the_length() -> None:
+    assert analyze("the dogs and the cats").length == 5
+    assert analyze("我喜欢机器学习").length == 6  # bigrams
+    assert analyze("내 이름은 민수").length == 3
+
+
+def test_english_stays_what_the_index_did() -> None:
+    """FTS5's porter unicode61 remove_diacritics 2: accents off, then the Porter stemmer
+    for words of 3 to 64 characters; stop words dropped before stemming."""
+    assert query_terms("The Cafés of RUNNING runners!") == ["cafe", "run", "runner"]
+    assert query_terms("a snake_case name") == ["snake", "case", "name"]
+    assert query_terms("used by us") == ["us", "us"]  # "us" is too short to stem
+    assert analyze("ecology of the 1990s").terms == ["ecologi", "1990"]
+    assert latin_language("See ya, Calvin! Catch ya later.") == "en"  # one Spanish word
+
+
+def test_the_latin_language_is_voted_by_stop_words() -> None:
+    assert latin_language("Ich habe meine Schwester in Berlin besucht") == "de"
+    assert latin_language("Je suis allé à la plage avec mon frère") == "fr"
+    assert latin_language("Mi hermana vive en Madrid con su familia") == "es"
+    assert latin_language("running dogs") == "en"
+
+
+def test_mixed_scripts_in_one_text() -> None:
+    text = "I use Python for 机器学习 and ride the バス with Алиса"
+    for word in ("python", "机器学习", "バス", "Алиса"):
+        assert found(word, text), word
+
+
+def test_a_query_has_at_most_max_terms() -> None:
+    words = " ".join(f"word{i}" for i in range(MAX_TERMS + 10))
+    assert len(query_terms(words)) == MAX_TERMS
+
+
+def test_analyzing_together_equals_one_by_one() -> None:
+    texts = [s[1] for s in SENTENCES] + ["", "!!!", "The Cafés"]
+    assert analyze_all(texts) == [analyze(t) for t in texts]
