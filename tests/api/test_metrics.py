@@ -53,6 +53,19 @@ def test_only_an_administrator_reads_metrics(
     assert as_alice.get("/metrics").status_code == 403
 
 
+def test_only_an_administrator_s_unscoped_key_with_every_capability_reads_metrics(
+    engine: Engine, http: Callable[[str | None], TestClient], admin: Account
+) -> None:
+    notes = create_memory(http(admin.key), name="admin notes")
+    _, scoped = engine.create_api_key(admin.principal, admin.id, scope=[notes["id"]])
+    _, reader = engine.create_api_key(admin.principal, admin.id, capabilities=["read"])
+    _, no_manage = engine.create_api_key(admin.principal, admin.id, capabilities=["read", "write"])
+    for key in (scoped, reader, no_manage):
+        refused = http(key).get("/metrics")
+        assert refused.status_code == 403 and "unscoped" in refused.json()["message"]
+    assert http(admin.key).get("/metrics").status_code == 200
+
+
 def test_metrics_can_be_opened_or_turned_off(engine: Engine, admin: Account) -> None:
     with TestClient(create_app(engine, Settings(metrics="open"))) as anyone:
         assert anyone.get("/metrics").status_code == 200

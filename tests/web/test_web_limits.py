@@ -96,18 +96,20 @@ def test_login_without_its_cookie_is_refused_before_the_body(client: TestClient)
     assert answer.status_code == 403
 
 
-def test_failed_logins_from_one_address_are_slowed(
+def test_failed_logins_from_one_address_are_slowed_but_a_valid_key_logs_in(
     client: TestClient, app: FastAPI, alice_key: str
 ) -> None:
     for _ in range(LIMIT):
         wrong = client.post("/login", data={"csrf": login_token(client), "key": "rc-guess"})
         assert wrong.status_code == 401
-    slowed = client.post("/login", data={"csrf": login_token(client), "key": alice_key})
+    slowed = client.post("/login", data={"csrf": login_token(client), "key": "rc-guess"})
     assert slowed.status_code == 429 and int(slowed.headers["retry-after"]) > 0
     assert "Too many failed" in slowed.text
+    fine = client.post("/login", data={"csrf": login_token(client), "key": alice_key})
+    assert fine.status_code == 303  # a valid key is never refused for its address's failures
     with TestClient(app, follow_redirects=False, client=("203.0.113.9", 1)) as elsewhere:
-        fine = elsewhere.post("/login", data={"csrf": login_token(elsewhere), "key": alice_key})
-        assert fine.status_code == 303  # another address is not slowed
+        wrong = elsewhere.post("/login", data={"csrf": login_token(elsewhere), "key": "rc-x"})
+        assert wrong.status_code == 401  # another address is not slowed
 
 
 def test_failed_bearer_keys_are_slowed_with_the_envelope(
@@ -116,10 +118,12 @@ def test_failed_bearer_keys_are_slowed_with_the_envelope(
     for _ in range(LIMIT):
         wrong = client.get("/api/v1/memories", headers={"Authorization": "Bearer rc-guess"})
         assert wrong.status_code == 401
-    slowed = client.get("/api/v1/memories", headers={"Authorization": f"Bearer {alice_key}"})
+    slowed = client.get("/api/v1/memories", headers={"Authorization": "Bearer rc-guess"})
     assert slowed.status_code == 429 and int(slowed.headers["retry-after"]) > 0
     body = slowed.json()
     assert (body["code"], body["data"]["error"]) == (429, "throttled")
+    fine = client.get("/api/v1/memories", headers={"Authorization": f"Bearer {alice_key}"})
+    assert fine.status_code == 200
 
 
 def test_a_short_admin_key_is_warned_about_loudly(

@@ -120,7 +120,7 @@ class Guard:
             if rule.needs_key:
                 scope[PRINCIPAL] = await self._authenticate(web.state.engine, headers, scope)
         except RecalleryError as exc:
-            await _refuse(_refusal(exc), headers, scope, receive, send)
+            await _refuse(refusal(exc), headers, scope, receive, send)
             return
         received = await _read_body(headers, receive, limit)
         if received is None:
@@ -133,18 +133,8 @@ class Guard:
 
     async def _authenticate(self, engine: Engine, headers: Headers, scope: Scope) -> Principal:
         """The caller of an ``Authorization: Bearer <key>`` header; a missing or malformed
-        one is refused without a lookup, and so is any key from an address that has failed
-        too often (:mod:`recallery.throttle`)."""
-        scheme, _, key = headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not key:
-            raise Unauthorized("Missing API key.")
-        client = client_address(scope)
-        self.throttle.check(client)
-        try:
-            return await run_in_threadpool(engine.authenticate, key)
-        except Unauthorized:
-            self.throttle.failed(client)
-            raise
+        one is refused without a lookup (:func:`authenticate` for the rest)."""
+        return await authenticate(scope, engine, bearer_key(headers.get("authorization", "")))
 
     async def _elsewhere(
         self,
@@ -208,13 +198,36 @@ def _most_specific(matching: list[Rule]) -> list[Rule]:
     return [r for r in matching if r.template == template]
 
 
+def bearer_key(header: str) -> str:
+    """The key of an ``Authorization: Bearer <key>`` header; Unauthorized without one."""
+    scheme, _, key = header.partition(" ")
+    if scheme.lower() != "bearer" or not key.strip():
+        raise Unauthorized("Missing API key.")
+    return key.strip()
+
+
+async def authenticate(scope: Scope, engine: Engine, key: str) -> Principal:
+    """The holder of ``key``, however it was presented (a Bearer header, the login form).
+    The key is looked up first: a valid one is never refused for its address's failed
+    attempts. An unknown one counts as a failure of the address (:mod:`recallery.throttle`),
+    and once the address has failed too often it is answered :class:`Throttled` (429)."""
+    try:
+        return await run_in_threadpool(engine.authenticate, key)
+    except Unauthorized:
+        throttle = scope.get(THROTTLE)
+        if isinstance(throttle, Throttle):
+            throttle.failed(client_address(scope))
+        raise
+
+
 def client_address(scope: Scope) -> str:
     """The address a request came from, as the server saw it (what throttling counts by)."""
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
 
 
-def _refusal(exc: RecalleryError) -> Response:
+def refusal(exc: RecalleryError) -> Response:
+    """The envelope for ``exc``, with ``Retry-After`` when it is :class:`Throttled`."""
     headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, Throttled) else None
     return error_response(exc, headers=headers)
 

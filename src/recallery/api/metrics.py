@@ -10,7 +10,8 @@ fixed set (HTTP methods and statuses, the app's route templates, the entry state
 job states and outcomes): no memory name, id or user text ever labels a series.
 
 ``RECALLERY_METRICS`` chooses who may read it: ``admin`` (the default: ``Authorization:
-Bearer <admin key>``), ``open`` (anyone who can reach the port: for a Prometheus on a
+Bearer <admin key>``, an administrator's unscoped key with every capability; wrong keys count
+against their address as on REST), ``open`` (anyone who can reach the port: for a Prometheus on a
 private network) or ``off`` (no route at all).
 """
 
@@ -25,13 +26,15 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, H
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from recallery.api.guard import authenticate, bearer_key, refusal
 from recallery.api.health import PROBES
 from recallery.api.observed import ObservedSeries
 from recallery.engine import Engine
-from recallery.errors import Forbidden, Unauthorized
-from recallery.models import Principal
+from recallery.errors import Forbidden, Throttled, Unauthorized
+from recallery.models import ALL_CAPABILITIES, Principal
 from recallery.services.stats import StoreCounts as Counts
 
 PATH = "/metrics"
@@ -149,24 +152,41 @@ def install_metrics(app: FastAPI, engine: Engine, access: str, prefix: str) -> N
     app.add_middleware(CountRequests, metrics=metrics, prefix=prefix)
 
     @app.get(PATH, include_in_schema=False)
-    def scrape(request: Request) -> Response:
-        if access == "open":
-            actor = engine.principal(engine.ensure_admin(None, create_key=False)[0].id)
-        else:
-            actor = _admin(engine, request.headers.get("authorization", ""))
-        store = CollectorRegistry()
-        store.register(StoreCounts(engine.store_counts(actor)))
-        text = generate_latest(metrics.registry) + generate_latest(store)
-        return Response(text, media_type=CONTENT_TYPE_LATEST)
+    async def scrape(request: Request) -> Response:
+        actor = None
+        if access != "open":
+            try:
+                actor = await _admin(engine, request)
+            except Throttled as exc:
+                return refusal(exc)
+        return await run_in_threadpool(_scrape, engine, metrics, actor)
 
 
-def _admin(engine: Engine, header: str) -> Principal:
-    scheme, _, key = header.partition(" ")
-    if scheme.lower() != "bearer" or not key.strip():
-        raise Unauthorized("Missing API key: /metrics needs an administrator's key.")
-    actor = engine.authenticate(key.strip())
+def _scrape(engine: Engine, metrics: Metrics, actor: Principal | None) -> Response:
+    """The scrape, as ``actor`` (None: open metrics, as the administrator)."""
+    if actor is None:
+        actor = engine.principal(engine.ensure_admin(None, create_key=False)[0].id)
+    store = CollectorRegistry()
+    store.register(StoreCounts(engine.store_counts(actor)))
+    text = generate_latest(metrics.registry) + generate_latest(store)
+    return Response(text, media_type=CONTENT_TYPE_LATEST)
+
+
+async def _admin(engine: Engine, request: Request) -> Principal:
+    """The caller, if an administrator's unscoped key with every capability: what the
+    store's counts cover (every tenant) is what only such a key may read elsewhere."""
+    try:
+        key = bearer_key(request.headers.get("authorization", ""))
+    except Unauthorized:
+        raise Unauthorized("Missing API key: /metrics needs an administrator's key.") from None
+    actor = await authenticate(request.scope, engine, key)
     if not actor.is_admin:
         raise Forbidden("/metrics is for administrators (RECALLERY_METRICS=open opens it).")
+    if actor.scope is not None or not actor.capabilities >= ALL_CAPABILITIES:
+        raise Forbidden(
+            "/metrics needs an administrator's unscoped key with every capability "
+            "(read, write, manage); this key is scoped or limited."
+        )
     return actor
 
 

@@ -45,6 +45,16 @@ WORKER_STOP_TIMEOUT_S = 30.0
     show_default=True,
     help="json: one JSON object a line (for a log collector).",
 )
+@click.option(
+    "--forwarded-allow-ips",
+    "forwarded",
+    envvar="RECALLERY_FORWARDED_ALLOW_IPS",
+    show_envvar=True,
+    default=None,
+    help="Proxies whose X-Forwarded-For / X-Forwarded-Proto are trusted: comma-separated "
+    "addresses or networks (10.0.0.0/8), or * for any. Default: none (the peer's address "
+    "counts, which is what throttling of failed keys goes by).",
+)
 @fail_cleanly
 def serve(
     data_dir: Path | None,
@@ -53,15 +63,16 @@ def serve(
     worker: bool,
     log_level: str,
     log_format: str,
+    forwarded: str | None,
 ) -> None:
     """Serve the REST API (and the background worker) on the embedded store."""
     require("fastapi", "uvicorn", extra="server", what="recallery serve")
     import uvicorn
 
     from recallery.api import create_app
-    from recallery.api.logs import log_config
 
     settings = settings_for(data_dir, host=host, port=port)
+    proxies = trusted_proxies(forwarded)
     with Engine.open(settings=settings) as engine:
         try:
             admin, new_key = engine.ensure_admin(settings.admin_api_key)
@@ -83,13 +94,7 @@ def serve(
         warm = app.state.readiness.warm
         threading.Thread(target=warm, args=(engine,), name="recallery-warm", daemon=True).start()
         _announce(settings, admin, new_key)
-        config = uvicorn.Config(
-            app,
-            host=settings.host,
-            port=settings.port,
-            log_level=log_level,
-            log_config=log_config(log_format == "json"),  # access lines without query strings
-        )
+        config = server_config(app, settings, log_level, log_format == "json", proxies)
         try:
             with _stopping_on_signals():
                 uvicorn.Server(config).run()
@@ -97,6 +102,48 @@ def serve(
             stop.set()
             if thread is not None:
                 thread.join(WORKER_STOP_TIMEOUT_S)
+
+
+def trusted_proxies(value: str | None) -> list[str]:
+    """The proxies of ``--forwarded-allow-ips``: each an IP address, a network
+    (``10.0.0.0/8``, host bits zero) or ``*`` (any); anything else is refused naming the
+    option (uvicorn would take it for a literal that never matches)."""
+    import ipaddress
+
+    found = [p.strip() for p in (value or "").split(",") if p.strip()]
+    if "*" in found:
+        return ["*"]
+    for proxy in found:
+        try:
+            ipaddress.ip_network(proxy) if "/" in proxy else ipaddress.ip_address(proxy)
+        except ValueError:
+            raise click.BadParameter(
+                f"{proxy!r} is not an IP address, a network (10.0.0.0/8) or *",
+                param_hint="'--forwarded-allow-ips'",
+            ) from None
+    return found
+
+
+def server_config(
+    app: Any, settings: Settings, log_level: str, json_lines: bool, proxies: list[str]
+) -> Any:
+    """uvicorn's configuration for ``serve``. Forwarded headers are read only from the
+    ``proxies`` named (none by default): uvicorn would otherwise trust them from loopback, or
+    from whatever ``FORWARDED_ALLOW_IPS`` says, and a local client could pick the address it
+    is throttled by."""
+    import uvicorn
+
+    from recallery.api.logs import log_config
+
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level,
+        log_config=log_config(json_lines),  # access lines without query strings
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies,
+    )
 
 
 @contextmanager

@@ -1,7 +1,9 @@
 """MCP over streamable HTTP at ``/mcp`` beside the REST API (``recallery serve``).
 
 Every request carries ``Authorization: Bearer <api key>`` (401 without a valid one); the key's
-principal is the caller of every message of that request. The transport is stateless with
+principal is the caller of every message of that request. Wrong keys count against their
+address as they do on REST (:func:`recallery.api.guard.authenticate`): 429 once it has failed
+too often, while a valid key is always let in. The transport is stateless with
 JSON answers, so any server process of a deployment answers any request. On a loopback
 address the SDK's DNS-rebinding protection checks ``Host`` and ``Origin``.
 """
@@ -13,7 +15,6 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
 from fastapi import FastAPI
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
@@ -21,8 +22,9 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from recallery import wire
+from recallery.api.guard import authenticate, bearer_key, refusal
 from recallery.engine import Engine
-from recallery.errors import Unauthorized
+from recallery.errors import Throttled, Unauthorized
 from recallery.models import Principal
 
 from .backend import EngineBackend
@@ -96,14 +98,13 @@ class _Authenticated:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         header = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
-        scheme, _, key = header.partition(" ")
-        if scheme.lower() != "bearer" or not key.strip():
-            await _unauthorized(send, "Missing API key.")
-            return
         try:
-            principal = await anyio.to_thread.run_sync(self.engine.authenticate, key.strip())
+            principal = await authenticate(scope, self.engine, bearer_key(header))
         except Unauthorized as exc:
             await _unauthorized(send, str(exc))
+            return
+        except Throttled as exc:
+            await refusal(exc)(scope, receive, send)
             return
         await self.app({**scope, _PRINCIPAL: principal}, receive, send)
 

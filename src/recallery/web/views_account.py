@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from recallery.api.guard import THROTTLE, client_address
+from recallery.api.guard import authenticate
 from recallery.errors import Conflict, Forbidden, InvalidInput, NotFound, Throttled, Unauthorized
-from recallery.throttle import Throttle
 from recallery.web.frame import (
     Form,
     FormExpired,
@@ -47,27 +45,21 @@ def _login_page(request: Request, next: str, error: str, status: int) -> Respons
 @router.post("/login")
 async def login(request: Request) -> Response:
     """Open a session for a valid API key (the form's own token must match its cookie).
-    Before the body is read: the login cookie must be there, and the address must not have
-    failed too often (then a 429 page says when to retry)."""
+    Without the login cookie nothing is read. The key is looked up first: a valid one is never
+    refused for its address's failed logins; a wrong one from an address that has failed too
+    often gets a 429 page that says when to retry (:func:`~recallery.api.guard.authenticate`)."""
     parts = web(request)
-    throttle: Throttle | None = request.scope.get(THROTTLE)
-    client = client_address(request.scope)
     if LOGIN_COOKIE not in request.cookies:
         raise FormExpired
-    try:
-        if throttle is not None:
-            throttle.check(client)
-    except Throttled as exc:
-        return _throttled(request, exc)
     form = Form(await request.form(max_files=0, max_fields=8))
     if not parts.sessions.login_token_matches(request.cookies.get(LOGIN_COOKIE), form.text("csrf")):
         raise FormExpired
     next, key = local(form.text("next", "/")), form.text("key")
     try:
-        await run_in_threadpool(parts.engine.authenticate, key)
+        await authenticate(request.scope, parts.engine, key)
+    except Throttled as exc:
+        return _throttled(request, exc)
     except Unauthorized:
-        if throttle is not None:
-            throttle.failed(client)
         return _login_page(request, next, "That API key is not valid, or it was revoked.", 401)
     cookie, _ = parts.sessions.open(key)
     response = back(next)
