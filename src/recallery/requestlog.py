@@ -64,7 +64,9 @@ class LoggedRequest:
 @dataclass(frozen=True)
 class RequestQuery:
     """Which logged requests to list, newest first; ``None`` leaves a field unfiltered.
-    ``slow_ms``: only requests that took at least this long."""
+    ``slow_ms``: only requests that took at least this long. ``within`` (set by the service
+    for a scoped key, never from the wire): only requests that named memories, all of them
+    among these, or that ``own_key`` made."""
 
     key_id: str | None = None
     user_id: str | None = None
@@ -75,6 +77,8 @@ class RequestQuery:
     entry_id: int | None = None
     limit: int = 100
     offset: int = 0
+    within: frozenset[str] | None = None
+    own_key: str = ""
 
 
 #: The filters of a request-log listing by wire name (REST query, web form, SDK argument),

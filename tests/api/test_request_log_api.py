@@ -149,3 +149,76 @@ def test_an_mcp_recall_is_logged_under_its_tool_and_key(
     (row,) = _logged(as_alice, engine, route="recall")
     assert row["channel"] == "mcp" and row["status"] == 200 and row["user_id"] == alice.id
     assert found and row["entry_ids"] == sorted(found) and row["key_id"]
+
+
+def test_a_key_reads_the_log_only_within_its_scope_and_only_with_read(
+    engine: Engine, alice: Account, as_alice: TestClient, http: Callable[[str | None], TestClient]
+) -> None:
+    chinese = create_memory(as_alice, name="笔记")
+    russian = create_memory(as_alice, name="заметки")
+    add_turn(as_alice, [chinese["id"]], "李雷喜欢喝乌龙茶", user_id="li")
+    add_turn(as_alice, [chinese["id"]], "王芳每天早上跑步", user_id="wang")
+    add_turn(as_alice, [russian["id"]], "Ольга любит зелёный чай", user_id="olga")
+    _, scoped_key = engine.create_api_key(alice.principal, alice.id, scope=[chinese["id"]])
+    as_scoped = http(scoped_key)
+    _search(as_alice, russian["id"], "зелёный чай")  # outside the scope: must not show
+    ok(as_alice.get(f"{API}/memories"))  # names no memory: must not show either
+    _search(as_alice, chinese["id"], "乌龙茶")  # another key, within the scope: shows
+    _search(as_scoped, chinese["id"], "跑步")  # its own
+    seen = _logged(as_scoped, engine, page_size="100")
+    assert {r["route"] for r in seen} == {f"{API}/messages/search"} and len(seen) == 2
+    assert all(r["memory_ids"] == [chinese["id"]] for r in seen)
+    assert _logged(as_scoped, engine, memory=russian["id"]) == []
+    everything = _logged(as_alice, engine, page_size="100")  # the unscoped key sees it all
+    assert [r for r in everything if r["memory_ids"] == [russian["id"]]]
+    for capabilities in (["write"], ["manage"], ["write", "manage"]):
+        _, key = engine.create_api_key(alice.principal, alice.id, capabilities=capabilities)
+        refused = http(key).get(f"{API}/admin/requests")
+        assert refused.status_code == 403 and "'read' capability" in refused.json()["message"]
+
+
+def test_a_refused_request_is_logged_as_a_refusal_naming_no_entry(
+    engine: Engine,
+    alice: Account,
+    bob: Account,
+    as_alice: TestClient,
+    http: Callable[[str | None], TestClient],
+    admin: Account,
+) -> None:
+    as_bob = http(bob.key)
+    bobs = create_memory(as_bob, name="bobs")
+    (theirs, *_) = add_turn(as_bob, [bobs["id"]], "Борис прячет ключ под ковриком")
+    mine = create_memory(as_alice)
+    for memory_id in (mine["id"], bobs["id"]):  # another tenant's entry, through either memory
+        probe = as_alice.get(f"{API}/messages/{memory_id}:{theirs['message_id']}/content")
+        assert probe.status_code == 404
+    missing = as_alice.get(f"{API}/messages/{mine['id']}:987654321/content")
+    assert missing.status_code == 404
+    rows = _logged(as_alice, engine, status="404")
+    assert len(rows) == 3 and all(r["entry_ids"] == [] for r in rows)
+    assert _logged(http(admin.key), engine, entry=str(theirs["message_id"])) == []
+    reads = ok(as_bob.get(f"{API}/messages/{bobs['id']}:{theirs['message_id']}/reads"))
+    assert reads["named"] == 0 and reads["by_key"] == []
+
+
+def test_requests_without_a_valid_key_cannot_push_out_what_keys_did(
+    engine: Engine, alice: Account, as_alice: TestClient, http: Callable[[str | None], TestClient]
+) -> None:
+    from dataclasses import replace
+
+    log = engine.request_log
+    log.settings = replace(engine.settings, request_log_max_rows=20)
+    memory = create_memory(as_alice)
+    for _ in range(4):
+        _search(as_alice, memory["id"], "zanzibar")
+    anonymous, guessing = http(None), http("rc-guess")
+    for _ in range(60):
+        assert anonymous.get(f"{API}/memories").status_code == 401
+        assert guessing.get(f"{API}/memories").status_code in (401, 429)
+    log.flush()
+    log.prune()
+    with engine.store.read() as r:
+        (kept,) = r.conn.execute("SELECT count(*) FROM requests WHERE user_id = ''")[0]
+    assert kept == 2  # their own budget: a tenth of the log
+    own = _logged(as_alice, engine, page_size="100")
+    assert len(own) == 5  # the memory, four searches: none pushed out

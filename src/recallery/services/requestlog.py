@@ -5,12 +5,19 @@ An edge opens a :class:`~recallery.requestlog.Call` per request and hands it to
 :meth:`RequestLog.record` when the answer has gone; a background thread writes what has
 queued up in one transaction (the request pays for a queue put). Every ``PRUNE_EVERY``
 requests written, the thread drops requests older than ``request_log_days`` and all but
-the newest ``request_log_max_rows``.
+the newest ``request_log_max_rows`` of authenticated callers; requests without a valid key
+have their own, smaller budget (:func:`anonymous_budget`), so they never push those out.
 
-Who reads what: an administrator reads every row; any other caller reads only the rows of
-their own calls (their keys' and their web sessions'). An entry's access history is for
-whoever may read the entry: the counts are the entry's, the keys listed only the caller's
-own unless they are an administrator.
+A refused request (status 400 or more) is logged as a refusal: its status, route and
+memories, never the entry ids its address named or a search returned, so a caller's log
+never tells which ids exist elsewhere and an entry's history counts no refusal as a read.
+
+Who reads what: reading the log needs the ``read`` capability. An administrator's unscoped
+key reads every row; any other key reads only the rows of its own user's calls (their keys'
+and their web sessions'), and a scoped key only those within its scope: requests that named
+memories, all of them in its scope, and its own. An entry's access history is for whoever
+may read the entry: the counts are the entry's, the keys listed only the caller's own unless
+they are an administrator.
 
 Searches are noted by :class:`LoggedSearch`: the ids it notes are the ones the search hands
 to the use-count recorder (:class:`~recallery.retrieval.usage.UsageRecorder`), so within the
@@ -29,7 +36,7 @@ from datetime import timedelta
 
 from recallery.clock import Clock
 from recallery.errors import Forbidden, RecalleryError
-from recallery.models import Hit, Principal
+from recallery.models import Capability, Hit, Principal
 from recallery.requestlog import (
     NAMED,
     RETURNED,
@@ -73,6 +80,7 @@ class RequestLog:
         """Queue ``call``, answered with ``status`` after ``latency_ms``."""
         if not self.enabled:
             return
+        refused = status >= 400
         row = LoggedRequest(
             id=uuid.uuid4().hex,
             at=self.clock.now(),
@@ -86,7 +94,8 @@ class RequestLog:
             query=call.query if self.settings.request_log_queries else None,
         )
         self._ensure_thread()
-        self._queue.put((call.tenant_id, row, tuple(call.returned), tuple(call.named)))
+        returned, named = ((), ()) if refused else (tuple(call.returned), tuple(call.named))
+        self._queue.put((call.tenant_id, row, returned, named))
 
     def flush(self) -> None:
         """Wait until everything recorded so far is written."""
@@ -103,15 +112,20 @@ class RequestLog:
         """Drop what retention no longer keeps now; how many requests went."""
         before = self.clock.now() - timedelta(days=self.settings.request_log_days)
         with self.store.write() as w:
-            return w.prune_requests(before, self.settings.request_log_max_rows)
+            keep = self.settings.request_log_max_rows
+            return w.prune_requests(before, keep, anonymous_budget(keep))
 
     def requests(self, actor: Principal, q: RequestQuery) -> tuple[list[LoggedRequest], int]:
         """Logged requests matching ``q``, newest first, and how many match: every caller's
-        for an administrator, else the caller's own."""
-        if not actor.is_admin:
+        for an administrator's unscoped key, else the caller's own within its key's scope."""
+        if Capability.READ not in actor.capabilities:
+            raise Forbidden("the API key lacks the 'read' capability (to read the request log)")
+        if not _reads_all(actor):
             if q.user_id not in (None, actor.user_id):
-                raise Forbidden("only an administrator reads other users' requests")
-            q = replace(q, user_id=actor.user_id)
+                raise Forbidden(
+                    "only an administrator (with an unscoped key) reads other users' requests"
+                )
+            q = replace(q, user_id=actor.user_id, within=actor.scope, own_key=actor.key_id)
         with self.store.read() as r:
             return r.requests(q)
 
@@ -120,7 +134,7 @@ class RequestLog:
         with self.store.read() as r:
             how, by_key = r.entry_reads(message_id)
         last = max((k.last_at for k in by_key), default=None)
-        if not actor.is_admin:
+        if not _reads_all(actor):
             by_key = [k for k in by_key if k.user_id == actor.user_id]
         return EntryReads(
             message_id, how.get(RETURNED, 0), how.get(NAMED, 0), tuple(by_key), use_count, last
@@ -171,6 +185,16 @@ class RequestLog:
             self.prune()
 
 
+def anonymous_budget(max_rows: int) -> int:
+    """How many requests without a valid key the log keeps: a tenth of its size."""
+    return max(1, max_rows // 10)
+
+
+def _reads_all(actor: Principal) -> bool:
+    """An administrator's unscoped key reads every caller's rows."""
+    return actor.is_admin and actor.scope is None
+
+
 class LoggedSearch(SearchService):
     """Search that notes each search's query, memories and returned ids into the current
     call (:func:`recallery.requestlog.note_search`): the same ids it counts as retrievals.
@@ -182,4 +206,4 @@ class LoggedSearch(SearchService):
         return hits
 
 
-__all__ = ["LoggedSearch", "RequestLog"]
+__all__ = ["LoggedSearch", "RequestLog", "anonymous_budget"]

@@ -87,7 +87,24 @@ def _where(q: RequestQuery) -> tuple[str, list[object]]:
     if q.entry_id is not None:
         clauses.append("id IN (SELECT request_id FROM request_entries WHERE message_id = ?)")
         params.append(q.entry_id)
+    if q.within is not None:
+        clause, more = _within(q.within, q.own_key)
+        clauses.append(clause)
+        params.extend(more)
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _within(scope: frozenset[str], own_key: str) -> tuple[str, list[object]]:
+    """Requests that named memories, every one of them in ``scope``, or made with ``own_key``:
+    with each scope id cut out of ``,a,b,``, a request within the scope leaves ``,``."""
+    left, params = "memory_ids", list[object]()
+    for memory_id in sorted(scope):  # at most 100: a key's scope is a list of memory ids
+        left = f"REPLACE({left}, ?, ',')"
+        params.append(f",{memory_id},")
+    clause = f"(memory_ids <> '' AND {left} = ',')"
+    if own_key:
+        return f"({clause} OR key_id = ?)", [*params, own_key]
+    return clause, params
 
 
 def _request(r: Row, entry_ids: list[int]) -> LoggedRequest:
@@ -128,15 +145,23 @@ class RequestLogWrites:
                         [row.id, how, to_epoch(row.at), row.key_id, row.user_id, *chunk],
                     )
 
-    def prune_requests(self, before: datetime, keep: int) -> int:
-        """Drop requests older than ``before`` and all but the newest ``keep``; how many."""
-        older, params = "at < ?", [to_epoch(before)]
-        rows = self.conn.execute(
-            "SELECT at, id FROM requests ORDER BY at DESC, id DESC LIMIT 1 OFFSET ?", [keep]
-        )
-        if rows and float(rows[0][0]) >= to_epoch(before):
-            older, params = "at < ? OR (at = ? AND id <= ?)", [rows[0][0], rows[0][0], rows[0][1]]
-        ids = [r[0] for r in self.conn.execute(f"SELECT id FROM requests WHERE {older}", params)]
+    def prune_requests(self, before: datetime, keep: int, keep_anonymous: int) -> int:
+        """Drop requests older than ``before``, all but the newest ``keep`` of the callers'
+        who were authenticated and all but the newest ``keep_anonymous`` of the others': a
+        flood without a valid key never pushes out what keys did. How many went."""
+        ids: list[str] = []
+        for who, most in (("user_id <> ''", keep), ("user_id = ''", keep_anonymous)):
+            older, params = "at < ?", [to_epoch(before)]
+            rows = self.conn.execute(
+                f"SELECT at, id FROM requests WHERE {who} "
+                "ORDER BY at DESC, id DESC LIMIT 1 OFFSET ?",
+                [most],
+            )
+            if rows and float(rows[0][0]) >= to_epoch(before):
+                older = "at < ? OR (at = ? AND id <= ?)"
+                params = [rows[0][0], rows[0][0], rows[0][1]]
+            found = self.conn.execute(f"SELECT id FROM requests WHERE {who} AND ({older})", params)
+            ids.extend(r[0] for r in found)
         for chunk in chunks(ids, 500):
             listed = marks(len(chunk))
             self.conn.execute(f"DELETE FROM request_entries WHERE request_id IN ({listed})", chunk)
