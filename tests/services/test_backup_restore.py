@@ -7,36 +7,16 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from tests.support.files import engine_in
 
 from recallery import Engine, SearchRequest
 from recallery.errors import Conflict, InvalidInput, NotFound
-from recallery.providers.registry import ModelRegistry
 from recallery.services import backup as backups
 from recallery.settings import Settings
-from recallery.store import open_store
-from recallery.testing import DeterministicEmbedder, FrozenClock
-
-
-@contextmanager
-def engine_in(data_dir: Path, clock: FrozenClock) -> Iterator[Engine]:
-    """An engine on ``data_dir`` as ``serve`` opens it (ledger and lock included)."""
-    settings = Settings(data_dir=data_dir)
-    embedder = DeterministicEmbedder()
-    engine = Engine(
-        open_store(settings),
-        models=ModelRegistry(builtin=lambda: embedder),
-        clock=clock,
-        settings=settings,
-    )
-    try:
-        yield engine
-    finally:
-        engine.close()
+from recallery.testing import FrozenClock
 
 
 def _ids(engine: Engine, memory_id: str) -> set[int]:

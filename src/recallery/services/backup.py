@@ -4,19 +4,21 @@
 keeps serving, :mod:`recallery.store.sqlite.copies`) and ``manifest.json`` (when, the
 recallery version, the schema version, row counts, the copy's size and sha256).
 
-:func:`restore` checks the manifest against the copy, refuses while any process has the
-target store open (:mod:`recallery.store.sqlite.lockfile`), puts the copy in place, migrates
-it and then erases again everything the erasure ledger records (:mod:`recallery.store.erasures`):
-a backup taken before an erasure still holds the erased text, and restoring it must not
-bring that text back. These functions work on closed files, so the command line calls them
-directly rather than through an open engine.
+:func:`restore` checks the manifest against the copy and reads and checks every erasure
+ledger (:mod:`recallery.store.erasures`) before it touches anything, refuses while any
+process has the target store open (:mod:`recallery.store.sqlite.lockfile`), and works on a
+staging copy beside the store: migrated, erased again of everything the ledgers record
+(:mod:`.ledgers`: a backup taken before an erasure still holds the erased text, and
+restoring it must not bring that text back), scrubbed, sealed and checked, and only then
+put in place in one rename. A failure at any step, a crash included, leaves the store as it
+was, and the erased text never reaches its files. These functions work on closed files, so
+the command line calls them directly rather than through an open engine. Everything they
+create is owner-only (0600 files, 0700 directories).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -24,21 +26,17 @@ from importlib.metadata import version as installed_version
 from pathlib import Path
 
 from recallery.errors import Conflict, InvalidInput
-from recallery.models import AuditAction, Scope
-from recallery.policies.eviction import delete_with_tombstones
+from recallery.services.ledgers import read_ledgers, replay
 from recallery.settings import Settings
 from recallery.store.erasures import Erasure, ErasureLedger
-from recallery.store.sqlite import SIDE_FILES, SQLiteStore
-from recallery.store.sqlite.copies import facts, integrity, online_copy, reserve_ids, sha256
+from recallery.store.sqlite import SQLiteStore, copies
+from recallery.store.sqlite.copies import facts, integrity, online_copy, sha256
 from recallery.store.sqlite.lockfile import StoreLock
 from recallery.store.sqlite.migrations import MIGRATIONS
 
 MANIFEST = "manifest.json"
 COPY = "recallery.db"
 FORMAT = 1
-#: The actor and reason of the tombstones a restore leaves for what it erases again.
-RESTORE_ACTOR = "restore"
-RESTORE_REASON = "erased after this backup was taken (erasure ledger)"
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,7 @@ def backup(settings: Settings, dest: Path, now: datetime) -> Manifest:
     dest = Path(dest)
     if dest.exists() and any(dest.iterdir()):
         raise Conflict(f"dest: {dest} exists and is not empty; back up into a new directory")
-    dest.mkdir(parents=True, exist_ok=True)
+    dest.mkdir(mode=0o700, parents=True, exist_ok=True)
     copy = dest / COPY
     online_copy(settings.sqlite_path, copy)
     check = integrity(copy)
@@ -87,6 +85,7 @@ def backup(settings: Settings, dest: Path, now: datetime) -> Manifest:
         bytes=copy.stat().st_size,
         sha256=sha256(copy),
     )
+    copies.owner_only(dest / MANIFEST)
     (dest / MANIFEST).write_text(json.dumps(asdict(manifest), indent=2) + "\n", "utf-8")
     return manifest
 
@@ -122,81 +121,59 @@ def restore(
     ledgers: Sequence[Path] = (),
     replace: bool = False,
 ) -> RestoreReport:
-    """Put the backup in ``source`` in place as the store of ``settings``, then erase again
+    """Put the backup in ``source`` in place as the store of ``settings``, erased again of
     what the target's erasure ledger and ``ledgers`` record; their records join the
-    target's ledger, so a later restore there erases them too."""
+    target's ledger, so a later restore there erases them too.
+
+    Nothing is touched until every ledger has been read and checked. The copy is staged
+    beside the store, erased again, scrubbed, sealed and checked there; only then does it
+    replace the store, in one rename. Any failure before that leaves the store as it was."""
     _sqlite_only(settings)
     manifest = read_manifest(source)
+    own = ErasureLedger(settings.erasure_ledger_path)
+    records, added = read_ledgers(own, ledgers)
     target = settings.sqlite_path
     lock = StoreLock(target, exclusive=True)  # Conflict while a process has it open
+    staging = copies.staging_for(target)
     try:
         if target.exists() and not replace:
             raise Conflict(f"a store exists at {target}; pass --replace to overwrite it")
-        staging = target.with_name(target.name + ".restoring")
-        shutil.copyfile(Path(source) / manifest.file, staging)
-        if sha256(staging) != manifest.sha256 or integrity(staging) != "ok":
-            staging.unlink()
-            raise InvalidInput("source", "source: the copy changed or is damaged")
-        for side in SIDE_FILES:  # an old WAL must never be replayed onto the new file
-            target.with_name(target.name + side).unlink(missing_ok=True)
-        os.replace(staging, target)
-        records = _merged_ledgers(settings.erasure_ledger_path, ledgers)
-        erased, deleted = _erase_again(target, settings, records, now)
-        reserve_ids(target, max((max(r.message_ids, default=0) for r in records), default=0))
-        report = RestoreReport(
-            manifest, erased, deleted, integrity(target), tuple(str(p) for p in ledgers)
-        )
+        copies.stage(Path(source) / manifest.file, staging, manifest.sha256)
+        erased, deleted = _erase_again(staging, settings, records, now)
+        check = copies.seal(staging)
+        if check != "ok":
+            raise Conflict(f"the restored copy failed its integrity check: {check}")
+        _verify(staging, records)
+        copies.swap_in(staging, target)
+        for record in added:  # after the swap: a failure before it leaves the ledger too
+            own.append(record)
     finally:
+        copies.discard(staging)
         lock.release()
-    return report
-
-
-def _merged_ledgers(own: Path, others: Sequence[Path]) -> list[Erasure]:
-    """The target's ledger with the records of ``others`` appended to it first."""
-    mine = ErasureLedger(own)
-    known = set(mine.read())
-    for other in others:
-        if Path(other).resolve() == own.resolve():
-            continue
-        if not Path(other).is_file():
-            raise InvalidInput("erasures", f"erasures: no ledger at {other}")
-        for record in ErasureLedger(Path(other)).read():
-            if record not in known:
-                mine.append(record)
-                known.add(record)
-    return list(mine.read())
+    return RestoreReport(manifest, erased, deleted, check, tuple(str(p) for p in ledgers))
 
 
 def _erase_again(
-    target: Path, settings: Settings, records: Sequence[Erasure], now: datetime
+    staging: Path, settings: Settings, records: Sequence[Erasure], now: datetime
 ) -> tuple[int, int]:
-    """Apply ``records`` to the restored store, in one transaction; (entries, memories)."""
-    store = SQLiteStore(target, lock=False, ann_threshold=settings.ann_threshold, snapshot_rows=0)
-    erased = deleted = 0
+    """Replay ``records`` on the staged copy (:func:`.ledgers.replay`) and scrub its files;
+    (entries, memories)."""
+    store = SQLiteStore(staging, lock=False, ann_threshold=settings.ann_threshold, snapshot_rows=0)
     try:
-        with store.write() as w:
-            for record in records:
-                if record.whole_memory:
-                    if w.memory(record.memory_id) is not None:
-                        w.delete_memory(record.memory_id)
-                        deleted += 1
-                    continue
-                present = w.get_entries(Scope.of(record.memory_id), record.message_ids)
-                erased += len(
-                    delete_with_tombstones(
-                        w,
-                        record.memory_id,
-                        sorted(present),
-                        now,
-                        RESTORE_ACTOR,
-                        RESTORE_REASON,
-                        AuditAction.ENTRY_ERASE,
-                    )
-                )
-        store.scrub()
+        done = replay(store, records, now)
+        if not store.scrub():
+            raise Conflict(f"the staged copy {staging} could not be scrubbed; nothing was replaced")
     finally:
         store.close()
-    return erased, deleted
+    return done.entries_erased, done.memories_deleted
+
+
+def _verify(staging: Path, records: Sequence[Erasure]) -> None:
+    """The staged copy holds no entry and no memory that ``records`` erased."""
+    wanted = [(r.memory_id, r.message_ids) for r in records]
+    left = copies.count_present(staging, wanted)
+    if left:
+        raise Conflict(f"the staged copy still holds {left} erased rows; nothing was replaced")
 
 
 def _sqlite_only(settings: Settings) -> None:

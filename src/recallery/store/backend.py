@@ -220,6 +220,15 @@ class Backend(ABC):
     def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
         """Hook before entries are physically deleted (index maintenance). Default: nothing."""
 
+    def reserve_ids(self, conn: Conn, through: int) -> None:
+        """New entries get message ids above ``through``: ids an erasure ledger names are
+        never handed out again after a restore."""
+        raise NotImplementedError
+
+    def erasing(self, conn: Conn) -> None:
+        """Hook: the open transaction erases (an erasure, a deleted memory; not eviction), so
+        the backend scrubs once it commits. Default: nothing."""
+
     def alongside(self, conn: Conn) -> AbstractContextManager[Conn | None]:
         """A second connection on the snapshot of the read transaction ``conn``, for another
         thread, where the backend can share one and has one free; else None. Default: None
@@ -256,8 +265,12 @@ class Backend(ABC):
         """Build whatever in-process search state the backend keeps, so the first search does
         not pay for it. Default: nothing (PostgreSQL keeps its indexes in the server)."""
 
-    def scrub(self) -> None:
-        """After an erasure: make deleted content unrecoverable from the files. Default: nothing."""
+    def scrub(self) -> bool:
+        """Make deleted content unrecoverable from the store's files where that is due; True
+        when it is done now, False when it stays due (the backend completes it later). The
+        store runs it itself after each transaction that erases (:meth:`erasing`); calling
+        it again is cheap. Default: nothing to do."""
+        return True
 
     def files(self) -> list[Path]:
         """Local files holding this store's data, for checks that scan them after an erasure.

@@ -102,12 +102,8 @@ class Writer(Reader, RequestLogWrites, SupersessionWrites):
         self.store.erasing(self.conn)
         if self.store.erasures is not None:  # ahead of the commit: see .erasures
             self.store.erasures.record_memory(datetime.now().astimezone(), memory_id)
-        ids = [
-            int(r[0])
-            for r in self.conn.execute(
-                "SELECT message_id FROM entries WHERE memory_id = ?", [memory_id]
-            )
-        ]
+        rows = self.conn.execute("SELECT message_id FROM entries WHERE memory_id = ?", [memory_id])
+        ids = [int(r[0]) for r in rows]
         self.delete_entries(memory_id, ids)
         for table in ("tombstones", "jobs"):
             self.conn.execute(f"DELETE FROM {table} WHERE memory_id = ?", [memory_id])

@@ -32,9 +32,10 @@ from recallery.errors import StoreError
 from recallery.models import Scope
 from recallery.store.backend import WithIds
 from recallery.store.base import Store
+from recallery.store.erasures import ErasureLedger
 from recallery.store.filters import EntryFilter
 from recallery.store.neighbours import Near
-from recallery.store.postgres import bulk, search
+from recallery.store.postgres import bulk, near, search
 from recallery.store.postgres.conn import PgConn
 from recallery.store.postgres.migrations import MIGRATIONS
 from recallery.store.queries import Passing
@@ -53,44 +54,6 @@ _HNSW_INDEX = "entries_hnsw_"
 #: How long a process trusts that a dimension has no HNSW index before it looks again: an
 #: index added while it runs (as after a bulk load without one) is used without a restart.
 INDEX_RECHECK_S = 30.0
-# Before (side 0) and after (side 1) each raw turn among the ids, nearest first: a range of
-# entries_conversation (memory, session, user, agent, valid_at, message_id, and the type it
-# includes, so no heap page is read) each. A turn without neighbours still comes back once
-# (side NULL).
-_NEAR = """
-WITH c AS (
-    SELECT e.message_id, e.memory_id, e.session_id, e.user_id, e.agent_id, e.valid_at
-    FROM entries e
-    WHERE e.message_id = ANY(?::bigint[]) AND e.memory_id = ANY(?::text[])
-      AND e.message_type = 'raw'
-), near AS MATERIALIZED (
-    SELECT c.message_id AS centre, 0 AS side, b.message_id, b.k
-    FROM c CROSS JOIN LATERAL (
-        SELECT n.message_id,
-               row_number() OVER (ORDER BY n.valid_at DESC, n.message_id DESC) AS k
-        FROM (
-            SELECT n.valid_at, n.message_id FROM entries n
-            WHERE n.memory_id = c.memory_id AND n.session_id = c.session_id
-              AND n.user_id = c.user_id AND n.agent_id = c.agent_id
-              AND n.message_type = 'raw'
-              AND (n.valid_at, n.message_id) < (c.valid_at, c.message_id)
-            ORDER BY n.valid_at DESC, n.message_id DESC LIMIT ?) n) b
-    UNION ALL
-    SELECT c.message_id, 1, a.message_id, a.k
-    FROM c CROSS JOIN LATERAL (
-        SELECT n.message_id, row_number() OVER (ORDER BY n.valid_at, n.message_id) AS k
-        FROM (
-            SELECT n.valid_at, n.message_id FROM entries n
-            WHERE n.memory_id = c.memory_id AND n.session_id = c.session_id
-              AND n.user_id = c.user_id AND n.agent_id = c.agent_id
-              AND n.message_type = 'raw'
-              AND (n.valid_at, n.message_id) > (c.valid_at, c.message_id)
-            ORDER BY n.valid_at, n.message_id LIMIT ?) n) a
-)
-SELECT c.message_id, near.side, near.message_id
-FROM c LEFT JOIN near ON near.centre = c.message_id
-ORDER BY c.message_id, near.side, near.k
-"""
 
 
 class PostgresStore(Store):
@@ -100,9 +63,15 @@ class PostgresStore(Store):
     id_array = True
     keyword_windows = True
 
-    def __init__(self, dsn: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> None:
+    def __init__(
+        self, dsn: str, *, pool_size: int = DEFAULT_POOL_SIZE, erasures: ErasureLedger | None = None
+    ) -> None:
+        """``erasures``: the ledger erasures are entered in (``recallery restore-erasures``
+        replays it after ``pg_restore``)."""
         self.dsn = dsn
+        self.erasures = erasures
         self._local = threading.local()
+        self._scrub_due = False
         self.migrate()
         self._pool: ConnectionPool[psycopg.Connection[Row]] = ConnectionPool(
             dsn,
@@ -142,12 +111,15 @@ class PostgresStore(Store):
         if current is not None:  # nested write in the same thread joins the transaction
             yield current
             return
+        self._local.erased = False
         with self._transaction(IsolationLevel.READ_COMMITTED, read_only=False) as conn:
             self._local.write = conn
             try:
                 yield conn
             finally:
                 self._local.write = None
+        if self._local.erased:  # committed: the scrub is an erasure's last step
+            self.scrub()
 
     @contextmanager
     def _transaction(self, isolation: IsolationLevel, *, read_only: bool) -> Iterator[PgConn]:
@@ -255,13 +227,7 @@ class PostgresStore(Store):
         """One statement: each raw turn's nearest ``reach`` turns on either side, by a
         LATERAL range of the conversation index each (the portable UNION ALL of four ranges
         per turn took PostgreSQL longer to plan than to run)."""
-        rows = conn.execute(_NEAR, [list(ids), sorted(scope.memory_ids), reach, reach])
-        sides: dict[int, tuple[list[int], list[int]]] = {}
-        for centre, side, neighbour in rows:
-            found = sides.setdefault(int(centre), ([], []))
-            if side is not None:
-                found[int(side)].append(int(neighbour))
-        return {mid: (tuple(before), tuple(after)) for mid, (before, after) in sides.items()}
+        return near.conversation_near(conn, scope, ids, reach)
 
     def vectors_of(
         self, conn: Conn, ids: Sequence[int], memory_ids: Collection[str] | None = None
@@ -335,9 +301,27 @@ class PostgresStore(Store):
         indexed = self._indexed(conn, int(vector.shape[0]))
         return search.vector_search(conn, scope, vector, f, limit, indexed)
 
-    def scrub(self) -> None:
-        """VACUUM the tables that held the erased text, so its dead rows are pruned and the
-        space is reused. See docs/deployment.md for what this does and cannot guarantee."""
+    def entries_deleting(self, conn: Conn, ids: Sequence[int]) -> None:
+        self._scrub_due = True
+
+    def erasing(self, conn: Conn) -> None:
+        self._local.erased = self._scrub_due = True
+
+    def reserve_ids(self, conn: Conn, through: int) -> None:
+        """New entries get ids above ``through`` (ids an erasure ledger names)."""
+        conn.execute(
+            "SELECT setval('entries_message_id_seq', greatest(last_value, ?)) "
+            "FROM entries_message_id_seq",
+            [through],
+        )
+
+    def scrub(self) -> bool:
+        """VACUUM the tables that held deleted text, where rows were deleted since the last
+        time, so their dead rows are pruned and the space is reused; True once done. See
+        docs/deployment.md for what this does and cannot guarantee."""
+        if not self._scrub_due:
+            return True
+        self._scrub_due = False
         try:
             with self._pool.connection() as raw:
                 raw.autocommit = True
@@ -347,7 +331,9 @@ class PostgresStore(Store):
                 finally:
                     raw.autocommit = False
         except psycopg.Error as exc:
+            self._scrub_due = True
             raise StoreError(f"postgres: {exc}") from exc
+        return True
 
 
 def _indexed_dimensions(conn: Conn) -> frozenset[int]:

@@ -1,8 +1,9 @@
 """The embedded default store: one SQLite file in WAL mode, searched through in-process indexes.
 
 One writer at a time (``BEGIN IMMEDIATE``, so capacity checks are exact even across
-processes), any number of readers. ``secure_delete`` is on and erasure truncates the WAL, so
-erased text does not survive in the file.
+processes), any number of readers. ``secure_delete`` is on and the store scrubs its files after
+every transaction that erases (:mod:`.scrubbing`: never waiting for a reader; due until done),
+so erased text does not survive in them. Its files are created owner-only (0600, 0700).
 
 Search reads four indexes this process keeps beside the file, caught up together once per
 read before they are used: BM25 postings per memory (:mod:`.keywords`), float32 vectors per
@@ -38,42 +39,22 @@ from recallery.store.erasures import ErasureLedger
 from recallery.store.filters import EntryFilter
 from recallery.store.neighbours import Near
 from recallery.store.queries import Passing
-from recallery.store.sql import Conn, Row
-from recallery.store.sqlite import substrings
+from recallery.store.sql import Conn
+from recallery.store.sqlite import copies, substrings
 from recallery.store.sqlite.columns import HeldCheck
+from recallery.store.sqlite.connections import BUSY_TIMEOUT_MS, RawConn, connect
+from recallery.store.sqlite.copies import SIDE_FILES, owner_only
 from recallery.store.sqlite.indexes import BY_ID, Indexes, prune_changes
 from recallery.store.sqlite.lockfile import StoreLock
 from recallery.store.sqlite.migrations import MIGRATIONS, statements
 from recallery.store.sqlite.ranking import best_passing
+from recallery.store.sqlite.scrubbing import Scrubs
 from recallery.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
 
-BUSY_TIMEOUT_MS = 30_000
 #: Rows read from the file (not from a snapshot) from which closing writes a snapshot.
 SNAPSHOT_ROWS = 50_000
 #: Write transactions between two prunings of the change log (:func:`.indexes.prune_changes`).
 PRUNE_EVERY = 1_000
-SIDE_FILES = ("-wal", "-shm", "-journal")
-
-
-class _Conn:
-    """Adapts :class:`sqlite3.Connection` to the store's :class:`Conn` protocol."""
-
-    def __init__(self, raw: sqlite3.Connection) -> None:
-        self.raw = raw
-        #: Whether the in-process indexes caught up during this transaction.
-        self.caught_up = False
-
-    def execute(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        try:
-            return self.raw.execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
-            raise StoreError(f"sqlite: {exc}") from exc
-
-    def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
-        try:
-            self.raw.executemany(sql, rows)
-        except sqlite3.Error as exc:
-            raise StoreError(f"sqlite: {exc}") from exc
 
 
 class SQLiteStore(Store):
@@ -93,14 +74,18 @@ class SQLiteStore(Store):
         snapshot_rows: int = SNAPSHOT_ROWS,
         erasures: ErasureLedger | None = None,
         lock: bool = True,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
         """``ann_threshold``: vectors from which a memory is also searched through an
         approximate (HNSW) index; 0 or less keeps every search exact. ``snapshot_rows``:
         rows read from the file from which :meth:`close` snapshots the indexes (0: never).
-        ``erasures``: the ledger erasures are entered in; ``lock``: hold :mod:`.lockfile`'s lock."""
+        ``erasures``: the ledger erasures are entered in; ``lock``: hold :mod:`.lockfile`'s lock;
+        ``busy_timeout_ms``: how long a connection waits for another's write lock."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        owner_only(self.path)  # SQLite gives its WAL and shared memory the file's mode
         self.erasures = erasures
+        self._busy_timeout_ms = busy_timeout_ms
         self._lock = StoreLock(self.path, exclusive=False) if lock else None  # see .lockfile
         self._local = threading.local()
         self._write_lock = threading.RLock()
@@ -111,24 +96,14 @@ class SQLiteStore(Store):
         self._snapshot_rows = snapshot_rows
         self._erased_in_transaction = False
         self._writes = 0
+        self._scrubs = Scrubs(self.path, busy_timeout_ms)
         self.migrate()
+        self.scrub()  # one a process that stopped left due (its marker), if any
 
     # --- connections ----------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
-        raw = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
-        )
-        for pragma in (
-            "journal_mode = WAL",
-            "synchronous = NORMAL",
-            "secure_delete = ON",
-            f"busy_timeout = {BUSY_TIMEOUT_MS}",
-            "temp_store = MEMORY",
-            "cache_size = -65536",
-        ):
-            raw.execute(f"PRAGMA {pragma}")
-        return raw
+        return connect(self.path, self._busy_timeout_ms)
 
     def _reader(self) -> sqlite3.Connection:
         raw: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -143,11 +118,11 @@ class SQLiteStore(Store):
     def _read_conn(self) -> Iterator[Conn]:
         raw = self._reader()
         if raw.in_transaction:  # nested read in the same thread: reuse the snapshot
-            yield _Conn(raw)
+            yield RawConn(raw)
             return
         raw.execute("BEGIN")
         try:
-            yield _Conn(raw)
+            yield RawConn(raw)
         finally:
             raw.execute("COMMIT")
 
@@ -156,14 +131,14 @@ class SQLiteStore(Store):
         with self._write_lock:
             raw = self._writer
             if raw.in_transaction:  # nested write in the same thread joins the transaction
-                yield _Conn(raw)
+                yield RawConn(raw)
                 return
             raw.execute("BEGIN IMMEDIATE")
             try:
-                yield _Conn(raw)
+                yield RawConn(raw)
                 self._writes += 1
                 if self._writes % PRUNE_EVERY == 0:
-                    prune_changes(_Conn(raw))
+                    prune_changes(RawConn(raw))
             except BaseException:
                 raw.execute("ROLLBACK")
                 self._erased_in_transaction = False
@@ -173,6 +148,8 @@ class SQLiteStore(Store):
                 self._erased_in_transaction = False
                 with self._read_conn() as conn:
                     self._catch_up(conn)
+            if self._scrubs.retry:  # an erasure's scrub is due: this is an opportunity
+                self._scrubs.attempt(RawConn(raw))
 
     def save_indexes(self) -> int:
         """Snapshot the in-process indexes into the file (see :mod:`.snapshots`); returns
@@ -181,11 +158,14 @@ class SQLiteStore(Store):
             return self._indexes.save(write, read)
 
     def close(self) -> None:
-        """Close every connection; first snapshot the indexes where that is due."""
+        """Close every connection; first snapshot the indexes and scrub, where due."""
+        # busy or read-only: the next process rebuilds from the rows, or scrubs, instead
         if self._snapshot_rows > 0 and self._all and self._indexes.due(self._snapshot_rows):
-            # busy or read-only: the next process rebuilds from the rows instead
             with contextlib.suppress(StoreError, sqlite3.Error):
                 self.save_indexes()
+        if self._all:
+            with contextlib.suppress(StoreError, sqlite3.Error):
+                self.scrub()
         with self._all_lock:
             for raw in self._all:
                 raw.close()
@@ -316,7 +296,7 @@ class SQLiteStore(Store):
         """Bring the in-process indexes up to the committed state, once per transaction. A
         write transaction's own rows are never read: its connection catches up through a
         read connection instead, so a rollback leaves no row behind in an index."""
-        if not isinstance(conn, _Conn) or conn.caught_up:
+        if not isinstance(conn, RawConn) or conn.caught_up:
             return
         if conn.raw is self._writer:
             with self._read_conn() as committed:
@@ -329,7 +309,7 @@ class SQLiteStore(Store):
         """The filter check from the in-process columns (:mod:`.columns`), caught up with
         the committed state; None inside a write transaction (its own changes are checked in
         SQL) or for a filter the columns cannot answer."""
-        if not isinstance(conn, _Conn) or conn.raw is self._writer:
+        if not isinstance(conn, RawConn) or conn.raw is self._writer:
             return None
         self._catch_up(conn)
         return self._indexes.columns.passing(scope.memory_ids, f)
@@ -337,7 +317,7 @@ class SQLiteStore(Store):
     def held_lengths(self, conn: Conn, scope: Scope, ids: Iterable[int]) -> dict[int, int] | None:
         """From the in-process conversation index (:mod:`.conversations`), as
         :meth:`held_filter` is answered."""
-        if not isinstance(conn, _Conn) or conn.raw is self._writer:
+        if not isinstance(conn, RawConn) or conn.raw is self._writer:
             return None
         self._catch_up(conn)
         return self._indexes.conversations.lengths(scope.memory_ids, ids)
@@ -378,15 +358,25 @@ class SQLiteStore(Store):
         """Once the transaction commits, the rows leave the in-process indexes at once (the
         change log names them); should it roll back, they stay."""
         self._erased_in_transaction = True
+        self._scrubs.deleting()
+
+    def reserve_ids(self, conn: Conn, through: int) -> None:
+        copies.reserve_ids(conn, through)
+
+    def erasing(self, conn: Conn) -> None:
+        """The transaction erases: the store scrubs once it commits (:mod:`.scrubbing`)."""
+        self._scrubs.erasing()
 
     def files(self) -> list[Path]:
         """The database file and its WAL and shared-memory files, where they exist."""
         candidates = [self.path, *(self.path.with_name(self.path.name + s) for s in SIDE_FILES)]
         return [p for p in candidates if p.exists()]
 
-    def scrub(self) -> None:
-        """Merge the trigram index (erased text's pieces leave it), truncate the WAL, which
-        may still hold pages of erased rows."""
+    def scrub(self) -> bool:
+        """Complete what is due to make the files clean of deleted rows, without waiting
+        for readers (:mod:`.scrubbing`); True when they are clean now, False when it is
+        still due (a reader is in the way, or a write transaction is open here)."""
         with self._write_lock:
-            substrings.merge(_Conn(self._writer))
-            self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if not self._scrubs.due:
+                return True
+            return not self._writer.in_transaction and self._scrubs.attempt(RawConn(self._writer))
