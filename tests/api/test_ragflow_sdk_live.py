@@ -193,3 +193,18 @@ def test_a_wrong_key_is_refused(server: tuple[str, Path]) -> None:
 
     with pytest.raises(Exception, match=r"<Unauthorized '401: Unauthorized'>"):
         RAGFlow(api_key="wrong", base_url=server[0]).list_memory()
+
+
+def test_wrong_keys_never_lock_out_the_sdk_s_valid_key(rag: Any, server: tuple[str, Path]) -> None:
+    """25 wrong keys from loopback, each claiming another address: the forwarded header is not
+    trusted (serve names no proxy), so they are counted together and the last ones slowed; the
+    SDK's valid key from the same address still works."""
+    answers = [
+        httpx.get(
+            f"{server[0]}/api/v1/memories",
+            headers={"Authorization": f"Bearer rc-wrong-{n}", "X-Forwarded-For": f"198.51.100.{n}"},
+        ).status_code
+        for n in range(25)
+    ]
+    assert answers[0] == 401 and answers[-1] == 429 and set(answers) == {401, 429}
+    assert isinstance(rag.list_memory()["memory_list"], list)
