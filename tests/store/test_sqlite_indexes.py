@@ -69,7 +69,9 @@ def test_erased_rows_leave_the_results_and_the_statistics(store: SQLiteStore) ->
 
 def test_query_words_are_folded_and_stemmed_like_the_text() -> None:
     assert query_terms("The Cafés of RUNNING runners!") == ["cafe", "run", "runner"]
-    assert query_terms("snake_case") == ["snake", "case"]
+    assert query_terms("a snake_case") == ["snake", "case"]
+    # no stop word names the language: each word's stems in the other Latin languages too
+    assert query_terms("snake_case") == ["snake", "snak", "case", "cas"]
     assert query_terms("the of and") == []
     assert query_terms("used by us") == ["us", "us"]  # "us" itself is too short to stem
 

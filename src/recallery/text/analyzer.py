@@ -111,7 +111,8 @@ def query_terms(text: str) -> list[str]:
     """The terms a query matches: its distinct words and bigrams (stop words left out), at most
     :data:`MAX_TERMS`, each stemmed as a stored text's would be. A query whose Latin words
     name no language (no stop word of any: "Schwestern", "running dogs") asks for each word's
-    stem in every Latin language, each distinct stem once, English's first."""
+    stem in every Latin language, each distinct stem once, English's first (a stem that is
+    another word's English stem is left out: "teachers teaching" asks for "teach" once)."""
     found, _ = _pieces(text, query=True)
     distinct = list(dict.fromkeys(found))[:MAX_TERMS]
     undecided = any(p[0] == "porter" for p in distinct) and not any(
@@ -123,7 +124,9 @@ def query_terms(text: str) -> list[str]:
     else:
         groups = [[p] for p in distinct]
     stem = _stems(p for g in groups for p in g)
-    terms = [t for g in groups for t in dict.fromkeys(stem[p] for p in g)]
+    first = {stem[g[0]] for g in groups}  # another word's own stem is not asked twice
+    terms = [t for g in groups for t in dict.fromkeys(stem[p] for p in g)
+             if t == stem[g[0]] or t not in first]  # fmt: skip
     return [t for t in terms if len(t) <= MAX_TERM_CHARS][:MAX_TERMS]
 
 

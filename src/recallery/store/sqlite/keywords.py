@@ -9,8 +9,9 @@ millisecond at 100k.
 
 BM25 is FTS5's: ``idf = ln((N - n + 0.5) / (n + 0.5))`` (at least 1e-6), k1 = 1.2, b = 0.75,
 with N, n and the average length of the memories searched, counting entries in any state
-(as the PostgreSQL store does); words as FTS5's ``porter unicode61 remove_diacritics 2``
-tokenizer counts them (:mod:`.stems`), so scores equal FTS5's exactly where its stemmer and
+(as the PostgreSQL store does); terms and lengths are the keyword analyzer's
+(:mod:`recallery.text.analyzer`, which the PostgreSQL store indexes too), so English scores
+equal FTS5's ``porter unicode61 remove_diacritics 2`` exactly where its stemmer and
 Snowball's agree. A query word whose stem is a stop word ("one": "on") does not match the
 stop word itself.
 
@@ -39,8 +40,8 @@ from recallery.store.sqlite.arrays import grown, located
 from recallery.store.sqlite.catchup import Load, catch_up
 from recallery.store.sqlite.postings import Postings
 from recallery.store.sqlite.snapshots import Arrays
-from recallery.store.sqlite.stems import indexed, query_terms, stem_map
 from recallery.store.sqlite.windows import Links, Scratch
+from recallery.text.analyzer import analyze_all, query_terms
 
 K1 = 1.2
 B = 0.75
@@ -78,22 +79,21 @@ class _Block:
         start, need = self.size, self.size + len(rows)
         self.ids, self.lengths = grown(self.ids, need), grown(self.lengths, need)
         self.alive = grown(self.alive, need)
-        documents = [indexed(row[2]) for row in rows]
+        documents = analyze_all([row[2] for row in rows])
         self.ids[start:need] = [row[0] for row in rows]
-        self.lengths[start:need] = [length for _, length in documents]
+        self.lengths[start:need] = [d.length for d in documents]
         self.alive[start:need] = True
-        self.live_length += sum(length for _, length in documents)
+        self.live_length += sum(d.length for d in documents)
         self.size, self.live = need, self.live + len(rows)
         self.links.append(start, [row[3] for row in rows])
         added = np.arange(start, need, dtype=np.int64)
         self.links.measure(added, self.lengths)
         self.window_lengths = grown(self.window_lengths, need)
         self._count_windows(added)
-        stem = stem_map(w for words, _ in documents for w in words)
-        names = list(set(stem.values()))
+        names = list({t for d in documents for t in d.terms})
         number = {name: i for i, name in enumerate(names)}
-        term = np.fromiter((number[stem[w]] for words, _ in documents for w in words), np.int64)
-        per_doc = np.fromiter((len(words) for words, _ in documents), np.int64, len(rows))
+        term = np.fromiter((number[t] for d in documents for t in d.terms), np.int64)
+        per_doc = np.fromiter((len(d.terms) for d in documents), np.int64, len(rows))
         doc = np.repeat(np.arange(start, need, dtype=np.int64), per_doc)
         pairs, tfs = np.unique(term * need + doc, return_counts=True)
         terms, docs = pairs // need, pairs % need

@@ -36,8 +36,9 @@ PART = 64 << 20
 ALIGN = 64
 KINDS = ("keywords", "columns", "conversations", "ann")
 #: The layout of the arrays; a snapshot of another is ignored (its memory loads from rows).
-#: 2: conversations hold each turn's length.
-FORMAT = 2
+#: 2: conversations hold each turn's length. 3: keyword terms from the analyzer of every
+#: language (:mod:`recallery.text.analyzer`): an older snapshot's terms are English-only.
+FORMAT = 3
 
 
 @dataclass
