@@ -48,6 +48,7 @@ from recallery.services.extraction import ExtractionService
 from recallery.services.lifecycle import LifecycleService
 from recallery.services.memories import MemoryService
 from recallery.services.people import PeopleService
+from recallery.services.repair import RepairService
 from recallery.services.requestlog import LoggedSearch, RequestLog
 from recallery.services.statements import StatementService
 from recallery.services.stats import StatsService
@@ -107,6 +108,7 @@ class Engine:
         self._curation = CurationService(store, clock_, self._lifecycle)
         self._stats = StatsService(store)
         self._subjects = SubjectService(store, clock_)
+        self._repair = RepairService(store, clock_)
         self._people = PeopleService(store)
 
     @classmethod
@@ -216,6 +218,7 @@ class Engine:
     forget_subject = _via("_subjects", SubjectService.forget_subject)
     erase_subject = _via("_subjects", SubjectService.erase_subject)
     subject_profile = _via("_subjects", SubjectService.subject_profile)
+    repair_links = _via("_repair", RepairService.repair_links)
     people = _via("_people", PeopleService.people)
 
     # --- the request log: who read what

@@ -255,6 +255,8 @@ class AuditAction(enum.StrEnum):
     ENTRY_RETIRE = "entry.retire"
     ENTRY_REINSTATE = "entry.reinstate"
     ENTRY_SUPERSEDE = "entry.supersede"
+    ENTRY_UNLINK = "entry.unlink"
+    """A version link between two people's entries undone (:mod:`recallery.services.repair`)."""
     ENTRY_DEDUPE = "entry.dedupe"
     ENTRY_ERASE = "entry.erase"
     ENTRY_EVICT = "entry.evict"

@@ -1,6 +1,7 @@
 """Data-subject requests from the command line: forget or erase everything about one end user
 (the ``user_id`` stored on entries) across the memories the acting user may change. A dry
-run that prints the receipt unless ``--apply`` is given."""
+run that prints the receipt unless ``--apply`` is given; and ``repair-links``, which undoes
+version links an earlier release wrote between two people's entries."""
 
 from __future__ import annotations
 
@@ -87,3 +88,28 @@ def subject_forget(user_id: str, apply: bool, reason: str, **kw: Any) -> None:
 def subject_erase(user_id: str, apply: bool, reason: str, **kw: Any) -> None:
     """Erase every entry of USER_ID with their versions and extracts (cannot be undone)."""
     _request(subjects.SubjectAction.ERASE, user_id, apply, reason, **kw)
+
+
+@main.command("repair-links")
+@click.option("--apply", is_flag=True, help="Undo the links (default: list them only).")
+@click.option("--reason", default="", help="Why, for the audit log.")
+@click.option(
+    "--everywhere", is_flag=True, help="Every tenant's memories (admin only; default: yours)."
+)
+@click.option("--user", "user_name", default=None, help="Act as this user (default: the admin).")
+@data_dir_option
+@fail_cleanly
+def repair_links(
+    apply: bool, reason: str, everywhere: bool, user_name: str | None, data_dir: Path | None
+) -> None:
+    """Find version links that join two people's entries (written before facts were kept
+    per person) and, with --apply, undo them: each older entry current again, audited."""
+    with engine_on(data_dir) as (engine, root):
+        actor = acting(engine, root, user_name)
+        report = engine.repair_links(actor, dry_run=not apply, reason=reason, everywhere=everywhere)
+        head = "Would undo" if report.dry_run else "Undid"
+        click.echo(f"{head} {len(report.links)} version links across users.")
+        for link in report.links:
+            click.echo(f"  {link.line()}")
+        if report.dry_run and report.links:
+            click.echo("Nothing changed; run again with --apply to undo them.")

@@ -56,4 +56,21 @@ def check_relinks(conn: Conn, ids: Sequence[int], changes: Mapping[str, object])
             check_links(conn, [(int(str(other)), o) for o in mine])
 
 
-__all__ = ["Owner", "check_links", "check_relinks", "owners"]
+def crossed_links(conn: Conn, memory_ids: Sequence[str]) -> list[tuple[int, int]]:
+    """Every version link of ``memory_ids`` between two people's entries, as (older, newer)
+    ids, whichever side holds it (``superseded_by`` on the older, ``supersedes`` on the
+    newer), ascending."""
+    if not memory_ids:
+        return []
+    ids = marks(len(memory_ids))
+    rows = conn.execute(
+        "SELECT o.message_id, n.message_id FROM entries o JOIN entries n "
+        "ON n.message_id = o.superseded_by OR n.supersedes = o.message_id "
+        f"WHERE o.memory_id IN ({ids}) "
+        "AND (n.user_id <> o.user_id OR n.memory_id <> o.memory_id)",
+        list(memory_ids),
+    )
+    return sorted({(int(r[0]), int(r[1])) for r in rows})
+
+
+__all__ = ["Owner", "check_links", "check_relinks", "crossed_links", "owners"]

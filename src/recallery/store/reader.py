@@ -31,6 +31,7 @@ from recallery.store.accounts import AccountReads
 from recallery.store.filters import EntryFilter, where_clause
 from recallery.store.job_reads import JobReads
 from recallery.store.neighbours import reach, visible_neighbours
+from recallery.store.owners import crossed_links
 from recallery.store.people import PeopleReads
 from recallery.store.queries import AuditQuery, MemoryQuery, Passing, remembering
 from recallery.store.rows import (
@@ -85,6 +86,10 @@ class Reader(AccountReads, JobReads, PeopleReads, SupersessionReads):
         """Every memory of every tenant (an operator's request; the caller checks who asks)."""
         rows = self.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY id")
         return [memory_from_row(r) for r in rows]
+
+    def crossed_links(self, memory_ids: Sequence[str]) -> list[tuple[int, int]]:
+        """Version links joining two people's entries (:func:`.owners.crossed_links`)."""
+        return crossed_links(self.conn, memory_ids)
 
     def memory_named(self, tenant_id: str, name: str) -> Memory | None:
         rows = self.conn.execute(
