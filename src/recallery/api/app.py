@@ -13,7 +13,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import recallery
 from recallery import web, wire
-from recallery.api import admin, agents, curation, memories, messages, requestlog, subjects
+from recallery.api import (
+    admin,
+    agents,
+    curation,
+    memories,
+    messages,
+    people,
+    requestlog,
+    subjects,
+)
 from recallery.api.deps import caller
 from recallery.api.guard import Guard, rules
 from recallery.api.health import Readiness, install_probes
@@ -65,6 +74,7 @@ def create_app(engine: Engine, settings: Settings | None = None) -> FastAPI:
         curation.router,
         agents.router,
         subjects.router,
+        people.router,
         requestlog.router,
     )
     for router in routers:

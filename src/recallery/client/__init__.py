@@ -71,6 +71,7 @@ from recallery.client.messages import (  # noqa: F401
     set_status,
 )
 from recallery.client.requestlog import entry_reads, requests  # noqa: F401
+from recallery.client.roster import people  # noqa: F401
 from recallery.client.shells import DEFAULT_URL, OPERATIONS, AsyncClient, Client  # noqa: F401
 from recallery.client.subjects import erase_subject, forget_subject  # noqa: F401
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
+from urllib.parse import quote
 
 T = TypeVar("T")
 Data = Any
@@ -27,6 +28,13 @@ class Call(Generic[T]):
     headers: Mapping[str, str] = field(default_factory=dict)
     #: The body is the result itself (JSONL), not an envelope.
     raw: bool = False
+
+
+def segment(value: str) -> str:
+    """``value`` as one segment of a path, whatever it holds: ``/``, ``?``, ``#`` and spaces
+    percent-encoded, and dots too, so that an id ``..`` or ``.`` is not read as a step up or
+    nowhere (httpx, as browsers, resolves such segments before sending)."""
+    return quote(value, safe="").replace(".", "%2E")
 
 
 def query(values: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -16,7 +16,16 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 import httpx
 
 from recallery import wire
-from recallery.client import accounts, agents, curation, memories, messages, requestlog, subjects
+from recallery.client import (
+    accounts,
+    agents,
+    curation,
+    memories,
+    messages,
+    requestlog,
+    roster,
+    subjects,
+)
 from recallery.client.call import Call, query
 from recallery.errors import RecalleryError
 
@@ -174,6 +183,7 @@ class Client(_Base):
     timeline = _sync(curation.timeline)
     forget_subject = _sync(subjects.forget_subject)
     erase_subject = _sync(subjects.erase_subject)
+    people = _sync(roster.people)
     requests = _sync(requestlog.requests)
     entry_reads = _sync(requestlog.entry_reads)
 
@@ -266,6 +276,7 @@ class AsyncClient(_Base):
     timeline = _async(curation.timeline)
     forget_subject = _async(subjects.forget_subject)
     erase_subject = _async(subjects.erase_subject)
+    people = _async(roster.people)
     requests = _async(requestlog.requests)
     entry_reads = _async(requestlog.entry_reads)
 
@@ -314,6 +325,7 @@ OPERATIONS = (
     "timeline",
     "forget_subject",
     "erase_subject",
+    "people",
     "requests",
     "entry_reads",
     "add_entries",
