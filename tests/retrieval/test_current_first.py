@@ -227,6 +227,16 @@ def test_staleness_never_crosses_memories() -> None:
     assert staleness([mine, theirs]) == {}
 
 
+def test_staleness_never_crosses_people_in_one_memory() -> None:
+    """Two customers of one support memory each say where they live: neither is stale."""
+    maria = entry(1, "I live in Lisbon.", 0, user_id="maria")
+    tom = entry(2, "I live in Manchester.", 5, user_id="tom")
+    ana = entry(3, "我住在巴伦西亚。I live in Valencia.", 9, user_id="ana")
+    moved = entry(4, "I live in Porto now.", 12, user_id="maria")
+    assert staleness([maria, tom, ana]) == {}
+    assert staleness([maria, tom, ana, moved]) == {1: 4}
+
+
 # --- the engine with the mechanisms on --------------------------------------------------------
 
 

@@ -8,6 +8,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 
 from recallery.models import Hit
+from recallery.policies.people import same_person
 from recallery.requests import Context
 
 HEADER = (
@@ -77,7 +78,7 @@ def assemble(
 
 
 def staleness(hits: Sequence[Hit], superseded: Mapping[int, int] | None = None) -> dict[int, int]:
-    """For each hit that another hit of the same memory supersedes or outdates, that newer
+    """For each hit that another hit of the same person supersedes or outdates, that newer
     hit's id: a version chain (``superseded_by``) first, then a raw turn's supersession
     (``superseded``), else the latest hit by valid time
     whose user statement shares a slot with its own (:data:`SAME_SLOT` of the smaller one's
@@ -95,7 +96,7 @@ def staleness(hits: Sequence[Hit], superseded: Mapping[int, int] | None = None) 
         later = [
             j
             for j, f in by_id.items()
-            if f.memory_id == e.memory_id
+            if same_person(f, e)
             and (f.valid_at, j) > (e.valid_at, i)
             and _same_slot(words[i], words[j])
         ]
