@@ -5,6 +5,7 @@ change."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -175,6 +176,30 @@ def test_items_of_one_instant_keep_the_order_they_were_added(world: World, kind:
 
     run(check)
     assert len({t.valid_at for t in world.turns(world.notes)}) == 1
+
+
+@pytest.mark.parametrize("erase", [True, False], ids=["erase", "forget"])
+@pytest.mark.parametrize("kind", KINDS[1:])
+def test_concurrent_pop_item_returns_each_row_once(world: World, kind: str, erase: bool) -> None:
+    """As the SDK's test of that name: pops at once (each its own session and client) return
+    every item once, none twice and none lost: the erase or forget that removes a turn is the
+    pop's claim, and a pop that finds its turn taken moves on to the next newest."""
+    items: list[Any] = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"item {i} 条目 {i}"}
+        for i in range(6)
+    ]
+    sessions = [build(kind, world, Path(), erase=erase) for _ in items]
+
+    async def check() -> None:
+        await sessions[0].add_items(items)
+        popped = await asyncio.gather(*(s.pop_item() for s in sessions))
+        assert sorted(p["content"] for p in popped) == sorted(i["content"] for i in items)
+        assert await sessions[0].get_items() == []
+        assert await sessions[0].pop_item() is None
+
+    run(check)
+    left = world.turns(world.notes)  # forgotten turns stay listed to their owner
+    assert [t.forget_at is not None for t in left] == ([] if erase else [True] * len(items))
 
 
 def test_turns_of_the_session_that_hold_no_item_are_passed_over(world: World) -> None:

@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeVar
 from recallery.client import AsyncClient, Client
 from recallery.errors import RecalleryError
 from recallery.models import Entry, Trust
-from recallery.requests import MessageFilter
+from recallery.requests import BulkResult, MessageFilter
 
 T = TypeVar("T")
 
@@ -176,14 +176,18 @@ def remove(
     erase: bool,
     message_ids: Sequence[int] | None = None,
     where: MessageFilter | None = None,
-) -> Plan[None]:
+) -> Plan[BulkResult | None]:
     """Erase (for good; the owner's key with ``manage``) or forget (hidden from every read
     and search, evicted first; ``write`` is enough) the turns named, or that ``where``
-    selects, and what was extracted from them, in one bulk change."""
+    selects, and what was extracted from them, in one bulk change; its receipt (None when no
+    turn was named)."""
     if message_ids is not None and not message_ids:
-        return
+        return None
     action: Literal["erase", "forget"] = "erase" if erase else "forget"
-    yield lambda c: c.bulk(memory_id, action, message_ids=message_ids, filter=where, dry_run=False)
+    done: BulkResult = yield lambda c: c.bulk(
+        memory_id, action, message_ids=message_ids, filter=where, dry_run=False
+    )
+    return done
 
 
 __all__ = [

@@ -21,7 +21,9 @@ extracts) turns it into facts. ``add_items`` encodes every item before it writes
 that is not JSON fails the call and writes nothing); each item is then a request of its own, so
 a refusal midway keeps the items before it. ``get_items`` returns them oldest first (the latest
 ``limit``, or ``session_settings.limit``); ``pop_item`` and ``clear_session`` erase, or with
-``erase=False`` forget (enough for a key that may only read and write). A turn disabled,
+``erase=False`` forget (enough for a key that may only read and write). ``pop_item`` claims
+what it returns: its erase or forget is the claim, so pops at once, from any number of
+processes, return each item once. A turn disabled,
 forgotten or rejected by a person is not part of the session. ``close()`` ends the session as
 the SDK's SQLite sessions end: every later call raises ``RuntimeError`` (a closed session that
 kept reading and writing would hide a lifecycle bug); the turns stay in the memory, and the
@@ -51,7 +53,7 @@ from agents.memory.session_settings import (  # noqa: E402
 )
 from agents.tool import default_tool_error_function  # noqa: E402
 
-from recallery.errors import RecalleryError  # noqa: E402
+from recallery.errors import NotFound, RecalleryError  # noqa: E402
 from recallery.integrations.base import (  # noqa: E402
     AnyClient,
     Plan,
@@ -164,11 +166,23 @@ class RecallerySession:
         )
 
     def _pop(self) -> Plan[TResponseInputItem | None]:
-        newest = yield from self._turns(limit=1)
-        if not newest:
-            return None
-        yield from remove(self.memory_id, erase=self.erase, message_ids=[newest[0].message_id])
-        return _item(newest[0])
+        """The newest item, claimed: removing its turn is the claim, so pops at once return
+        each item once. A pop that finds its turn taken by another moves on to the next."""
+        while True:
+            newest = yield from self._turns(limit=1)
+            if not newest:
+                return None
+            if (yield from self._claim(newest[0].message_id)):
+                return _item(newest[0])
+
+    def _claim(self, message_id: int) -> Plan[bool]:
+        """Remove one turn; whether this call removed it. Another pop may have been first:
+        the turn is then erased (NotFound) or already forgotten (not among what changed)."""
+        try:
+            done = yield from remove(self.memory_id, erase=self.erase, message_ids=[message_id])
+        except NotFound:
+            return False
+        return done is not None and message_id in done.changed
 
 
 def _parsed(entry: Entry) -> dict[str, Any] | None:
