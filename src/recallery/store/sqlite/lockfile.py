@@ -28,7 +28,7 @@ class StoreLock:
 
     def __init__(self, db_path: Path, *, exclusive: bool) -> None:
         self.path = lock_path(db_path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         if fcntl is None:
             return
