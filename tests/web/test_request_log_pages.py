@@ -58,3 +58,14 @@ def test_the_requests_page_filters_and_shows_only_one_s_own_calls(
     assert "<code>/b</code>" in only_404 and "<code>/a</code>" not in only_404
     refused = browser.get("/requests", params={"slow": "fast"})
     assert refused.status_code == 400 and "slow" in refused.text
+
+
+def test_the_requests_page_needs_a_key_that_may_read(
+    engine: Engine, alice: Principal, login: Callable[[str], TestClient]
+) -> None:
+    engine.log_request(Call(channel="rest", route="/mine", user_id=alice.user_id), 200, 5.0)
+    engine.request_log.flush()
+    _, writer = engine.create_api_key(alice, alice.user_id, capabilities=["write"])
+    refused = login(writer).get("/requests")
+    assert refused.status_code == 403 and "&#39;read&#39; capability" in refused.text
+    assert "/mine" not in refused.text
