@@ -99,6 +99,7 @@ def restore_erasures(settings: Settings, now: datetime, ledgers: Sequence[Path] 
     try:
         for record in added:  # ahead of the replay's commit, as every erasure is recorded
             own.append(record)
+        store.erasures = None  # each record replayed is in the ledger already
         done = replay(store, records, now)
         scrubbed = store.scrub()
     finally:
