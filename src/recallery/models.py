@@ -223,6 +223,9 @@ class EraseReceipt:
     at: datetime
     actor: str
     reason: str
+    scrubbed: bool = True
+    """Whether the store's files are already clean of the erased text; False while a reader
+    elsewhere holds the old pages (the store completes the scrub at its next chance)."""
 
 
 @dataclass(frozen=True)

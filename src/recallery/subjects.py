@@ -94,6 +94,9 @@ class SubjectReceipt:
     at: datetime
     actor: str
     reason: str
+    scrubbed: bool = True
+    """For an applied erasure: whether the store's files are already clean of the erased text
+    (False while a reader elsewhere holds old pages; the store completes it later)."""
 
     @property
     def entries(self) -> int:
@@ -201,6 +204,7 @@ def receipt_dict(r: SubjectReceipt) -> Json:
         "at": r.at.isoformat(),
         "actor": r.actor,
         "reason": r.reason,
+        "scrubbed": r.scrubbed,
     }
 
 
@@ -230,7 +234,15 @@ def receipt_from_dict(d: Mapping[str, Any]) -> SubjectReceipt:
         at=datetime.fromisoformat(d["at"]),
         actor=str(d["actor"]),
         reason=str(d["reason"]),
+        scrubbed=bool(d.get("scrubbed", True)),
     )
+
+
+#: What a receipt says when the erased text could not be scrubbed from the files yet.
+SCRUB_DUE = (
+    "The store's files still hold the erased text in old pages: another reader had them open. "
+    "The store scrubs them as soon as that reader finishes (docs/security.md)."
+)
 
 
 def receipt_lines(r: SubjectReceipt) -> list[str]:
@@ -255,6 +267,8 @@ def receipt_lines(r: SubjectReceipt) -> list[str]:
     lines += [
         f"  untouched: {m.name} ({m.memory_id}) holds {m.held}; {m.reason}" for m in r.refused
     ]
+    if not r.scrubbed:
+        lines.append(SCRUB_DUE)
     if r.dry_run:
         lines.append(
             "Nothing changed; run again with --apply to make the change "
@@ -264,6 +278,7 @@ def receipt_lines(r: SubjectReceipt) -> list[str]:
 
 
 __all__ = [
+    "SCRUB_DUE",
     "Changed",
     "MemoryShare",
     "Refused",

@@ -223,8 +223,8 @@ class LifecycleService:
             existing(w.entry(scope, eid), memory.id, eid)
             plan = changes.plan(w, scope, BulkAction.ERASE, [eid])
             gone = changes.apply(w, actor, plan, now, reason)
-        self.store.scrub()
-        return EraseReceipt(mid, eid, tuple(gone), now, actor.user_id, reason or "erased")
+        clean = self.store.scrub()  # the store scrubbed on commit; this says whether it could
+        return EraseReceipt(mid, eid, tuple(gone), now, actor.user_id, reason or "erased", clean)
 
     def _cascade_update(
         self, actor: Principal, memory_id: object, message_id: object, kind: BulkAction

@@ -142,7 +142,8 @@ class SubjectService:
             for part in plans:
                 changes.apply(w, actor, part.plan, now, why)
         if action is SubjectAction.ERASE and planned.count:
-            self.store.scrub()
+            # the store scrubbed on commit; this says whether it could (a reader may hold it)
+            return replace(planned, scrubbed=self.store.scrub())
         return planned
 
     def _memories(

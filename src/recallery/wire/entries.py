@@ -111,6 +111,7 @@ def receipt_dict(r: EraseReceipt) -> Json:
         "at": iso(r.at),
         "actor": r.actor,
         "reason": r.reason,
+        "scrubbed": r.scrubbed,
     }
 
 
@@ -122,6 +123,7 @@ def receipt_from_dict(d: Mapping[str, Any]) -> EraseReceipt:
         at=required_time(d["at"]),
         actor=d["actor"],
         reason=d["reason"],
+        scrubbed=bool(d.get("scrubbed", True)),
     )
 
 
