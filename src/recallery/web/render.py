@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from recallery.access import WHY
+from recallery.web.links import person_url
 
 #: No inline script or style anywhere: scripts and styles come from /static only.
 CSP = (
@@ -59,6 +60,7 @@ def environment() -> Environment:
     )
     # why an action needs its capability, for the reason a disabled control gives
     env.globals["why"] = {action.value: text for action, text in WHY.items()}
+    env.globals["person_url"] = person_url  # every user, agent and session id links to its page
     return env
 
 

@@ -1,48 +1,80 @@
-"""People: what the memories the viewer may read hold about one end user, agent or session
-(counts per memory, their newest facts, entries per day), and, for a user, the data-subject
-request: forget or erase everything about them, the dry run's receipt shown first."""
+"""People: the end users, agents and sessions of the memories the viewer may read, listed with
+their counts of facts and turns and their last activity, searched by a part of the id and
+paged; what those memories hold about one of them (counts per memory, their newest facts,
+entries per day); and, for a user, the data-subject request: forget or erase everything about
+them, the dry run's receipt shown first.
+
+Every address carries the id as a query parameter (:func:`~recallery.web.links.person_url`),
+so any id, ``..`` or ``a/b?c#d`` or ``王小明``, reaches its page and its forms unchanged."""
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from typing import Annotated
+from urllib.parse import urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from recallery.errors import Conflict, InvalidInput
 from recallery.subjects import SubjectAction, SubjectKind, SubjectReceipt
 from recallery.web.frame import Form, Posted, Viewer, Web, WebDep, WebRoute, Who, back, page
+from recallery.web.links import person_url
+from recallery.web.listing import SIZES
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
+#: The id a page is about (the query parameter ``id``).
+Id = Annotated[str, Query(alias="id")]
+
 
 @router.get("/people")
-def people(request: Request, who: Who, kind: str = "user", value: str = "") -> Response:
-    """Find a user, agent or session by its id."""
-    if value.strip() and kind in {k.value for k in SubjectKind}:
-        return back(f"/people/{kind}/{value.strip()}")
-    return page(request, who, "people.html", kind=kind, value=value, kinds=list(SubjectKind))
+def people(
+    request: Request,
+    parts: WebDep,
+    who: Who,
+    kind: str = "user",
+    q: str = "",
+    number: Annotated[int, Query(alias="page", ge=1, le=10**6)] = 1,
+    size: Annotated[int, Query(ge=1, le=100)] = 50,
+) -> Response:
+    """The users (or agents, or sessions) of the memories the viewer may read, newest
+    activity first, those whose id contains ``q``."""
+    size = size if size in SIZES else 50
+    found = parts.engine.people(who.principal, kind, keywords=q, page=number, page_size=size)
+    kept = {"kind": kind, "q": q.strip(), "size": "" if size == 50 else str(size)}
+    return page(
+        request,
+        who,
+        "people.html",
+        kind=kind,
+        kinds=list(SubjectKind),
+        q=q,
+        found=found,
+        number=number,
+        pages=max(1, -(-found.total // size)),
+        query=urlencode({k: v for k, v in kept.items() if v}),
+    )
 
 
-@router.get("/people/user/{value:path}/forget")
-def forget_preview(request: Request, parts: WebDep, who: Who, value: str) -> Response:
+@router.get("/people/user/forget")
+def forget_preview(request: Request, parts: WebDep, who: Who, value: Id = "") -> Response:
     """What forgetting everything about the user would change: a dry run."""
     return _preview(request, parts, who, SubjectAction.FORGET, value)
 
 
-@router.get("/people/user/{value:path}/erase")
-def erase_preview(request: Request, parts: WebDep, who: Who, value: str) -> Response:
+@router.get("/people/user/erase")
+def erase_preview(request: Request, parts: WebDep, who: Who, value: Id = "") -> Response:
     """What erasing everything about the user would change: a dry run."""
     return _preview(request, parts, who, SubjectAction.ERASE, value)
 
 
-@router.post("/people/user/{value:path}/forget")
-def forget(request: Request, parts: WebDep, who: Who, form: Posted, value: str) -> Response:
+@router.post("/people/user/forget")
+def forget(request: Request, parts: WebDep, who: Who, form: Posted, value: Id = "") -> Response:
     return _apply(request, parts, who, form, SubjectAction.FORGET, value)
 
 
-@router.post("/people/user/{value:path}/erase")
-def erase(request: Request, parts: WebDep, who: Who, form: Posted, value: str) -> Response:
+@router.post("/people/user/erase")
+def erase(request: Request, parts: WebDep, who: Who, form: Posted, value: Id = "") -> Response:
     return _apply(request, parts, who, form, SubjectAction.ERASE, value)
 
 
@@ -73,11 +105,12 @@ def _apply(
             request, who, "subject_receipt.html", status, receipt=receipt, errors={field: str(exc)}
         )
     who.session.applied[(action, value)] = receipt
-    return back(f"/people/user/{quote(value)}/{action}?done")
+    return back(person_url(SubjectKind.USER, value, action, done=True))
 
 
-@router.get("/people/{kind}/{value:path}")
-def person(request: Request, parts: WebDep, who: Who, kind: str, value: str) -> Response:
+@router.get("/people/{kind}")
+def person(request: Request, parts: WebDep, who: Who, kind: str, value: Id = "") -> Response:
+    """What the memories the viewer may read hold about the user, agent or session ``id``."""
     profile = parts.engine.subject_profile(who.principal, kind, value)
     peak = max(profile.per_day, default=0)
     return page(
