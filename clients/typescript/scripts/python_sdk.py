@@ -97,9 +97,15 @@ def errors() -> list[dict[str, Any]]:
     for kind in KINDS:
         for code in CODES:
             for status in STATUSES:
-                body = {"code": code, "message": "m", "data": None if kind is None else {"error": kind}}
+                body = {
+                    "code": code,
+                    "message": "m",
+                    "data": None if kind is None else {"error": kind},
+                }
                 error = wire.error_from_envelope(body, status)
-                found.append({"kind": kind, "code": code, "status": status, "class": type(error).__name__})
+                found.append(
+                    {"kind": kind, "code": code, "status": status, "class": type(error).__name__}
+                )
     return found
 
 

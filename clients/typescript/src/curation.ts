@@ -79,10 +79,14 @@ export function timeline(memory_id: string, options?: TimelineOptions & RequestO
 }
 
 export interface SubjectOptions {
-  /** Default true: only count. */
+  /** Default true: only list what applying would change. */
   dry_run?: boolean;
   /** Default "". */
   reason?: string;
+  /** The dry run's token: change exactly what it listed, or nothing (a Conflict). */
+  token?: string | null;
+  /** An administrator's request over every tenant's memories (default false). */
+  everywhere?: boolean;
 }
 
 function subject(
@@ -91,19 +95,22 @@ function subject(
   options: (SubjectOptions & RequestOptions) | undefined,
 ): Call<SubjectReceipt> {
   const [o, request] = split(options);
-  const json = { dry_run: o.dry_run ?? true, reason: o.reason ?? "" };
+  const json: Record<string, unknown> = { dry_run: o.dry_run ?? true, reason: o.reason ?? "" };
+  if (o.token != null) json["token"] = o.token;
+  if (o.everywhere) json["everywhere"] = true;
   const path = `/subjects/${seg(user_id)}/${action}`;
   return { method: "POST", path, parse: same<SubjectReceipt>, json, options: request };
 }
 
-/** Forget every current entry of `user_id` (and what was extracted from their turns) in each
- * memory the key may write; a dry run (the default) only counts. */
+/** Forget every entry of `user_id` (their turns, what was extracted from them, their older
+ * versions) in each memory the key may read and write; a dry run (the default) lists them,
+ * each with its user and why. */
 export function forgetSubject(user_id: string, options?: SubjectOptions & RequestOptions): Call<SubjectReceipt> {
   return subject("forget", user_id, options);
 }
 
-/** Erase every entry of `user_id` with its versions and extracts in each memory the key may
- * erase; a dry run (the default) only counts. Applying cannot be undone. */
+/** Erase every entry of `user_id` with their versions and extracts in each memory the key may
+ * read and erase; a dry run (the default) lists them. Applying cannot be undone. */
 export function eraseSubject(user_id: string, options?: SubjectOptions & RequestOptions): Call<SubjectReceipt> {
   return subject("erase", user_id, options);
 }

@@ -1254,10 +1254,20 @@ export interface components {
              */
             dry_run?: boolean | null;
             /**
+             * Everywhere
+             * @description An operator's request over every tenant's memories (an administrator's unscoped key only; default false).
+             */
+            everywhere?: boolean | null;
+            /**
              * Reason
              * @description Why, for the audit log.
              */
             reason?: string | null;
+            /**
+             * Token
+             * @description The dry run's token: applying changes exactly what it listed, or nothing (409 when what is held about the user changed since).
+             */
+            token?: string | null;
         } & {
             [key: string]: unknown;
         };

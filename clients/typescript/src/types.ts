@@ -285,7 +285,16 @@ export interface SubjectReceipt {
   count: number;
   entries: number;
   cascade: number;
-  memories: { memory_id: string; name: string; entries: number[]; cascade: number[] }[];
+  /** Apply with this token to change exactly what the dry run listed. */
+  token: string;
+  memories: {
+    memory_id: string;
+    name: string;
+    tenant_id: string;
+    entries: number[];
+    cascade: number[];
+    items: { message_id: number; user_id: string; why: string; origin: string }[];
+  }[];
   refused: { memory_id: string; name: string; held: number; reason: string }[];
   at: string;
   actor: string;

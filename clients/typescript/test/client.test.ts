@@ -177,11 +177,14 @@ test("accounts: users, keys, teams, the caller, the audit log, people and the re
   assert.deepEqual(people.items.map((p) => p.id), ["u-erin"]);
   assert.ok((await admin.requests({ page_size: 5 })).items.length >= 1);
 
-  const dry = await admin.forgetSubject("u-erin");
-  assert.equal(dry.dry_run, true);
-  assert.equal(dry.entries, 1);
-  const erased = await admin.eraseSubject("u-erin", { dry_run: false, reason: "a data-subject request" });
+  const forget = await admin.forgetSubject("u-erin");
+  assert.equal(forget.dry_run, true);
+  assert.equal(forget.entries, 1);
+  const dry = await admin.eraseSubject("u-erin");
+  assert.deepEqual(dry.memories.flatMap((m) => m.items.map((i) => i.user_id)), ["u-erin"]);
+  const erased = await admin.eraseSubject("u-erin", { dry_run: false, token: dry.token, reason: "a request" });
   assert.equal(erased.entries, 1);
+  await assert.rejects(admin.eraseSubject("u-erin", { dry_run: false, token: dry.token }), Conflict);
   assert.deepEqual(await admin.search("hi", [memory.id], { user_id: "u-erin" }), []);
 });
 
