@@ -249,3 +249,23 @@ def test_repair_undoes_links_an_earlier_release_wrote_between_people(
     assert engine.repair_links(engine.authenticate(key), dry_run=False).links == ()
     assert after[toms.message_id].superseded_by is None
     assert {e.message_id: e for e in _all(engine, shared)}[toms.message_id].retired_at is not None
+
+
+@pytest.mark.parametrize("path", ["one", "bulk", "subject"])
+def test_erasure_never_follows_a_legacy_link_to_another_person(
+    engine: Engine, alice: Principal, shared: Memory, clock: FrozenClock, path: str
+) -> None:
+    entries = _all(engine, shared)
+    toms = next(e for e in entries if e.content == "The user lives in Manchester")
+    anas = next(e for e in entries if e.content == "The user lives in Valencia")
+    _legacy_link(engine, toms, anas, clock.now())
+    if path == "one":
+        erased = set(engine.erase(alice, shared.id, toms.message_id).erased)
+    elif path == "bulk":
+        done = engine.bulk(alice, shared.id, "erase", message_ids=[toms.message_id], dry_run=False)
+        erased = set(done.changed)
+    else:
+        receipt = engine.erase_subject(alice, "tom", dry_run=False)
+        erased = {c.message_id for m in receipt.memories for c in m.items}
+    assert toms.message_id in erased and anas.message_id not in erased
+    assert "The user lives in Valencia" in _current_facts(engine, shared, "ana")
