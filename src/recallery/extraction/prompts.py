@@ -18,7 +18,7 @@ from typing import Any
 from recallery.models import Entry, EntryType, Memory
 from recallery.providers.base import ChatMessage, ChatRequest
 
-PROMPT_VERSION = "extract-2026-11-30.2"
+PROMPT_VERSION = "extract-2026-12-07.1"
 SCHEMA_NAME = "extracted_memory"
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
@@ -78,7 +78,18 @@ EXAMPLES = {
 }
 
 
-def requirements(types: Iterable[EntryType], max_items: int) -> str:
+#: Facts keep the language of the conversation they come from (issue 52): the keyword index
+#: and the embedder then find them with the words their users use.
+KEEP_LANGUAGE = (
+    "7. Write each item's content in the language of the conversation: a conversation in "
+    "Chinese gives items in Chinese, one in German items in German. Do not translate; keep "
+    "names, places and quoted words exactly as written."
+)
+
+
+def requirements(types: Iterable[EntryType], max_items: int, keep_language: bool = True) -> str:
+    """The output requirements; without ``keep_language``, as versions before
+    extract-2026-12-07.1 wrote them (so their stored defaults are still recognised)."""
     names = ", ".join(t.value for t in types)
     return (
         "## Output requirements\n"
@@ -89,7 +100,7 @@ def requirements(types: Iterable[EntryType], max_items: int) -> str:
         "(UTC); resolve relative times against the conversation time.\n"
         f"5. Extract only these types: {names}.\n"
         f"6. At most {max_items} items per type; fewer is fine, none is fine (an empty list)."
-    )
+    ) + ("\n" + KEEP_LANGUAGE if keep_language else "")
 
 
 def output_format(types: Iterable[EntryType]) -> str:
@@ -115,11 +126,19 @@ def is_default_prompt(prompt: str | None, types: Iterable[EntryType], max_items:
     if not prompt:
         return True
     chosen = [t for t in EntryType.extracted() if t in set(types)]
-    return any(prompt == _prompt_in_order(list(order), max_items) for order in permutations(chosen))
+    return any(
+        prompt == _prompt_in_order(list(order), max_items, keep)
+        for order in permutations(chosen)
+        for keep in (True, False)
+    )
 
 
-def _prompt_in_order(types: list[EntryType], max_items: int) -> str:
-    blocks = [ROLE, *(INSTRUCTIONS[t] for t in types), requirements(types, max_items)]
+def _prompt_in_order(types: list[EntryType], max_items: int, keep_language: bool = True) -> str:
+    blocks = [
+        ROLE,
+        *(INSTRUCTIONS[t] for t in types),
+        requirements(types, max_items, keep_language),
+    ]
     blocks += [output_format(types), examples(types)]
     return "\n\n".join(blocks)
 
