@@ -43,6 +43,9 @@ STEM_MIN, STEM_MAX = 3, 64
 #: Longest term indexed, in characters (PostgreSQL refuses lexemes over 2047 bytes); a longer
 #: word still counts in the length.
 MAX_TERM_CHARS = 500
+#: Most times a term counts in one text (PostgreSQL's ``tsvector`` keeps 256 positions of a
+#: lexeme; both stores stop counting there).
+MAX_TF = 256
 #: Stop words (or telling letters) a text needs for its Latin words to be stemmed in another
 #: language than English.
 MIN_VOTES = 2
@@ -260,4 +263,12 @@ def _stems(pieces: Iterable[_Piece]) -> dict[_Piece, str]:
     return out
 
 
-__all__ = ["MAX_TERMS", "Analyzed", "analyze", "analyze_all", "latin_language", "query_terms"]
+__all__ = [
+    "MAX_TERMS",
+    "MAX_TF",
+    "Analyzed",
+    "analyze",
+    "analyze_all",
+    "latin_language",
+    "query_terms",
+]

@@ -35,7 +35,7 @@ from recallery.store.base import Store
 from recallery.store.erasures import ErasureLedger
 from recallery.store.filters import EntryFilter
 from recallery.store.neighbours import Near
-from recallery.store.postgres import bulk, near, search
+from recallery.store.postgres import bulk, documents, near, search
 from recallery.store.postgres.conn import PgConn
 from recallery.store.postgres.migrations import MIGRATIONS
 from recallery.store.queries import Passing
@@ -210,7 +210,7 @@ class PostgresStore(Store):
         """One binary ``COPY`` (:func:`~recallery.store.postgres.bulk.copy_entries`)."""
         if not isinstance(conn, PgConn):
             return super().insert_entry_rows(conn, rows, with_ids)
-        return bulk.copy_entries(conn, self._pool, rows, with_ids)
+        return bulk.copy_entries(conn, rows, with_ids)
 
     def insert_audit_rows(self, conn: Conn, rows: Sequence[Sequence[object]]) -> None:
         """One ``COPY`` for a batch of :data:`~recallery.store.postgres.bulk.COPY_FROM`
@@ -351,7 +351,7 @@ def _configure(raw: psycopg.Connection[Row]) -> None:
     """Each new pooled connection: pgvector's numpy adapter, the dumper of bulk writes'
     documents (:mod:`~recallery.store.postgres.bulk`) and iterative HNSW scans."""
     register_vector(raw)
-    bulk.register_documents(raw)
+    documents.register_documents(raw)
     raw.execute("SET hnsw.iterative_scan = relaxed_order")
     raw.commit()
 
@@ -366,7 +366,10 @@ def _apply_migrations(raw: psycopg.Connection[Row]) -> None:
         if version in done:
             continue
         with raw.transaction():
-            raw.execute(script)
+            if callable(script):
+                script(raw)
+            else:
+                raw.execute(script)
             raw.execute(
                 "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", [version, name]
             )

@@ -6,15 +6,21 @@ distributed by tenant (Citus, see docs/deployment.md). The base's queries name e
 Times are epoch seconds (``double precision``) and flags are integers, as in SQLite, so the
 portable SQL of :mod:`recallery.store.reader` and :mod:`recallery.store.writer` runs unchanged.
 
-Keyword search: ``entries.fts`` is a stored ``tsvector`` tokenised like SQLite's FTS5
-``porter unicode61 remove_diacritics 2`` (non-alphanumerics split words, accents are removed,
-the original Porter stemmer, no stop words), and ``fts_docs`` / ``fts_terms`` hold the
-per-memory document counts, token totals and document frequencies BM25 needs. Triggers keep
+Keyword search: ``entries.fts`` is a stored ``tsvector`` of the terms of the keyword analyzer
+both stores share (since migration 21, :mod:`.documents`; before it, the server tokenised
+like SQLite's FTS5 ``porter unicode61 remove_diacritics 2``), and ``fts_docs`` and
+``fts_terms`` hold the per-memory document counts, token totals and document frequencies BM25
+needs. Triggers keep
 them exact; a term whose last document goes is deleted with it (erasure leaves no term row).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import psycopg
+
+from recallery.store.postgres.documents import reindex
 from recallery.store.postgres.initial import EXTENSIONS_AND_TEXT_SEARCH, TABLES
 from recallery.store.postgres.keyword_writes import (
     DOCUMENTS_BROUGHT,
@@ -22,6 +28,7 @@ from recallery.store.postgres.keyword_writes import (
     WRITE_ONCE,
 )
 from recallery.store.postgres.substrings import TEXT_TRIGRAMS
+from recallery.store.sql import Row
 
 #: Dimensions that get an HNSW index in the migrations (the default embedder's 384).
 #: Other dimensions are searched exactly; see docs/deployment.md to index another one.
@@ -334,7 +341,11 @@ CREATE TABLE supersessions (tenant_id text NOT NULL, older bigint NOT NULL,
 CREATE INDEX supersessions_newer ON supersessions (newer);
 """
 
-MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+#: A migration's work: SQL, or a function run on the migrating connection (in its transaction)
+#: where the work needs Python (re-indexing with the analyzer).
+Script = str | Callable[[psycopg.Connection[Row]], None]
+
+MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     (1, "extensions and text search", EXTENSIONS_AND_TEXT_SEARCH),
     (2, "initial schema", TABLES),
     (3, "tenant of evidence and audit rows", _TENANT_FILL),
@@ -391,4 +402,9 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     ),
     (19, "slots of raw turns and the supersessions between them", _SUPERSESSIONS),
     (20, "a trigram index of the extracted entries' text, where pg_trgm is", TEXT_TRIGRAMS),
+    (
+        21,
+        "keyword documents from the analyzer of every language, brought by every writer",
+        reindex,
+    ),
 )

@@ -36,7 +36,7 @@ from recallery.store.postgres import estimates, topk
 from recallery.store.postgres import windows as conversation
 from recallery.store.postgres.topk import K1, B, Term
 from recallery.store.sql import Conn, marks
-from recallery.store.text import keyword_terms
+from recallery.text.analyzer import query_terms
 
 #: The HNSW candidate list: twice the rows asked for, at least this (recall@50 of 0.99 at
 #: ef_search 50 and 1.0 at 100 on 100k topic-clustered 384-d vectors, ~1 ms).
@@ -52,9 +52,7 @@ BITMAP_MEMORY_MAX_KB = 256 * 1024
 
 _STATISTICS = """
 WITH q AS (
-    SELECT t.ord, l.lexeme
-    FROM unnest(?::text[]) WITH ORDINALITY AS t(word, ord)
-    CROSS JOIN LATERAL unnest(recallery_fts_doc(t.word)) AS l
+    SELECT t.ord, t.lexeme FROM unnest(?::text[]) WITH ORDINALITY AS t(lexeme, ord)
 ), s AS (
     SELECT coalesce(sum(d.docs), 0) AS docs, coalesce(sum(d.tokens), 0) AS tokens
     FROM fts_docs d WHERE d.memory_id IN ({scope})
@@ -120,7 +118,7 @@ def keyword_and_windows(
 ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
     """:func:`keyword_search` and the best ``windows`` conversation windows that hold one
     of its best :data:`~.windows.SEEDS` matches (:mod:`.windows`), from one keyword search."""
-    words = keyword_terms(text)
+    words = query_terms(text)
     if words:
         _own_plans(conn)
     stats = _statistics(conn, sorted(scope.memory_ids), words) if words else None
@@ -168,7 +166,7 @@ def every_match(
 ) -> list[tuple[int, float]]:
     """The same best matches, every match scored in one statement: what the rounds must
     equal (tests and benchmarks compare them)."""
-    words = keyword_terms(text)
+    words = query_terms(text)
     stats = _statistics(conn, sorted(scope.memory_ids), words) if words else None
     if stats is None:
         return []

@@ -41,7 +41,7 @@ from recallery.store.sqlite.catchup import Load, catch_up
 from recallery.store.sqlite.postings import Postings
 from recallery.store.sqlite.snapshots import Arrays
 from recallery.store.sqlite.windows import Links, Scratch
-from recallery.text.analyzer import analyze_all, query_terms
+from recallery.text.analyzer import MAX_TF, analyze_all, query_terms
 
 K1 = 1.2
 B = 0.75
@@ -96,6 +96,7 @@ class _Block:
         per_doc = np.fromiter((len(d.terms) for d in documents), np.int64, len(rows))
         doc = np.repeat(np.arange(start, need, dtype=np.int64), per_doc)
         pairs, tfs = np.unique(term * need + doc, return_counts=True)
+        tfs = np.minimum(tfs, MAX_TF)  # as PostgreSQL's tsvector counts
         terms, docs = pairs // need, pairs % need
         bounds = [0, *(np.flatnonzero(np.diff(terms)) + 1).tolist(), len(pairs)]
         for lo, hi in itertools.pairwise(bounds):

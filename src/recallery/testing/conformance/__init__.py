@@ -10,9 +10,9 @@ yields a fresh, migrated, empty store::
             yield s
             s.close()
 
-One module per area (schema, memories, entries and filters, people, search, lifecycle,
-jobs, accounts), each a class of tests a backend may also run alone. Every filter test seeds
-entries the filter must exclude and checks they are absent.
+One module per area (schema, memories, entries and filters, people, search, languages,
+lifecycle, jobs, accounts), each a class of tests a backend may also run alone. Every filter
+test seeds entries the filter must exclude and checks they are absent.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 from recallery.testing.conformance.accounts import AccountConformance
 from recallery.testing.conformance.entries import EntryConformance
 from recallery.testing.conformance.jobs import JobConformance
+from recallery.testing.conformance.languages import LanguageConformance
 from recallery.testing.conformance.lifecycle import LifecycleConformance
 from recallery.testing.conformance.memories import MemoryConformance
 from recallery.testing.conformance.people import PeopleConformance
@@ -34,6 +35,7 @@ class StoreConformance(
     EntryConformance,
     PeopleConformance,
     SearchConformance,
+    LanguageConformance,
     LifecycleConformance,
     JobConformance,
     AccountConformance,
@@ -48,6 +50,7 @@ __all__ = [
     "AccountConformance",
     "EntryConformance",
     "JobConformance",
+    "LanguageConformance",
     "LifecycleConformance",
     "MemoryConformance",
     "PeopleConformance",
