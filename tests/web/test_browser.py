@@ -427,8 +427,9 @@ def test_erase_everything_about_a_user_from_their_page_after_the_dry_run(
     ]
     log_in(page, live)
     page.click("nav a[href='/people']")
-    page.fill("#find-person input[name=value]", "tom-p")
+    page.fill("#find-person input[name=q]", "tom-p")
     page.click("#find-person button[type=submit]")
+    page.click("#people a:text-is('tom-p')")
     expect(page.locator("#subject-total")).to_contain_text("4 entries in 2 memories")
     expect(page.locator("#subject-facts")).to_contain_text("The user lives in Lisbon.")
     photograph(page, live, "person.png")
@@ -446,6 +447,29 @@ def test_erase_everything_about_a_user_from_their_page_after_the_dry_run(
     for message_id in (*tom, *facts):
         memory_id = first if message_id in (tom[0], facts[0]) else second
         audited(page, live, memory_id, "entry.erase", message_id)
+
+
+def test_the_people_page_lists_each_user_with_counts(page: Page, live: Live) -> None:
+    memory_id = live.memory("support desk")
+    said = {"maria": "I moved to Lisbon last March.", "tom": "I drink espresso every morning."}
+    said["王小明"] = "I went to Porto last week."
+    turns = {user: live.say(memory_id, text, user=user) for user, text in said.items()}
+    assert all(live.extracted(memory_id)[t] for t in turns.values())  # a fact each
+    admin = live.ok(live.api.get("/api/v1/users/me"))["id"]
+    made = live.ok(live.api.post(f"/api/v1/users/{admin}/keys", json={"scope": [memory_id]}))
+    log_in(page, live, made["key"])  # scoped to this memory: its three users, no one else
+    page.click("nav a[href='/people']")
+    rows = page.locator("#people tbody tr[data-id]")
+    expect(rows).to_have_count(3)
+    assert rows.evaluate_all("r => r.map(x => x.dataset.id)") == ["王小明", "tom", "maria"]
+    expect(page.locator("#people tr[data-id='王小明'] td.num").first).to_have_text("1")
+    photograph(page, live, "people.png")
+    page.fill("#find-person input[name=q]", "小明")
+    page.click("#find-person button[type=submit]")
+    expect(rows).to_have_count(1)
+    page.click("#people a:text-is('王小明')")
+    expect(page.locator("#subject-id")).to_have_text("王小明")
+    expect(page.locator("#subject-total")).to_contain_text("2 entries in 1 memory")
 
 
 def test_confirm_disable_and_correct_facts_in_the_facts_table(page: Page, live: Live) -> None:
