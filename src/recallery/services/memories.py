@@ -21,6 +21,7 @@ from recallery.requests import MEMORY_UPDATABLE
 from recallery.settings import Settings
 from recallery.store.base import Store
 from recallery.store.queries import MemoryQuery
+from recallery.store.reader import Reader
 from recallery.store.writer import Writer
 
 
@@ -287,3 +288,21 @@ def _narrowed(ids: frozenset[str] | None, scope: frozenset[str] | None) -> froze
     if scope is None:
         return ids
     return scope if ids is None else ids & scope
+
+
+#: Most memories one request about people looks at (a data-subject request, the People
+#: listing, a repair).
+MAX_VISIBLE = 10_000
+
+
+def visible_memories(r: Reader, actor: Principal, field: str) -> list[Memory]:
+    """Every memory ``actor`` can see (its key's scope, its own and its teams'); more than
+    :data:`MAX_VISIBLE` is refused, naming the request's ``field``."""
+    ids = None if actor.scope is None else frozenset(actor.scope)
+    query = MemoryQuery(
+        user_id=actor.user_id, tenant_ids=actor.tenant_ids, ids=ids, limit=MAX_VISIBLE
+    )
+    found, total = r.find_memories(query)
+    if total > MAX_VISIBLE:
+        raise InvalidInput(field, f"the key reaches more than {MAX_VISIBLE} memories.")
+    return found

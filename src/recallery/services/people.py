@@ -15,13 +15,11 @@ from recallery.access import Action, decide
 from recallery.errors import InvalidInput
 from recallery.models import Page, Principal, Scope
 from recallery.people import Person
+from recallery.services.memories import visible_memories
 from recallery.store.base import Store
-from recallery.store.queries import MemoryQuery
 from recallery.store.reader import Reader
 from recallery.subjects import subject_kind
 
-#: Most memories one listing looks at (as a person's page does).
-MAX_MEMORIES = 10_000
 #: Most rows a page may ask for.
 MAX_PAGE_SIZE = v.MAX_TOP_N
 
@@ -58,13 +56,7 @@ class PeopleService:
     @staticmethod
     def _readable(r: Reader, actor: Principal) -> Scope:
         """The memories ``actor`` may read (its key's scope, its own and its teams')."""
-        ids = None if actor.scope is None else frozenset(actor.scope)
-        query = MemoryQuery(
-            user_id=actor.user_id, tenant_ids=actor.tenant_ids, ids=ids, limit=MAX_MEMORIES
-        )
-        memories, total = r.find_memories(query)
-        if total > MAX_MEMORIES:
-            raise InvalidInput("kind", f"the key reaches more than {MAX_MEMORIES} memories.")
+        memories = visible_memories(r, actor, "kind")
         return Scope(frozenset(m.id for m in memories if decide(actor, Action.READ, m)))
 
 

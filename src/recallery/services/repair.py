@@ -19,13 +19,10 @@ from recallery.clock import Clock
 from recallery.models import AuditAction, Entry, Memory, Principal, Scope
 from recallery.policies.people import named
 from recallery.services.lifecycle import reopened_end
+from recallery.services.memories import visible_memories
 from recallery.store.base import Store
-from recallery.store.queries import MemoryQuery
 from recallery.store.reader import Reader
 from recallery.store.writer import Writer
-
-#: Most memories one repair looks at.
-MAX_MEMORIES = 10_000
 
 
 @dataclass(frozen=True)
@@ -97,11 +94,7 @@ class RepairService:
 def _reviewable(r: Reader, actor: Principal, wide: bool) -> list[Memory]:
     if wide:
         return r.every_memory()
-    ids = None if actor.scope is None else frozenset(actor.scope)
-    query = MemoryQuery(
-        user_id=actor.user_id, tenant_ids=actor.tenant_ids, ids=ids, limit=MAX_MEMORIES
-    )
-    found, _ = r.find_memories(query)
+    found = visible_memories(r, actor, "everywhere")
     return sorted((m for m in found if decide(actor, Action.REVIEW, m)), key=lambda m: m.id)
 
 

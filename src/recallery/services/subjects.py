@@ -19,14 +19,14 @@ from typing import NamedTuple
 from recallery import validation as v
 from recallery.access import Action, authorised, decide, lacking, require_admin
 from recallery.clock import Clock
-from recallery.errors import Conflict, Forbidden, InvalidInput
+from recallery.errors import Conflict, Forbidden
 from recallery.models import EntryType, Memory, Principal, Scope
 from recallery.requests import Bucket, BulkAction, bucket_starts
 from recallery.services import changes
 from recallery.services.changes import ChangeSet
+from recallery.services.memories import visible_memories
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
-from recallery.store.queries import MemoryQuery
 from recallery.store.reader import Reader
 from recallery.subjects import (
     Changed,
@@ -40,8 +40,6 @@ from recallery.subjects import (
     subject_kind,
 )
 
-#: Most memories one request or page looks at.
-MAX_MEMORIES = 10_000
 #: What each request needs the caller to be allowed on a memory.
 NEEDS = {SubjectAction.FORGET: Action.WRITE, SubjectAction.ERASE: Action.ERASE}
 #: Newest facts a person's page shows.
@@ -155,7 +153,7 @@ class SubjectService:
         if wide:
             return r.every_memory(), []
         changeable, refused = [], []
-        for m in _visible(r, actor):
+        for m in visible_memories(r, actor, "user_id"):
             decision = decide(actor, NEEDS[action], m)
             reads = decide(actor, Action.READ, m)
             if decision and reads:
@@ -179,7 +177,9 @@ class SubjectService:
         now = self.clock.now()
         starts = bucket_starts(now, Bucket.DAY, DAYS)
         with self.store.read() as r:
-            readable = [m for m in _visible(r, actor) if decide(actor, Action.READ, m)]
+            readable = [
+                m for m in visible_memories(r, actor, "user_id") if decide(actor, Action.READ, m)
+            ]
             scope = Scope(frozenset(m.id for m in readable))
             held = r.memory_type_counts(scope, _with(about, current_only=False))
             memories = [SubjectMemory(m.id, m.name, held[m.id]) for m in readable if m.id in held]
@@ -203,18 +203,6 @@ def _about(kind: SubjectKind, value: str) -> EntryFilter:
 
 def _with(f: EntryFilter, **changes: object) -> EntryFilter:
     return replace(f, **changes)  # type: ignore[arg-type]
-
-
-def _visible(r: Reader, actor: Principal) -> list[Memory]:
-    """Every memory ``actor`` can see (its key's scope, its own and its teams')."""
-    ids = None if actor.scope is None else frozenset(actor.scope)
-    query = MemoryQuery(
-        user_id=actor.user_id, tenant_ids=actor.tenant_ids, ids=ids, limit=MAX_MEMORIES
-    )
-    found, total = r.find_memories(query)
-    if total > MAX_MEMORIES:
-        raise InvalidInput("user_id", f"the key reaches more than {MAX_MEMORIES} memories.")
-    return found
 
 
 class _Part(NamedTuple):
