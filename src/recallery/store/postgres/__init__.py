@@ -348,8 +348,8 @@ def _indexed_dimensions(conn: Conn) -> frozenset[int]:
 
 
 def _configure(raw: psycopg.Connection[Row]) -> None:
-    """Each new pooled connection: pgvector's numpy adapter, the dumper of bulk writes'
-    documents (:mod:`~recallery.store.postgres.bulk`) and iterative HNSW scans."""
+    """Each new pooled connection: pgvector's numpy adapter, the dumper of keyword
+    documents (:mod:`~recallery.store.postgres.documents`) and iterative HNSW scans."""
     register_vector(raw)
     documents.register_documents(raw)
     raw.execute("SET hnsw.iterative_scan = relaxed_order")
