@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Annotated, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from fastapi import Depends, Request
 from fastapi.routing import APIRoute
@@ -193,17 +193,43 @@ class WebRoute(APIRoute):
             except FormExpired:
                 text = "This form has expired (or came from elsewhere). Reload the page and retry."
                 response = page(
-                    request, _who(request), "error.html", 403, title="Form expired", text=text
+                    request,
+                    _who(request),
+                    "error.html",
+                    403,
+                    title="Form expired",
+                    text=text,
+                    way_back=way_back(request),
                 )
             except RecalleryError as exc:
                 status, _ = wire.error_envelope(exc)
                 title = {403: "Not allowed", 404: "Not found"}.get(status, "Something is wrong")
                 response = page(
-                    request, _who(request), "error.html", status, title=title, text=str(exc)
+                    request,
+                    _who(request),
+                    "error.html",
+                    status,
+                    title=title,
+                    text=str(exc),
+                    way_back=way_back(request),
                 )
             return secure(response)
 
         return route
+
+
+def way_back(request: Request) -> str:
+    """Where a refused request's page links back to: the page of this site the request came
+    from (its Referer), else, for a form posted to ``/x/y/action``, the page ``/x/y``."""
+    referer = urlsplit(request.headers.get("referer", ""))
+    if referer.netloc == request.url.netloc and referer.path:
+        came = referer.path + (f"?{referer.query}" if referer.query else "")
+        if came != str(request.url.path):
+            return local(came)
+    path = request.url.path
+    if request.method != "GET":
+        path = path.rsplit("/", 1)[0] or "/"
+    return local(path) if path != request.url.path else "/"
 
 
 def _who(request: Request) -> Viewer | None:

@@ -57,6 +57,7 @@ def _entry_page(
         tab="messages",
         entry=found,
         versions=versions,
+        current=next((x for x in versions if x.retired_at is None), None),
         reasons=reasons,
         sources=[s for s in sources if s is not None],
         events=events.items,
