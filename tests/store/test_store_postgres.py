@@ -24,6 +24,7 @@ from recallery.store import postgres as pg_store
 from recallery.store.backend import Backend
 from recallery.store.filters import EntryFilter, where_clause
 from recallery.store.postgres import PostgresStore, estimates, search, topk
+from recallery.store.postgres import near as pg_near
 from recallery.store.postgres.conn import PgConn, translate
 from recallery.store.postgres.migrations import MIGRATIONS
 from recallery.store.reader import Reader
@@ -562,7 +563,7 @@ def test_a_database_at_an_older_schema_with_data_migrates_in_place_and_answers_a
         with store.read() as r:  # neighbour lookups read the conversation index alone
             assert r.neighbours(Scope.of(memory.id), ids[::97], EntryFilter(), 2) == turns
             r.conn.execute("SET LOCAL enable_seqscan = off")
-            plan = r.conn.execute("EXPLAIN " + pg_store._NEAR, [ids[:5], [memory.id], 6, 6])
+            plan = r.conn.execute("EXPLAIN " + pg_near._NEAR, [ids[:5], [memory.id], 6, 6])
         assert "Index Only Scan using entries_conversation" in " ".join(str(p[0]) for p in plan)
         with store.read() as r:  # the longest document per term, filled in place
             wrong = r.conn.execute(
