@@ -12,6 +12,7 @@ Needs the ``postgres`` extra (psycopg 3, psycopg-pool, pgvector) and a database 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import threading
@@ -119,7 +120,8 @@ class PostgresStore(Store):
             finally:
                 self._local.write = None
         if self._local.erased:  # committed: the scrub is an erasure's last step
-            self.scrub()
+            with contextlib.suppress(StoreError):  # it stays due for the next scrub()
+                self.scrub()
 
     @contextmanager
     def _transaction(self, isolation: IsolationLevel, *, read_only: bool) -> Iterator[PgConn]:

@@ -149,7 +149,8 @@ class SQLiteStore(Store):
                 with self._read_conn() as conn:
                     self._catch_up(conn)
             if self._scrubs.retry:  # an erasure's scrub is due: this is an opportunity
-                self._scrubs.attempt(RawConn(raw))
+                with contextlib.suppress(StoreError):  # committed: a failed try stays due
+                    self._scrubs.attempt(RawConn(raw))
 
     def save_indexes(self) -> int:
         """Snapshot the in-process indexes into the file (see :mod:`.snapshots`); returns
