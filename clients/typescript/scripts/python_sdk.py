@@ -1,10 +1,11 @@
 """What the Python SDK sends, as JSON, for the TypeScript client's tests to compare with.
 
 For every operation in ``recallery.client.OPERATIONS`` it builds the call with only the
-required arguments (placeholders named ``{memory_id}``... for the path's ids, ``"x"`` for
-texts, empty lists) and prints its method, path, query parameters and body: the routes the
-SDK covers and the defaults it sends. ``import_memory`` also with ``memory_id=None`` (its
-second route). And for every error envelope the tests try, the class the SDK raises.
+required arguments and the positional ones whose default is None (placeholders named
+``{memory_id}``... for the path's ids, ``"x"`` for texts, empty lists) and prints its method,
+path, query parameters and body: the routes the SDK covers and the defaults it sends;
+``import_memory`` also with ``memory_id=None`` (its second route). And for every error
+envelope the tests try, the class the SDK raises.
 
     python clients/typescript/scripts/python_sdk.py > python-sdk.json
 """
@@ -80,11 +81,11 @@ def calls() -> dict[str, list[dict[str, Any]]]:
         op = getattr(sdk, name)
         args, kwargs = [], {}
         for param in inspect.signature(op).parameters.values():
-            if param.default is not inspect.Parameter.empty or param.kind is param.VAR_KEYWORD:
-                continue
-            if param.kind is param.KEYWORD_ONLY:
+            required = param.default is inspect.Parameter.empty
+            if param.kind is param.KEYWORD_ONLY and required:
                 kwargs[param.name] = placeholder(param)
-            else:
+            # a positional argument whose default is None is one a caller usually gives
+            elif param.kind is param.POSITIONAL_OR_KEYWORD and (required or param.default is None):
                 args.append(placeholder(param))
         out[name] = [sent(op(*args, **kwargs))]
     out["import_memory"].append(sent(sdk.import_memory(None, "")))
