@@ -35,6 +35,7 @@ from recallery.requests.messages import (
     MessageFilter,
     MessagePage,
     TurnInput,
+    job_entry_ids,
     message_filter_fields,
 )
 from recallery.requests.search import (
@@ -88,6 +89,7 @@ __all__ = [
     "bucket",
     "bucket_starts",
     "bulk_action",
+    "job_entry_ids",
     "message_filter_fields",
     "search_fields",
     "search_knobs",

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from recallery.errors import InvalidInput
-from recallery.models import Entry, EntryType, Job, Origin, Trust
+from recallery.models import Entry, EntryType, Job, Origin, Tombstone, Trust
 from recallery.providers.usage import Usage
 
 
@@ -35,6 +35,23 @@ class MessagePage:
     jobs: Mapping[int, Job]
     #: Retired versions extracted from each turn (replaced by a later fact or a correction).
     replaced: Mapping[int, tuple[Entry, ...]] = field(default_factory=dict)
+    #: Tombstones of the entries the turns' jobs added or deduplicated into that were erased
+    #: or evicted since, by entry id.
+    gone: Mapping[int, Tombstone] = field(default_factory=dict)
+
+
+def job_entry_ids(job: Job | None) -> dict[str, tuple[int, ...]]:
+    """The entries an extraction job's result names, by what it did with each (``added``,
+    ``deduped``: the entry the turn repeated, ``superseded``: the entry its fact replaced);
+    empty for a job without them (unfinished, failed, or written before results named them)."""
+    named = (job.result or {}).get("entry_ids") if job is not None else None
+    if not isinstance(named, Mapping):
+        return {}
+    return {
+        str(k): tuple(int(i) for i in ids if isinstance(i, int))
+        for k, ids in named.items()
+        if isinstance(ids, list | tuple)
+    }
 
 
 def _said(wire: str, arg: str, kind: str, about: str) -> Any:

@@ -28,7 +28,13 @@ from recallery.models import (
 from recallery.policies.capacity import entry_size, need_bytes
 from recallery.policies.eviction import make_room
 from recallery.providers.registry import ModelRegistry
-from recallery.requests import MessageFilter, MessagePage, TurnInput, message_filter_fields
+from recallery.requests import (
+    MessageFilter,
+    MessagePage,
+    TurnInput,
+    job_entry_ids,
+    message_filter_fields,
+)
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
 from recallery.store.reader import Reader
@@ -186,12 +192,18 @@ class EntryService:
                     into = extracted if child.retired_at is None else replaced
                     into.setdefault(child.source_id, []).append(child)
             jobs = r.jobs_for_messages(raw_ids)
+            named = {i for j in jobs.values() for ids in job_entry_ids(j).values() for i in ids}
+            held = {e.message_id for x in (*extracted.values(), *replaced.values()) for e in x}
+            missing = named - held
+            stones = r.tombstones(memory.id) if missing else []
+            gone = {t.message_id: t for t in stones if t.message_id in missing}
         return MessagePage(
             tuple(raw),
             total,
             {k: tuple(x) for k, x in extracted.items()},
             jobs,
             {k: tuple(x) for k, x in replaced.items()},
+            gone,
         )
 
     def recent(

@@ -16,6 +16,7 @@ from starlette.responses import HTMLResponse, Response
 
 from recallery.access import WHY
 from recallery.web.links import person_url
+from recallery.web.outcomes import of_page
 
 #: No inline script or style anywhere: scripts and styles come from /static only.
 CSP = (
@@ -57,6 +58,7 @@ def environment() -> Environment:
         percent=percent,
         turn_parts=turn_parts,
         entry_links=entry_links,
+        outcomes=of_page,  # what became of each turn on a Messages page
     )
     # why an action needs its capability, for the reason a disabled control gives
     env.globals["why"] = {action.value: text for action, text in WHY.items()}

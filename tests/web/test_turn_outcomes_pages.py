@@ -1,0 +1,134 @@
+"""Each turn on the Messages page says what became of what it said (issue 54 item 1): the
+fact it added (still current, replaced since, erased since), the entry it repeated, the entry
+its fact superseded, with links; its summary counts those outcomes, never "0 extracted" for a
+turn whose fact was a repeat. Real extraction jobs over the fake chat model, three users in
+one memory, one of them writing Chinese."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from tests.support.extraction import CONFIG, build_engine, facts, judgement, make_memory, say
+from tests.support.web import Login
+
+from recallery import Engine, Memory, Principal
+from recallery.jobs import Worker
+from recallery.models import Entry
+from recallery.store.base import Store
+from recallery.testing import DeterministicEmbedder, FakeLLM, FrozenClock
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLLM]:
+    with FakeLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def engine(
+    store: Store, embedder: DeterministicEmbedder, clock: FrozenClock, llm: FakeLLM
+) -> Iterator[Engine]:
+    e = build_engine(store, embedder, clock, llm)
+    yield e
+    e.usage.close()
+
+
+def _row(html: str, turn: Entry) -> str:
+    """The Messages page's rows of one turn."""
+    return html.split(f'id="turn-{turn.message_id}"')[1].split("</tbody>\n</tbody>")[0]
+
+
+def _summary(row: str, turn: Entry) -> str:
+    found = re.search(rf'id="outcome-{turn.message_id}">([^<]*)<', row)
+    assert found, "no outcome summary"
+    return found.group(1)
+
+
+@pytest.fixture
+def seeded(
+    engine: Engine, alice: Principal, llm: FakeLLM, clock: FrozenClock
+) -> tuple[Memory, dict[str, Entry], dict[str, int]]:
+    mem = make_memory(engine, alice)
+    worker = Worker(engine, config=CONFIG, owner="web-test")
+    turns: dict[str, Entry] = {}
+    turns["lisbon"] = say(engine, alice, mem, "I live in Lisbon.", user_id="tom")
+    llm.push(facts(semantic=["The user lives in Lisbon"]))
+    worker.run_once()
+    turns["again"] = say(engine, alice, mem, "As I said, I'm in Lisbon.", user_id="tom")
+    llm.push(facts(semantic=["The user lives in Lisbon."]))
+    worker.run_once()
+    clock.advance(days=30)
+    turns["moved"] = say(engine, alice, mem, "I moved from Lisbon to Berlin.", user_id="tom")
+    llm.push(facts(semantic=["The user lives in Berlin"]), judgement("supersedes", 1))
+    worker.run_once()
+    turns["ana"] = say(engine, alice, mem, "我住在上海。", user_id="ana")
+    llm.push(facts(semantic=["用户住在上海"]))
+    worker.run_once()
+    turns["li"] = say(engine, alice, mem, "Привет!", user_id="li")
+    llm.push(facts())
+    worker.run_once()
+    by_content = {
+        e.content: e.message_id
+        for t in engine.list_messages(alice, mem.id).replaced.values()
+        for e in t
+    }
+    current = {
+        e.content: e.message_id
+        for t in engine.list_messages(alice, mem.id).extracted.values()
+        for e in t
+    }
+    ids = {
+        "lisbon": by_content["The user lives in Lisbon"],
+        "berlin": current["The user lives in Berlin"],
+        "shanghai": current["用户住在上海"],
+    }
+    engine.erase(alice, mem.id, ids["shanghai"], reason="ana asked")
+    return mem, turns, ids
+
+
+def test_each_turn_says_what_became_of_its_facts(
+    login: Login,
+    alice_key: str,
+    seeded: tuple[Memory, dict[str, Entry], dict[str, int]],
+) -> None:
+    mem, turns, ids = seeded
+    html = login(alice_key).get(f"/memories/{mem.id}/messages").text
+    at = f"/memories/{mem.id}/entries/"
+
+    first = _row(html, turns["lisbon"])
+    assert _summary(first, turns["lisbon"]) == "1 replaced since"
+    assert f'<a href="{at}{ids["lisbon"]}">#{ids["lisbon"]}</a>, replaced since by' in first
+    assert f'<a href="{at}{ids["berlin"]}">#{ids["berlin"]}</a>' in first
+
+    repeat = _row(html, turns["again"])  # before: "0 extracted · Nothing extracted"
+    assert _summary(repeat, turns["again"]) == "1 repeated"
+    assert f'repeated <a href="{at}{ids["lisbon"]}">#{ids["lisbon"]}</a>' in repeat
+    assert "Nothing extracted" not in repeat
+
+    moved = _row(html, turns["moved"])
+    assert _summary(moved, turns["moved"]) == "1 extracted · 1 superseded"
+    assert f'superseded <a href="{at}{ids["lisbon"]}">#{ids["lisbon"]}</a>' in moved
+
+    ana = _row(html, turns["ana"])
+    assert _summary(ana, turns["ana"]) == "1 erased since"
+    assert "(ana asked)" in ana and "its tombstone and receipt" in ana
+    assert "用户住在上海" not in html  # the erased text is nowhere on the page
+    assert "我住在上海" in ana  # the turn itself stays
+
+    li = _row(html, turns["li"])
+    assert _summary(li, turns["li"]) == "nothing extracted"
+    assert "Nothing extracted (outcome: " in li
+
+
+def test_a_messages_page_carries_the_tombstones_of_facts_erased_since(
+    engine: Engine,
+    alice: Principal,
+    seeded: tuple[Memory, dict[str, Entry], dict[str, int]],
+) -> None:
+    """Only the tombstones of entries the page's jobs named, read with the page."""
+    mem, _, ids = seeded
+    found = engine.list_messages(alice, mem.id)
+    assert set(found.gone) == {ids["shanghai"]}
+    assert found.gone[ids["shanghai"]].reason == "ana asked"
