@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from recallery.models import Job
+from recallery.models import Job, JobState
 from recallery.providers.usage import Usage
 
 
@@ -23,17 +23,31 @@ class ExtractionCosts:
     completion_tokens: int
     latency_ms: int
     outcomes: Mapping[str, int] = field(default_factory=dict)
-    """Finished jobs per outcome; unfinished ones count as ``pending``."""
+    """Each turn's newest job per outcome (a job a retry replaced is history, not counted);
+    unfinished ones count as ``pending``."""
+    states: Mapping[str, int] = field(default_factory=dict)
+    """Each turn's newest job per state (every state named, zero included)."""
+    latest: Mapping[int, int] = field(default_factory=dict)
+    """The newest job of each turn, by turn id: an older one was replaced by a retry."""
+    replaced: int = 0
+    """Jobs a retry replaced (their model calls still count above)."""
 
 
 def summarise(memory_id: str, jobs: Iterable[Job]) -> ExtractionCosts:
+    """Model use summed over every job (each attempt cost what it cost); outcomes and states
+    of each turn's newest job only."""
     total = Usage()
-    outcomes: Counter[str] = Counter()
     count = 0
+    newest: dict[object, Job] = {}
     for job in jobs:
         count += 1
         total.merge(Usage.from_result(job.result))
-        outcomes[job.outcome or "pending"] += 1
+        key = job.id if job.message_id is None else (job.kind, job.message_id)
+        if key not in newest or newest[key].id < job.id:
+            newest[key] = job
+    current = list(newest.values())
+    outcomes = Counter(j.outcome or "pending" for j in current)
+    states = Counter(j.state.value for j in current)
     return ExtractionCosts(
         memory_id=memory_id,
         jobs=count,
@@ -42,4 +56,7 @@ def summarise(memory_id: str, jobs: Iterable[Job]) -> ExtractionCosts:
         completion_tokens=total.completion_tokens,
         latency_ms=total.latency_ms,
         outcomes=dict(sorted(outcomes.items())),
+        states={s.value: states[s.value] for s in JobState},
+        latest={j.message_id: j.id for j in current if j.message_id is not None},
+        replaced=count - len(current),
     )

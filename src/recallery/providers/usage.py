@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from math import ceil
+from time import perf_counter
 from typing import Any
 
 from recallery.errors import ChatError
@@ -46,11 +48,13 @@ class Usage:
 
     def call(self, chat: ChatModel, request: ChatRequest) -> ChatReply:
         """Call the model; its cost is counted whether or not the reply is any good (a call
-        that fails counts, with the tokens it did not report)."""
+        that fails counts, with the time it took and the tokens it did not report)."""
+        started = perf_counter()
         try:
             reply = chat.complete(request)
         except ChatError:
             self.calls += 1
+            self.latency_ms += ceil((perf_counter() - started) * 1000)
             raise
         self.add(reply)
         return reply

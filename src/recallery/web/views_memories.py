@@ -13,7 +13,7 @@ from recallery.api.guard import takes_files
 from recallery.engine import Engine
 from recallery.errors import Conflict, Forbidden, InvalidInput
 from recallery.extraction.runs import ChatCheck
-from recallery.models import EntryType, JobState, Memory, Outcome
+from recallery.models import EntryType, Memory, Outcome
 from recallery.requests import ImportReport
 from recallery.services.extraction import RETRYABLE
 from recallery.web.chart import chart
@@ -321,7 +321,7 @@ def jobs(
     engine, me = parts.engine, who.principal
     memory = engine.get_memory(me, memory_id)
     found = engine.jobs(me, memory.id, state=state or None, page=page_number, page_size=50)
-    states = {s.value: engine.jobs(me, memory.id, state=s, page_size=1).total for s in JobState}
+    costs = engine.extraction_costs(me, memory.id)
     return page(
         request,
         who,
@@ -333,8 +333,8 @@ def jobs(
         number=page_number,
         pages=max(1, -(-found.total // 50)),
         state=state or "",
-        states=states,
-        costs=engine.extraction_costs(me, memory.id),
+        states=costs.states,
+        costs=costs,
         retryable={o.value for o in RETRYABLE} | {Outcome.SKIPPED.value},
     )
 

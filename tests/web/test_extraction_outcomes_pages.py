@@ -1,8 +1,10 @@
-"""Each turn on the Messages page says what became of what it said (issue 54 item 1): the
-fact it added (still current, replaced since, erased since), the entry it repeated, the entry
-its fact superseded, with links; its summary counts those outcomes, never "0 extracted" for a
-turn whose fact was a repeat. Real extraction jobs over the fake chat model, three users in
-one memory, one of them writing Chinese."""
+"""What extraction did, as the pages say it. Each turn on the Messages page says what became
+of what it said (issue 54 item 1): the fact it added (still current, replaced since, erased
+since), the entry it repeated, the entry its fact superseded, with links; its summary counts
+those outcomes, never "0 extracted" for a turn whose fact was a repeat. The Jobs page counts
+each turn once, by its newest job, offers no Retry on a job a retry replaced, and a failed
+model call has its real duration (item 3). Real extraction jobs over the fake chat model,
+three users in one memory, one of them writing Chinese."""
 
 from __future__ import annotations
 
@@ -14,10 +16,13 @@ from tests.support.extraction import CONFIG, build_engine, facts, judgement, mak
 from tests.support.web import Login
 
 from recallery import Engine, Memory, Principal
+from recallery.errors import ChatError
 from recallery.jobs import Worker
 from recallery.models import Entry
+from recallery.providers.base import ChatReply, ChatRequest
+from recallery.providers.usage import Usage
 from recallery.store.base import Store
-from recallery.testing import DeterministicEmbedder, FakeLLM, FrozenClock
+from recallery.testing import DeterministicEmbedder, FakeLLM, FrozenClock, Reply
 
 
 @pytest.fixture
@@ -132,3 +137,52 @@ def test_a_messages_page_carries_the_tombstones_of_facts_erased_since(
     found = engine.list_messages(alice, mem.id)
     assert set(found.gone) == {ids["shanghai"]}
     assert found.gone[ids["shanghai"]].reason == "ana asked"
+
+
+# --- the jobs page ----------------------------------------------------------------------------
+
+
+def test_jobs_count_each_turn_by_its_newest_job_and_a_replaced_job_has_no_retry(
+    login: Login, alice_key: str, engine: Engine, alice: Principal, llm: FakeLLM
+) -> None:
+    mem = make_memory(engine, alice)
+    worker = Worker(engine, config=CONFIG, owner="web-test")
+    fine = say(engine, alice, mem, "I like tea.", user_id="tom")
+    flaky = say(engine, alice, mem, "我住在上海。", user_id="ana")
+    llm.push(facts(semantic=["The user likes tea"]), Reply.text("not json"))
+    assert worker.run_until_idle() == 2
+    engine.retry_extraction(alice, mem.id, flaky.message_id)
+    llm.push(Reply.text("still not json"))
+    assert worker.run_once()
+    engine.retry_extraction(alice, mem.id, flaky.message_id)
+    llm.push(facts(semantic=["用户住在上海"]))
+    assert worker.run_once()
+    jobs = engine.jobs(alice, mem.id).items
+    assert len(jobs) == 4
+    newest = max(j.id for j in jobs if j.message_id == flaky.message_id)
+
+    html = login(alice_key).get(f"/memories/{mem.id}/jobs").text
+    states = dict(re.findall(r'class="badge job-(\w+)[^"]*">\1 (\d+)</a>', html))
+    assert states == {"queued": "0", "running": "0", "done": "2", "failed": "0", "parked": "0"}
+    outcomes = dict(re.findall(r'<span class="badge job-(\w+)">\1 (\d+)</span>', html))
+    assert outcomes == {"done": "2"}  # before: done 3, unparseable 2... of two turns
+    assert "2 earlier jobs replaced by a retry" in html
+    retry = f'action="/memories/{mem.id}/entries/{flaky.message_id}/extract"'
+    assert retry not in html  # the unparseable attempts were replaced by a successful retry
+    assert html.count(f"replaced by job {newest}") == 2
+    costs = engine.extraction_costs(alice, mem.id)
+    assert (costs.jobs, costs.calls, costs.replaced) == (4, 4, 2)  # every attempt's cost counts
+    assert costs.latest == {fine.message_id: min(j.id for j in jobs), flaky.message_id: newest}
+
+
+def test_a_failed_model_call_counts_the_time_it_took(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Down:
+        def complete(self, request: ChatRequest) -> ChatReply:
+            raise ChatError("connection refused", transient=True)
+
+    ticks = iter([10.0, 10.25])
+    monkeypatch.setattr("recallery.providers.usage.perf_counter", lambda: next(ticks))
+    usage = Usage()
+    with pytest.raises(ChatError):
+        usage.call(Down(), ChatRequest(messages=()))  # type: ignore[arg-type]
+    assert (usage.calls, usage.latency_ms) == (1, 250)  # before: 1 call, 0 ms
