@@ -113,6 +113,12 @@ def parse_query(
     )
 
 
+def query_filters(q: RequestQuery) -> dict[str, object]:
+    """A query's filters by wire name, as :func:`parse_query` reads them back."""
+    values = (q.key_id, q.user_id, q.route, q.status, q.slow_ms, q.memory_id, q.entry_id)
+    return dict(zip(FILTERS, values, strict=True))
+
+
 def _number(text: str | None, name: str, kind: type[Any], low: float, high: float) -> Any:
     if text is None:
         return None
@@ -280,6 +286,7 @@ __all__ = [
     "note_caller",
     "note_search",
     "parse_query",
+    "query_filters",
     "request_dict",
     "request_from_dict",
     "requests_page_dict",

@@ -42,7 +42,7 @@ def _layer(name: str) -> int:
     4: the core."""
     if name == "recallery" or _within(name, ADAPTERS):
         return 1
-    if name == "recallery.engine":
+    if name in ("recallery.engine", "recallery.acting"):
         return 2
     if _within(name, ("recallery.services",)):
         return 3

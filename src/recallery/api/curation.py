@@ -126,12 +126,24 @@ def review_queue(
     engine: EngineDep,
     actor: Actor,
     memory_id: params.MemoryId,
+    user_id: Annotated[
+        str | None, params.query(S.TEXT, "Only this user's entries (exact).")
+    ] = None,
+    message_type: Annotated[
+        list[str] | None,
+        params.listing(
+            S.ENTRY_TYPE,
+            "Only entries of these extracted types (default: any). Repeated or comma-separated.",
+        ),
+    ] = None,
     page: params.Page = None,
     page_size: params.Size = None,
 ) -> Any:
     found = engine.review_queue(
         actor,
         params.path_memory_id(memory_id),
+        user_id=params.optional(user_id),
+        types=params.ids(message_type, "message_type") or None,
         page=params.page(page),
         page_size=params.size(page_size, params.FALLBACK_SIZE),
     )

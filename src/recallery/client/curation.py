@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from recallery.client.call import Call
+from recallery.client.call import Call, carried
 from recallery.requests import BulkResult, MessageFilter, ReviewPage, Timeline
 from recallery.wire import curation
 
@@ -35,9 +35,18 @@ def bulk(
     return Call("POST", path, curation.bulk_result_from_dict, json=body)
 
 
-def review_queue(memory_id: str, *, page: int = 1, page_size: int = 30) -> Call[ReviewPage]:
-    """Extracted entries nobody has reviewed, oldest first, each with its source turn."""
-    params = {"page": page, "page_size": page_size}
+def review_queue(
+    memory_id: str,
+    *,
+    user_id: str | None = None,
+    types: Sequence[str] | None = None,
+    page: int = 1,
+    page_size: int = 30,
+) -> Call[ReviewPage]:
+    """Extracted entries nobody has reviewed, oldest first, each with its source turn; only
+    ``user_id``'s, only of ``types`` when given."""
+    params = {"user_id": user_id, "message_type": carried(types, joined=True)}
+    params.update({"page": page, "page_size": page_size})
     path = f"/memories/{memory_id}/review"
     return Call("GET", path, curation.review_page_from_dict, params=params)
 

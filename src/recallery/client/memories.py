@@ -12,7 +12,8 @@ from recallery.client.call import Call, carried, none
 from recallery.errors import RecalleryWarning
 from recallery.extraction.runs import ChatCheck, Retried
 from recallery.models import Job, Memory, Page
-from recallery.requests import ImportReport, MessagePage, message_filter_fields
+from recallery.requests import ImportReport, MessageFilter, MessagePage, message_filter_fields
+from recallery.requests.either import message_filter
 from recallery.wire import MemorySummary, transfer
 
 
@@ -58,8 +59,13 @@ def get_memory(memory_id: str) -> Call[Memory]:
     return Call("GET", f"/memories/{memory_id}/config", wire.memory_from_dict)
 
 
-def update_memory(memory_id: str, changes: Mapping[str, object]) -> Call[Memory]:
-    return Call("PUT", f"/memories/{memory_id}", _configured, json=dict(changes))
+def update_memory(
+    memory_id: str, changes: Mapping[str, object], *, evict: bool = False
+) -> Call[Memory]:
+    """Change a memory's configuration; a ``memory_size`` below what it holds is refused
+    unless ``evict`` asks the forgetting policy to make room at once."""
+    params = {"evict": "true"} if evict else None
+    return Call("PUT", f"/memories/{memory_id}", _configured, params=params, json=dict(changes))
 
 
 def delete_memory(memory_id: str) -> Call[None]:
@@ -68,6 +74,7 @@ def delete_memory(memory_id: str) -> Call[None]:
 
 def list_messages(
     memory_id: str,
+    where: MessageFilter | None = None,
     *,
     agent_ids: Sequence[str] | None = None,
     keywords: str | None = None,
@@ -87,11 +94,14 @@ def list_messages(
 ) -> Call[MessagePage]:
     """Raw turns newest first, each with its extracted entries and its extraction job.
     Each filter is a field of :class:`recallery.MessageFilter` (by its SDK keyword), which
-    says what it selects; None filters nothing."""
+    says what it selects; None filters nothing. A :class:`~recallery.MessageFilter` as
+    ``where`` says it all (then give no filter keyword)."""
     given = locals()
+    args = {spec.metadata["arg"]: given[spec.metadata["arg"]] for spec in message_filter_fields()}
+    chosen = message_filter(where, args)
     params: dict[str, Any] = {"page": page, "page_size": page_size}
     for spec in message_filter_fields():
-        params[spec.metadata["wire"]] = carried(given[spec.metadata["arg"]])
+        params[spec.metadata["wire"]] = carried(getattr(chosen, spec.name))
     return Call("GET", f"/memories/{memory_id}", wire.message_page_from_dict, params=params)
 
 

@@ -18,8 +18,10 @@ from recallery.requests import (
     DEFAULT_SIMILARITY_THRESHOLD,
     DEFAULT_TOP_N,
     Context,
+    SearchRequest,
     search_fields,
 )
+from recallery.requests.either import search_values
 
 
 def add_turn(
@@ -63,9 +65,15 @@ def _search_params(given: Mapping[str, Any], *, body: bool) -> dict[str, Any]:
     return sent
 
 
+def _given(args: dict[str, Any]) -> dict[str, Any]:
+    """A search's values by field name, from the arguments or the request given."""
+    query, memory_ids = args.pop("query"), args.pop("memory_ids")
+    return search_values(query, memory_ids, args)
+
+
 def search(
-    query: str,
-    memory_ids: Sequence[str],
+    query: str | SearchRequest,
+    memory_ids: Sequence[str] | None = None,
     *,
     top_n: int = DEFAULT_TOP_N,
     similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
@@ -90,14 +98,15 @@ def search(
 ) -> Call[list[Hit]]:
     """Hybrid search, best first. Every argument is a field of
     :class:`recallery.SearchRequest`, which says what each does; None leaves it to the
-    server (its default or setting)."""
-    params = _search_params(locals(), body=False)
+    server (its default or setting). A :class:`~recallery.SearchRequest` as the query
+    carries every field (then give no other argument)."""
+    params = _search_params(_given(locals()), body=False)
     return Call("GET", "/messages/search", wire.hits_from_dict, params=params)
 
 
 def context(
-    query: str,
-    memory_ids: Sequence[str],
+    query: str | SearchRequest,
+    memory_ids: Sequence[str] | None = None,
     *,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     top_n: int = DEFAULT_TOP_N,
@@ -123,7 +132,9 @@ def context(
 ) -> Call[Context]:
     """A token-bounded block of the best entries, fenced as data, for a prompt; the search
     arguments as in :func:`search`."""
-    body = {**_search_params(locals(), body=True), "max_tokens": max_tokens}
+    given = locals()
+    budget = given.pop("max_tokens")
+    body = {**_search_params(_given(given), body=True), "max_tokens": budget}
     return Call("POST", "/messages/context", wire.context_from_dict, json=body)
 
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 from recallery import requestlog
 from recallery.client.call import Call
 from recallery.models import Page
-from recallery.requestlog import EntryReads, LoggedRequest
+from recallery.requestlog import EntryReads, LoggedRequest, RequestQuery
+from recallery.requests.either import alone
 
 
 def requests(
+    where: RequestQuery | None = None,
     *,
     key: str | None = None,
     user: str | None = None,
@@ -21,9 +23,15 @@ def requests(
     page: int = 1,
     page_size: int = 30,
 ) -> Call[Page[LoggedRequest]]:
-    """Logged requests, newest first, filtered as ``GET /admin/requests`` filters them."""
-    params = {"key": key, "user": user, "route": route, "status": status, "slow": slow}
-    params.update({"memory": memory, "entry": entry, "page": page, "page_size": page_size})
+    """Logged requests, newest first, filtered as ``GET /admin/requests`` filters them;
+    a :class:`~recallery.requestlog.RequestQuery` as ``where`` names the filters instead
+    (its own paging left to ``page`` and ``page_size``)."""
+    params: dict[str, object] = {"key": key, "user": user, "route": route, "status": status}
+    params.update({"slow": slow, "memory": memory, "entry": entry})
+    if where is not None:
+        alone(where, params)
+        params = requestlog.query_filters(where)
+    params.update({"page": page, "page_size": page_size})
     return Call("GET", "/admin/requests", requestlog.requests_page_from_dict, params=params)
 
 

@@ -158,7 +158,7 @@ class LifecycleService:
         return answer(actor, locked, created)
 
     def reinstate(
-        self, actor: Principal, memory_id: object, message_id: object, reason: object = ""
+        self, actor: Principal, memory_id: object, message_id: object, reason: object
     ) -> Entry:
         """Make a retired version current again (a supersession or correction judged wrong):
         the current version of its chain is retired in its place, linked to it, and the
