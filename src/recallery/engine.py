@@ -146,6 +146,7 @@ class Engine:
     create_memory = _via("_memories", MemoryService.create_memory)
     get_memory = _via("_memories", MemoryService.get_memory)
     memory_warnings = _via("_memories", MemoryService.memory_warnings)
+    written_warnings = _via("_memories", MemoryService.written_warnings)
     list_memories = _via("_memories", MemoryService.list_memories)
     update_memory = _via("_memories", MemoryService.update_memory)
     delete_memory = _via("_memories", MemoryService.delete_memory)

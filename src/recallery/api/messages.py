@@ -54,7 +54,10 @@ def add_message(engine: EngineDep, actor: Actor, body: AddMessage | None = None)
         session_id=fields.session_id,
         conversation_time=fields.conversation_time,
     )
-    return wire.envelope(wire.entries_dict(written), wire.ADD_MESSAGE_OK)
+    answer = wire.envelope(wire.entries_dict(written), wire.ADD_MESSAGE_OK)
+    # beside ``data`` (a list here): text a memory's embedder cannot read, as the SDK warns
+    warnings = engine.written_warnings(written)
+    return {**answer, "warnings": warnings} if warnings else answer
 
 
 SearchParameters = Annotated[dict[str, Any], Depends(declared.search_parameters)]

@@ -8,6 +8,7 @@ import asyncio
 import functools
 import inspect
 import json
+import warnings
 import weakref
 from collections.abc import Awaitable, Callable
 from types import TracebackType
@@ -27,7 +28,7 @@ from recallery.client import (
     subjects,
 )
 from recallery.client.call import Call, query
-from recallery.errors import RecalleryError
+from recallery.errors import RecalleryError, RecalleryWarning
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -68,6 +69,9 @@ class _Base:
             raise wire.error_from_envelope(
                 body if isinstance(body, dict) else {}, response.status_code
             )
+        # what a write's answer says beside its data (text the embedder cannot read)
+        for message in body.get("warnings") or ():
+            warnings.warn(str(message), RecalleryWarning, stacklevel=4)
         return call.parse(body.get("data"))
 
 

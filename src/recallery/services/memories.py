@@ -14,15 +14,19 @@ from recallery.audit import summary
 from recallery.clock import Clock
 from recallery.errors import Forbidden, InvalidInput
 from recallery.extraction.prompts import default_system_prompt, is_default_prompt
-from recallery.models import AuditAction, ForgettingPolicy, Memory, Page, Principal
+from recallery.models import AuditAction, Entry, ForgettingPolicy, Memory, Page, Principal, Scope
 from recallery.policies.eviction import make_room
 from recallery.providers.registry import ModelRegistry
 from recallery.requests import MEMORY_UPDATABLE
 from recallery.settings import Settings
 from recallery.store.base import Store
+from recallery.store.filters import EntryFilter
 from recallery.store.queries import MemoryQuery
 from recallery.store.reader import Reader
 from recallery.store.writer import Writer
+
+#: How many of a memory's newest entries its warnings read for text its embedder cannot.
+RECENT_CHECKED = 20
 
 
 class MemoryService:
@@ -99,10 +103,29 @@ class MemoryService:
         return memory
 
     def memory_warnings(self, memory: Memory) -> list[str]:
-        """What keeps ``memory`` from working as configured (a chat model whose provider has
-        no endpoint here), for the answers that create, configure or show it."""
-        found = self.models.chat_warning(memory.llm_id)
-        return [found] if found else []
+        """What keeps ``memory`` from working as configured, for the answers that create,
+        configure or show it: a chat model whose provider has no endpoint here, and recent
+        text in a script its embedder cannot read."""
+        found = [self.models.chat_warning(memory.llm_id)]
+        if self.models.english_only(memory.embd_id):
+            found.append(self.models.unread_warning(memory.embd_id, self._recent(memory)))
+        return [w for w in found if w]
+
+    def written_warnings(self, written: Sequence[Entry]) -> list[str]:
+        """What the answer to a write says beside its entries: text written in a script
+        the memory's embedder cannot read (once per memory)."""
+        texts: dict[str, list[str]] = {}
+        for entry in written:
+            texts.setdefault(entry.memory_id, []).append(entry.content)
+        with self.store.read() as r:
+            memories = r.memories(sorted(texts))
+        found = (self.models.unread_warning(m.embd_id, texts[m.id]) for m in memories)
+        return [w for w in found if w]
+
+    def _recent(self, memory: Memory) -> list[str]:
+        with self.store.read() as r:
+            entries, _ = r.entries(Scope.of(memory.id), EntryFilter(), limit=RECENT_CHECKED)
+        return [e.content for e in entries]
 
     def get_memory(self, actor: Principal, memory_id: object) -> Memory:
         with self.store.read() as r:
@@ -247,7 +270,7 @@ class MemoryService:
     def _check_embd(self, value: object) -> str:
         if not isinstance(value, str) or not value.strip():
             raise InvalidInput("embd_id", "embd_id is required.")
-        self.models.check_embedder(v.text(value, "embd_id", limit=v.MAX_ID_TEXT))
+        self.models.check_new_embedder(v.text(value, "embd_id", limit=v.MAX_ID_TEXT))
         return value.strip()
 
     def _validated_options(self, options: Mapping[str, object]) -> dict[str, Any]:
