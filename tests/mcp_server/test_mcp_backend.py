@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from recallery import Engine, Forbidden, Principal, SearchRequest, Unauthorized
-from recallery.mcp.backend import EngineBackend
+from recallery.mcp.backend import EngineBackend, memories
 
 
 def _team_memory(engine: Engine, alice: Principal) -> str:
@@ -27,12 +27,12 @@ def test_a_revoked_key_stops_working_at_the_next_call(engine: Engine, alice: Pri
     memory_id = _team_memory(engine, alice)
     key_id, key = engine.create_api_key(alice, alice.user_id)
     backend = EngineBackend(engine, engine.authenticate(key), key=key)
-    assert [m.id for m in backend.memories()] == [memory_id]
+    assert [m.id for m in memories(backend)] == [memory_id]
     engine.revoke_api_key(alice, alice.user_id, key_id)
     with pytest.raises(Unauthorized):
-        backend.memories()
+        memories(backend)
     with pytest.raises(Unauthorized):
-        backend.erase(memory_id, 1, "revoked keys erase nothing")
+        backend.erase(memory_id, 1, reason="revoked keys erase nothing")
 
 
 def test_a_user_removed_from_a_team_loses_its_memory(
@@ -48,7 +48,7 @@ def test_a_user_removed_from_a_team_loses_its_memory(
         assert len(backend.search(request)) == 1
     engine.leave_team(alice, alice.user_id, bob.user_id)
     for backend in (with_key, as_user):
-        assert backend.memories() == []
+        assert memories(backend) == []
         assert backend.search(request) == []
 
 
@@ -57,4 +57,4 @@ def test_a_keys_capabilities_stay_with_the_backend(engine: Engine, alice: Princi
     _, key = engine.create_api_key(alice, alice.user_id, capabilities=["read"])
     backend = EngineBackend(engine, engine.authenticate(key))  # as /mcp builds it per request
     with pytest.raises(Forbidden, match="'manage' capability"):
-        backend.erase(memory_id, 1, "a reader erases nothing")
+        backend.erase(memory_id, 1, reason="a reader erases nothing")

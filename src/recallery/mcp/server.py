@@ -27,7 +27,7 @@ from recallery.models import Capability, Principal
 from recallery.requestlog import Call, begin, note_caller
 
 from . import tools
-from .backend import Backend
+from .backend import Backend, memories
 from .calls import CALLER, call
 
 Caller = Callable[[Any], Backend]
@@ -177,7 +177,7 @@ def _refused(message: str) -> CallToolResult:
 
 
 async def _memories_resource() -> str:
-    found = await call(lambda b: b.memories())
+    found = await call(memories)
     return json.dumps([{"id": m.id, "name": m.name, "types": list(m.types)} for m in found])
 
 

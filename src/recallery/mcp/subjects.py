@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from recallery.subjects import SubjectAction, SubjectReceipt
+from recallery.subjects import SubjectReceipt
 
 from .calls import call
 
@@ -89,7 +89,7 @@ async def forget_user(
 ) -> SubjectResult:
     return await call(
         lambda b: SubjectResult.of(
-            b.subject(SubjectAction.FORGET, user_id, not apply, reason, token)
+            b.forget_subject(user_id, dry_run=not apply, reason=reason, token=token)
         )
     )
 
@@ -99,7 +99,7 @@ async def erase_user(
 ) -> SubjectResult:
     return await call(
         lambda b: SubjectResult.of(
-            b.subject(SubjectAction.ERASE, user_id, not apply, reason, token)
+            b.erase_subject(user_id, dry_run=not apply, reason=reason, token=token)
         )
     )
 

@@ -24,7 +24,7 @@ from recallery.requests import (
     search_fields,
 )
 
-from .backend import Backend, MemoryRef, Turn
+from .backend import Backend, MemoryRef, entry_detail, memories
 from .calls import call
 from .shapes import (
     Changed,
@@ -79,7 +79,7 @@ class EntrySpec(BaseModel):
 
 def _scope(b: Backend, memory: str | None) -> list[MemoryRef]:
     """The caller's memories, narrowed to the one ``memory`` names."""
-    found = b.memories(memory or None)
+    found = memories(b, memory or None)
     if not memory:
         return found
     picked = [m for m in found if m.id == memory] or [m for m in found if m.name == memory]
@@ -126,7 +126,7 @@ def _request(
 
 
 async def list_memories() -> Memories:
-    return await call(lambda b: Memories(memories=[MemoryInfo.of(m) for m in b.memories()]))
+    return await call(lambda b: Memories(memories=[MemoryInfo.of(m) for m in memories(b)]))
 
 
 async def remember(
@@ -142,10 +142,15 @@ async def remember(
 ) -> Remembered:
     def run(b: Backend) -> Remembered:
         mid = _one(b, memory)
-        turn = Turn(
-            mid, user_input, agent_response, user_id, agent_id, session_id, conversation_time
+        (raw,) = b.add_turn(
+            [mid],
+            user_input=user_input,
+            agent_response=agent_response,
+            user_id=user_id or None,
+            agent_id=agent_id,
+            session_id=session_id,
+            conversation_time=conversation_time,
         )
-        raw = b.add_turn(turn)
         return Remembered(memory_id=mid, message_id=raw.message_id)
 
     return await call(run)
@@ -163,7 +168,9 @@ async def add_entries(
 ) -> Stated:
     stated = [EntryInput(e.content, e.type, e.valid_at, e.invalid_at) for e in entries]
     ids = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-    return await call(lambda b: Stated.of(b.add_entries(_one(b, memory), stated, ids, source_id)))
+    return await call(
+        lambda b: Stated.of(b.add_entries(_one(b, memory), stated, source_id=source_id, **ids))
+    )
 
 
 async def recall(
@@ -206,14 +213,14 @@ async def get_context(
         request = _request(b, memory, query, types, top_k, threshold, ids, times)
         if not request.memory_ids:
             return ContextBlock(text="", message_ids=[], tokens=0, truncated=False)
-        return ContextBlock.of(b.context(request, max_tokens))
+        return ContextBlock.of(b.context(request, max_tokens=max_tokens))
 
     return await call(run)
 
 
 async def get_entry(entry_id: EntryId, memory: Target = None) -> EntryDetail:
     def run(b: Backend) -> EntryDetail:
-        entry, history, evidence = b.entry(_one(b, memory), entry_id)
+        entry, history, evidence = entry_detail(b, _one(b, memory), entry_id)
         versions = [EntryInfo.of(e) for e in history]
         return EntryDetail(entry=EntryInfo.of(entry), history=versions, evidence=evidence)
 
@@ -226,7 +233,9 @@ async def correct(
     memory: Target = None,
     reason: Reason = "",
 ) -> EntryInfo:
-    return await call(lambda b: EntryInfo.of(b.correct(_one(b, memory), entry_id, content, reason)))
+    return await call(
+        lambda b: EntryInfo.of(b.correct(_one(b, memory), entry_id, content, reason=reason))
+    )
 
 
 async def forget(entry_id: EntryId, memory: Target = None) -> Changed:
@@ -238,7 +247,7 @@ async def restore(entry_id: EntryId, memory: Target = None) -> Changed:
 
 
 async def erase(entry_id: EntryId, memory: Target = None, reason: Reason = "") -> Receipt:
-    return await call(lambda b: Receipt.of(b.erase(_one(b, memory), entry_id, reason)))
+    return await call(lambda b: Receipt.of(b.erase(_one(b, memory), entry_id, reason=reason)))
 
 
 async def task_status(
