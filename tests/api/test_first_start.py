@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -17,11 +18,14 @@ from tests.support.api import API, Account, ok
 
 from recallery import Client, Engine, RecalleryWarning
 from recallery.cli import main
+from recallery.cli.serve import command
 from recallery.providers.registry import ModelRegistry
 from recallery.settings import ProviderConfig
 from recallery.testing import DeterministicEmbedder
 
 UNCONFIGURED = "gpt-4o-mini@OpenAI"
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_api_docs_use_only_this_servers_assets(http: Callable[[str | None], TestClient]) -> None:
@@ -144,7 +148,7 @@ def test_the_readme_library_snippet_runs_twice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The README's library example, exactly as written, in a fresh directory, twice."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     section = readme.split("### As a Python library", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     monkeypatch.chdir(tmp_path)
@@ -153,3 +157,47 @@ def test_the_readme_library_snippet_runs_twice(
             warnings.simplefilter("ignore")
             exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
     assert not (tmp_path / "data").exists()  # its own directory, not the one serve uses
+    with Engine.open(tmp_path / "recallery-demo") as engine:  # the second run added nothing
+        me = engine.principal(engine.ensure_user("me").id)
+        (memory,) = engine.list_memories(me).items
+        assert engine.list_messages(me, memory.id).total == 1
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    assert "/recallery-demo/" in ignored  # its data folder stays out of git
+
+
+def test_the_readmes_command_line_runs_as_written(tmp_path: Path) -> None:
+    """Each line of the README's command-line block that needs no id of yours, on a fresh
+    data directory (the user it names exists there: the administrator)."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("The command line at a glance", 1)[1].split("```bash\n", 1)[1]
+    lines = [line.split("#", 1)[0].strip() for line in block.split("```", 1)[0].splitlines()]
+    runnable = [shlex.split(line)[1:] for line in lines if line and "<" not in line]
+    assert [
+        "key",
+        "create",
+        "--user",
+        "admin",
+        "--capability",
+        "read",
+        "--capability",
+        "write",
+    ] in (runnable)
+    for args in runnable:
+        code, out, err = _cli(tmp_path, *args)
+        assert code == 0, (args, out, err)
+
+
+def test_the_lost_key_hint_names_a_command_that_runs_from_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """scripts/serve runs .venv/bin/recallery, which is not on PATH: the hint says so."""
+    venv = tmp_path / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "recallery").write_text("#!/bin/sh\n")
+    (venv / "recallery").chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.argv", [str(venv / "recallery"), "serve"])
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert command() == ".venv/bin/recallery"
+    monkeypatch.setenv("PATH", f"{venv}:/usr/bin")  # activated: the name on PATH is this one
+    assert command() == "recallery"

@@ -49,7 +49,10 @@ def test_counters_move_and_no_label_carries_request_text(
 def test_only_an_administrator_reads_metrics(
     http: Callable[[str | None], TestClient], as_alice: TestClient
 ) -> None:
-    assert http(None).get("/metrics").status_code == 401
+    bare = http(None).get("/metrics")
+    assert bare.status_code == 401 and bare.headers["www-authenticate"] == "Bearer"
+    # its own words, never RAGFlow's repr of an exception
+    assert bare.json()["message"] == "Missing API key: /metrics needs an administrator's key."
     assert as_alice.get("/metrics").status_code == 403
 
 

@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 
 from fastapi import FastAPI, Request
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import generate_latest
@@ -36,6 +36,7 @@ from recallery.engine import Engine
 from recallery.errors import Forbidden, Throttled, Unauthorized
 from recallery.models import ALL_CAPABILITIES, Principal
 from recallery.services.stats import StoreCounts as Counts
+from recallery.wire.envelope import failure
 
 PATH = "/metrics"
 #: Route label of a request no route matched (a 404 for an unknown path).
@@ -159,6 +160,9 @@ def install_metrics(app: FastAPI, engine: Engine, access: str, prefix: str) -> N
                 actor = await _admin(engine, request)
             except Throttled as exc:
                 return refusal(exc)
+            except Unauthorized as exc:  # not RAGFlow's route: its own words, not RAGFlow's
+                body = failure(401, exc.message, {"error": exc.code})
+                return JSONResponse(body, 401, headers={"WWW-Authenticate": "Bearer"})
         return await run_in_threadpool(_scrape, engine, metrics, actor)
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import signal
 import sys
 import threading
@@ -169,6 +170,21 @@ def _mount_mcp(app: Any, engine: Engine, settings: Settings) -> None:
     mcp_http.mount(app, engine, mcp_http.security_for(settings.host, settings.port))
 
 
+def command() -> str:
+    """How to run this ``recallery`` from here: its name when that is the one on PATH, else
+    its path (``scripts/serve`` runs ``.venv/bin/recallery``, which is not on PATH)."""
+    ran = Path(sys.argv[0])
+    if ran.name != "recallery" or not ran.exists():
+        return "recallery"
+    found = shutil.which("recallery")
+    if found is not None and Path(found).resolve() == ran.resolve():
+        return "recallery"
+    try:
+        return str(ran.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(ran.resolve())
+
+
 def _announce(settings: Settings, admin: User, new_key: str | None) -> None:
     url = f"http://{settings.host}:{settings.port}"
     lines = [
@@ -186,7 +202,7 @@ def _announce(settings: Settings, admin: User, new_key: str | None) -> None:
             f"  admin '{admin.name}' has a key already (it was shown once, at the first start)"
         )
     data = f" --data-dir {settings.data_dir}" if str(settings.data_dir) != "data" else ""
-    lines.append(f"  lost the key? recallery key create --user {admin.name}{data}")
+    lines.append(f"  lost the key? {command()} key create --user {admin.name}{data}")
     click.echo("\n".join(lines))
     sys.stdout.flush()
 
