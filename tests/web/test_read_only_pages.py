@@ -150,3 +150,17 @@ def test_a_retired_version_offers_no_review_or_switches_and_a_reinstated_one_is_
     back = c.get(f"/memories/{notes.id}/entries/{fact}").text
     assert "Superseded by" not in back and 'id="retired-actions"' not in back
     assert _enabled(back, "Forget")
+
+
+def test_counts_of_one_are_singular_and_a_missing_entry_is_said_not_to_exist(
+    login: Login, alice_key: str, engine: Engine, alice: Principal, notes: Memory
+) -> None:
+    engine.add_turn(alice, [notes.id], user_input="我住在上海", agent_response="ok", user_id="ana")
+    c = login(alice_key)
+    head = c.get(f"/memories/{notes.id}/messages").text
+    assert "1 entry" in head and "1 entries" not in head
+    overview = c.get(f"/memories/{notes.id}").text
+    assert "1 entries" not in overview and "1 jobs" not in overview
+    missing = c.get(f"/memories/{notes.id}/entries/9999")
+    assert missing.status_code == 404 and NAV in missing.text
+    assert "Message 9999 does not exist" in missing.text and "was not erased" not in missing.text

@@ -111,7 +111,7 @@ class ActivityService:
             events, _ = r.audit_events(query)
         found = next((t for t in stones if t.message_id == eid), None)
         if found is None:
-            raise NotFound(f"Entry {eid} was not erased from memory '{mid}'.")
+            raise NotFound(f"Message {eid} does not exist in memory '{mid}', and none was erased.")
         together = tuple(
             t.message_id for t in stones if (t.erased_at, t.actor) == (found.erased_at, found.actor)
         )
