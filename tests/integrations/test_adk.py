@@ -118,6 +118,11 @@ def test_a_one_word_query_finds_only_what_says_the_word(
         ("私の名前は太郎です", "天気", False),
         ("제 이름은 민수입니다", "민수입니다", True),  # Hangul is spaced: a whole word
         ("Meet at the Cafe\u0301", "Café", True),  # decomposed text, composed query
+        ("我喜欢机器学习", "机器学习", True),  # a Chinese word inside a sentence
+        ("我喜欢机器学习", "深度学习", False),
+        ("Я живу в Москве", "москве", True),  # Cyrillic, case-folded
+        ("Я живу в Москве", "Москва", False),  # another form is another word here
+        ("Ёлка стоит в углу", "ёлка", True),
     ],
 )
 def test_a_word_is_said_whole_or_inside_an_unspaced_script(
@@ -125,6 +130,35 @@ def test_a_word_is_said_whole_or_inside_an_unspaced_script(
 ) -> None:
     word = one_word(query)
     assert word is not None and says(text, word) is found
+
+
+def test_non_latin_sessions_of_several_users_answer_as_adk_does(
+    service: BaseMemoryService, said: Said
+) -> None:
+    """ADK's own non-Latin cases side by side with ``InMemoryMemoryService``: Japanese,
+    Chinese, Korean, Cyrillic and decomposed (NFD) text, three users, each finding only
+    their own words."""
+    taro = session([said("user", "私はPythonでADKを使っています"),
+                    said("helper_agent", "東京の天気は晴れです")])  # fmt: skip
+    li = session(
+        [said("user", "我喜欢机器学习"), said("user", "Я живу в Москве")], "s-2", user="李华"
+    )
+    cafe = said("user", "Meet at the Cafe\u0301 near Gangnam")
+    minsu = session([said("user", "제 이름은 민수입니다"), cafe], "s-3", user="민수")
+
+    async def check() -> None:
+        for s in (taro, li, minsu):
+            await service.add_session_to_memory(s)
+        assert await texts(service, "使って") == ["私はPythonでADKを使っています"]
+        assert await texts(service, "天気") == ["東京の天気は晴れです"]
+        assert await texts(service, "机器学习") == []  # 李华's words, not this user's
+        assert await texts(service, "机器学习", user="李华") == ["我喜欢机器学习"]
+        assert await texts(service, "МОСКВЕ", user="李华") == ["Я живу в Москве"]
+        assert await texts(service, "민수입니다", user="민수") == ["제 이름은 민수입니다"]
+        assert await texts(service, "Café", user="민수") == ["Meet at the Cafe\u0301 near Gangnam"]
+        assert await texts(service, "Café") == []
+
+    run(check)
 
 
 def test_a_query_of_several_words_is_no_lookup() -> None:
