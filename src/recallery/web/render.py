@@ -3,9 +3,7 @@ templates use, and the headers every page is sent with."""
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from recallery.access import WHY
+from recallery.web.fields import changes, fields
 from recallery.web.links import person_url
 from recallery.web.outcomes import of_page
 
@@ -52,8 +51,8 @@ def environment() -> Environment:
         when=when,
         size=size,
         short=short,
-        compact=compact,
-        pretty=pretty,
+        fields=fields,  # a task's result, one key: value row per field
+        changes=changes,  # an audit event's before and after, one row per field
         duration=duration,
         percent=percent,
         turn_parts=turn_parts,
@@ -85,16 +84,6 @@ def short(text: str, limit: int = 160) -> str:
     """The start of a text, on one line."""
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def compact(value: Mapping[str, Any]) -> str:
-    """A before/after as one line of JSON."""
-    return json.dumps(dict(value), sort_keys=True, ensure_ascii=False) if value else ""
-
-
-def pretty(value: Mapping[str, Any]) -> str:
-    """A task's result as indented JSON, one field a line."""
-    return json.dumps(dict(value), sort_keys=True, ensure_ascii=False, indent=2)
 
 
 def duration(ms: int) -> str:
