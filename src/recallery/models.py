@@ -198,6 +198,9 @@ class Hit:
     score: float
     keyword_score: float
     vector_score: float
+    why: tuple[tuple[str, float], ...] = ()
+    """Its score's contributions by ranking stage, in order, where the search was asked to
+    explain (``explain``); they add up to ``score``."""
 
 
 @dataclass(frozen=True)

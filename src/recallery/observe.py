@@ -17,16 +17,14 @@ from typing import Any, Literal, Protocol
 from recallery.models import Job, JobKind, JobState
 from recallery.providers.usage import Usage
 
-#: What is timed: each leg of a search (the query's embedding; the keyword leg, conversation
-#: windows included; the vector leg with the cosines of every candidate; conversation
-#: neighbours; scoring; ranking with reading the hits), a model call, and building the
-#: in-process indexes.
+#: What is timed: each step of a search (the query's embedding; the keyword leg, conversation
+#: windows included; the gather, the one read of everything else ranking needs: the vector
+#: leg, cosines, conversation neighbours, lengths, times and supersession; the ranking
+#: stages), a model call, and building the in-process indexes.
 Timed = Literal[
     "search.embed",
     "search.keyword",
-    "search.vector",
-    "search.neighbours",
-    "search.fuse",
+    "search.gather",
     "search.rank",
     "model.embed",
     "model.chat",

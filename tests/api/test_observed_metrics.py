@@ -52,7 +52,7 @@ def test_search_legs_batches_jobs_and_warmup_move(
         engine.warm()
         _run_a_job(engine, memory["id"])
         after = ok_text(scrape)
-    for leg in ("embed", "keyword", "vector", "fuse", "rank"):
+    for leg in ("embed", "keyword", "gather", "rank"):
         moved = metric_value(after, LEGS, f'leg="{leg}"') - metric_value(
             before, LEGS, f'leg="{leg}"'
         )

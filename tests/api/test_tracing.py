@@ -32,7 +32,7 @@ from opentelemetry.trace import SpanKind  # noqa: E402
 from recallery.api.tracing import StepTracer, install_tracing  # noqa: E402
 from recallery.observe import Observer  # noqa: E402
 
-LEGS = ("embed", "keyword", "vector", "fuse", "rank")
+LEGS = ("embed", "keyword", "gather", "rank")
 
 
 @pytest.fixture

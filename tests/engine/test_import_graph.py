@@ -125,3 +125,19 @@ def test_modules_stay_small() -> None:
         if (n := len(path.read_text("utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+def test_retrieval_ranking_stages_import_nothing_from_store() -> None:
+    """Search in two steps (DESIGN 7.1, STYLE 21): the store is read once, then the ranking
+    stages run over plain data; a stage that needs the store is a gather left incomplete.
+    Only the use recorder, which writes retrievals off the request path, reaches the store."""
+    ranking = [n for n in GRAPH if _within(n, ("recallery.retrieval",))]
+    assert "recallery.retrieval.stages" in ranking
+    reaching = [
+        f"{name} -> {dep}"
+        for name in sorted(ranking)
+        if name != "recallery.retrieval.usage"
+        for dep in sorted(GRAPH[name])
+        if _within(dep, ("recallery.store",))
+    ]
+    assert reaching == []

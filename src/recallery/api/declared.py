@@ -64,6 +64,7 @@ SEARCH_KINDS: dict[str, Kind] = {
     "span": Kind({**_WHOLE, "maximum": 5}, S.nullable({**_WHOLE, "maximum": 5})),
     "length": Kind(_WHOLE, S.nullable(_WHOLE)),
     "origins": Kind(S.ORIGIN, _choices(S.ORIGIN), listed=True),
+    "flag": Kind(S.BOOLEAN, S.nullable(S.BOOLEAN), boolean=True),
 }
 #: The kinds of the Messages list's filters.
 FILTER_KINDS: dict[str, Kind] = {
@@ -183,7 +184,26 @@ _READERS: dict[str, Callable[[object, str], object]] = {
     "fusion": lambda value, field: None if value == "" else value,
     "span": lambda value, field: params.whole(value),
     "length": lambda value, field: params.whole(value),
+    "flag": lambda value, field: _flag(value),
 }
+
+
+def _flag(value: object) -> object:
+    """A yes or no sent as text (a form's "true", "1", "on") read as a boolean; anything
+    else is passed on for the service to refuse, naming the field."""
+    if isinstance(value, str):
+        return {
+            "true": True,
+            "1": True,
+            "on": True,
+            "yes": True,
+            "false": False,
+            "0": False,
+            "off": False,
+            "no": False,
+            "": None,
+        }.get(value.strip().lower(), value)
+    return value
 
 
 def search_request(sent: Mapping[str, Any]) -> SearchRequest:

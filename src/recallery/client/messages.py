@@ -95,6 +95,7 @@ def search(
     context_length: int | None = None,
     supersession: float | None = None,
     origin: str | Iterable[str] | None = None,
+    explain: bool | None = None,
 ) -> Call[list[Hit]]:
     """Hybrid search, best first. Every argument is a field of
     :class:`recallery.SearchRequest`, which says what each does; None leaves it to the
@@ -129,6 +130,7 @@ def context(
     context_length: int | None = None,
     supersession: float | None = None,
     origin: str | Iterable[str] | None = None,
+    explain: bool | None = None,
 ) -> Call[Context]:
     """A token-bounded block of the best entries, fenced as data, for a prompt; the search
     arguments as in :func:`search`."""

@@ -10,8 +10,8 @@ from numpy.typing import NDArray
 from recallery.extraction.extractor import Candidate
 from recallery.extraction.reconcile import Neighbour
 from recallery.models import Scope, Trust
-from recallery.retrieval.candidates import hybrid_candidates
 from recallery.store.filters import EntryFilter
+from recallery.store.gather import hybrid_candidates
 from recallery.store.reader import Reader
 
 #: Neighbours drawn from each search leg per candidate.

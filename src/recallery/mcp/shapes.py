@@ -150,6 +150,11 @@ class Recalled(BaseModel):
     forgotten: bool = Field(
         False, exclude_if=_false, description="True once forgotten (only with as_of)."
     )
+    why: dict[str, float] | None = Field(
+        None,
+        exclude_if=_unset,
+        description="With explain: the score's contributions by ranking stage, adding up to it.",
+    )
 
 
 def recalled(h: Hit) -> dict[str, Any]:
@@ -177,6 +182,8 @@ def recalled(h: Hit) -> dict[str, Any]:
         out["current"] = False
     if e.forget_at is not None:
         out["forgotten"] = True
+    if h.why:
+        out["why"] = {stage: round(part, 6) for stage, part in h.why}
     return out
 
 

@@ -107,9 +107,11 @@ def _request(
     threshold: float,
     ids: tuple[str, str, str],
     times: tuple[datetime | None, datetime | None],
+    explain: bool = False,
 ) -> SearchRequest:
     """A search of the caller's memories (narrowed by ``memory``); ``ids``: user, agent and
-    session filters ("" for none); ``times``: as_of and valid_on."""
+    session filters ("" for none); ``times``: as_of and valid_on; ``explain``: each hit's
+    score by ranking stage."""
     user_id, agent_id, session_id = (i or None for i in ids)
     return SearchRequest(
         query,
@@ -122,6 +124,7 @@ def _request(
         types=None if types is None else frozenset(EntryType(t) for t in types),
         as_of=times[0],
         valid_on=times[1],
+        explain=explain,
     )
 
 
@@ -184,10 +187,11 @@ async def recall(
     session_id: SessionId = "",
     as_of: AsOf = None,
     valid_on: ValidOn = None,
+    explain: Annotated[bool, Field(description=_SAID["explain"])] = False,
 ) -> Annotated[CallToolResult, Recall]:
     def run(b: Backend) -> CallToolResult:
         ids, times = (user_id, agent_id, session_id), (as_of, valid_on)
-        request = _request(b, memory, query, types, top_k, threshold, ids, times)
+        request = _request(b, memory, query, types, top_k, threshold, ids, times, explain)
         return recall_result(b.search(request) if request.memory_ids else [])
 
     return await call(run)

@@ -187,6 +187,14 @@ class SearchRequest:
         "Only entries that came about in these ways: conversation (a turn), extraction, "
         "correction, import, manual (stated by an agent) (default: any).",
     )
+    explain: bool = _knob(
+        False,
+        "explain",
+        "flag",
+        "Return with each hit its score's contributions by ranking stage (keyword, window, "
+        "vector, neighbours, recency, supersession, time_band), which add up to its score "
+        "(search only: the context block has no scores).",
+    )
 
 
 def search_fields() -> tuple[Field[Any], ...]:

@@ -1,19 +1,17 @@
-"""The two candidate pools of hybrid search, drawn inside the store with one filter."""
+"""What a search gathers from the store in one read, before anything is ranked: the candidates
+of every leg with everything the ranking stages (:mod:`recallery.retrieval.stages`) need.
+
+The store fills these (:func:`recallery.store.gather.gather`); ranking reads them and never
+goes back to the store (STYLE 21, "gather, then decide"). Plain data, no store types.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 
-import numpy as np
-from numpy.typing import NDArray
-
-from recallery.models import Scope
-from recallery.store.filters import EntryFilter
-from recallery.store.reader import Reader
-
-Keyword = list[tuple[int, float]]
-"""Keyword matches as (message_id, score), best first."""
+from recallery.models import Entry
 
 
 @dataclass(frozen=True)
@@ -28,64 +26,45 @@ class Pools:
     windows: list[tuple[int, float]]
 
 
-def candidate_pools(
-    r: Reader,
-    scope: Scope,
-    text: str,
-    vector: NDArray[np.float32],
-    f: EntryFilter,
-    pool: int,
-    windows: int = 0,
-    keyword: Callable[[], tuple[Keyword, Keyword]] | None = None,
-) -> Pools:
-    """The best ``pool`` keyword matches and vector neighbours and the best ``windows``
-    conversation windows, with the cosine similarity of every candidate of any leg (a
-    vector of another dimension: 0). ``keyword``: the keyword and window legs' result where
-    they were started already (:meth:`Store.beside`)."""
-    leg = r.vector_candidates(scope, vector, f, pool)
-    if keyword is None:
-        matches, held = r.keyword_and_windows(scope, text, f, pool, windows)
-    else:
-        matches, held = keyword()
-    cosine = dict(leg)
-    add_cosines(r, scope, cosine, [i for i, _ in matches] + [i for i, _ in held], vector)
-    return Pools(matches, cosine, leg, held)
+Leaders = Callable[[Pools, Mapping[int, int]], Sequence[int]]
+"""Which candidates take conversation context, from the pools and the lengths of the window
+candidates (a pure function of the ranking: :meth:`recallery.retrieval.stages.Ranking.leaders`)."""
 
 
-def hybrid_candidates(
-    r: Reader, scope: Scope, text: str, vector: NDArray[np.float32], f: EntryFilter, pool: int
-) -> tuple[list[tuple[int, float]], dict[int, float]]:
-    """The best ``pool`` keyword matches (id, BM25 score) and the cosine similarity of every
-    candidate of either leg, keyword-only ones included (a vector of another dimension: 0)."""
-    found = candidate_pools(r, scope, text, vector, f, pool)
-    return found.keyword, found.cosine
+@dataclass(frozen=True)
+class Wants:
+    """What one search asks the store for: ``pool`` candidates per leg, ``windows``
+    conversation windows, conversation neighbours up to ``span`` turns of the candidates
+    ``leaders`` picks, the turns' lengths (``lengths``), valid times (``times``) and the
+    turns superseding them (``hops`` links followed; 0: none)."""
+
+    pool: int
+    windows: int = 0
+    span: int = 0
+    leaders: Leaders | None = None
+    lengths: bool = False
+    times: bool = False
+    hops: int = 0
 
 
-def add_cosines(
-    r: Reader,
-    scope: Scope,
-    cosine: dict[int, float],
-    ids: Iterable[int],
-    vector: NDArray[np.float32],
-) -> None:
-    """Fill in the cosine similarity of ``ids`` (entries of ``scope``) not yet in ``cosine``
-    (another dimension: 0)."""
-    cosine.update(r.cosines([i for i in ids if i not in cosine], vector, scope))
+@dataclass(frozen=True)
+class Gathered:
+    """Every candidate with what ranking needs, from one read.
+
+    ``cosine`` holds every candidate's cosine, conversation neighbours' included;
+    ``neighbours`` the rings of the leaders and of their neighbours; ``lengths`` raw turns'
+    lengths in characters; ``times`` valid times; ``superseding`` the latest turn that
+    supersedes a candidate (older id to newer, only newer ones the search may return) with
+    both ends' entries in ``linked`` and the newer one's cosine in ``linked_cosine``."""
+
+    pools: Pools
+    cosine: dict[int, float]
+    neighbours: dict[int, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
+    lengths: dict[int, int] = field(default_factory=dict)
+    times: dict[int, datetime] = field(default_factory=dict)
+    superseding: dict[int, int] = field(default_factory=dict)
+    linked: dict[int, Entry] = field(default_factory=dict)
+    linked_cosine: dict[int, float] = field(default_factory=dict)
 
 
-def with_neighbours(
-    r: Reader,
-    scope: Scope,
-    f: EntryFilter,
-    candidates: Iterable[int],
-    span: int,
-    cosine: dict[int, float],
-    vector: NDArray[np.float32],
-) -> dict[int, tuple[tuple[int, ...], ...]]:
-    """Conversation neighbours of the candidates and of the neighbours themselves; every
-    neighbour joins the pool with its cosine similarity (its keyword score stays 0 unless it
-    was a keyword candidate)."""
-    neighbours = r.neighbours(scope, candidates, f, span, theirs=True)
-    everyone = {n for rings in neighbours.values() for ring in rings for n in ring}
-    add_cosines(r, scope, cosine, everyone | neighbours.keys(), vector)
-    return neighbours
+__all__ = ["Gathered", "Leaders", "Pools", "Wants"]

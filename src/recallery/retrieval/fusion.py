@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from recallery.models import Fusion
@@ -195,15 +195,18 @@ def rank(
     neighbour_weight: float = 0.0,
     limit: int | None = None,
     shares: Mapping[int, float] | None = None,
+    eligible: Callable[[int], bool] | None = None,
 ) -> list[Scored]:
     """The candidates whose own score reaches ``threshold``, with conversation context added
-    (times each one's share of it, default 1), best first (ties: newer id first), the best
-    ``limit`` of them when it is given."""
+    (times each one's share of it, default 1) to those ``eligible`` says (default: all),
+    best first (ties: newer id first), the best ``limit`` of them when it is given."""
     own = fused.own
     kept = [i for i, s in fused.admit.items() if s >= threshold]
     final = own
     if neighbours and neighbour_weight > 0:
-        final = _with_context(kept, own, neighbours, neighbour_weight, limit, shares or {})
+        final = _with_context(
+            kept, own, neighbours, neighbour_weight, limit, shares or {}, eligible
+        )
         kept = list(final)
     key = lambda i: (-final[i], -i)  # noqa: E731
     order = sorted(kept, key=key) if limit is None else heapq.nsmallest(limit, kept, key=key)
@@ -218,6 +221,7 @@ def _with_context(
     weight: float,
     limit: int | None,
     shares: Mapping[int, float],
+    eligible: Callable[[int], bool] | None = None,
 ) -> dict[int, float]:
     """Own score plus context for the candidates that can reach the best ``limit``: taken
     best own score first, they stop once even the most context any of them could get (every
@@ -231,7 +235,10 @@ def _with_context(
     for i in by_own:
         if limit is not None and len(best) == limit and own[i] + most < best[0]:
             break
-        final[i] = own[i] + weight * shares.get(i, 1.0) * _context(i, own, neighbours)
+        if eligible is None or eligible(i):
+            final[i] = own[i] + weight * shares.get(i, 1.0) * _context(i, own, neighbours)
+        else:
+            final[i] = own[i]
         if limit is not None:
             (heapq.heappush if len(best) < limit else heapq.heappushpop)(best, final[i])
     return final

@@ -1,18 +1,8 @@
-"""The search plan's pieces over a store reader: how many candidates each leg draws, how far
-conversation context and time reach, the latest turn superseding each ranked one, and the
-share of its context each candidate takes. The search service (:mod:`recallery.services.search`)
-runs the plan after its permission checks; the pure scoring is the rest of this package."""
+"""The search plan's sizes: how many candidates each leg draws, and how far conversation
+context, time and supersession reach. The search gathers what these say in one read
+(:mod:`recallery.store.gather`) and ranks it in pure stages (:mod:`recallery.retrieval.stages`)."""
 
 from __future__ import annotations
-
-from collections.abc import Iterable
-
-from recallery.models import Entry, Scope
-from recallery.retrieval.adaptive import context_shares
-from recallery.retrieval.fusion import Scored
-from recallery.retrieval.supersede import with_superseding
-from recallery.store.filters import EntryFilter
-from recallery.store.reader import Reader
 
 #: Each leg draws ``max(POOL_FACTOR * top_n, MIN_POOL)`` candidates.
 POOL_FACTOR, MIN_POOL = 4, 50
@@ -37,41 +27,6 @@ BAND_WINDOW = 10
 SUPERSESSION_HOPS = 3
 
 
-def superseding(
-    r: Reader,
-    scope: Scope,
-    f: EntryFilter,
-    ranked: list[Scored],
-    weight: float,
-    entries: dict[int, Entry],
-) -> list[Scored]:
-    """``ranked`` with the latest turn superseding each ranked one (followed through up to
-    :data:`SUPERSESSION_HOPS` links) just above it, where it passes the search's filter;
-    its entry joins ``entries``."""
-    links = r.superseding(s.message_id for s in ranked)
-    for _ in range(SUPERSESSION_HOPS):
-        further = r.superseding(set(links.values()))
-        if not further:
-            break
-        links = {old: further.get(new, new) for old, new in links.items()}
-    allowed = r.passing(scope, f, set(links.values()))
-    newer = {old: new for old, new in links.items() if new in allowed}
-    out = with_superseding(ranked, newer, weight=weight, limit=len(ranked))
-    entries |= r.get_entries(scope, [s.message_id for s in out if s.message_id not in entries])
-    return out
-
-
-def shares(
-    r: Reader, scope: Scope, ids: Iterable[int], full: int, lengths: dict[int, int]
-) -> dict[int, float] | None:
-    """The share of its conversation context each turn whose length ``lengths`` holds takes
-    (None: all of it), after reading the lengths of ``ids`` it lacks into it."""
-    if full <= 0:
-        return None
-    lengths |= r.lengths(scope, [i for i in ids if i not in lengths])
-    return context_shares(lengths, full)
-
-
 __all__ = [
     "BAND_WINDOW",
     "CONTEXT_FACTOR",
@@ -81,6 +36,4 @@ __all__ = [
     "POOL_FACTOR",
     "RECENCY_POOL",
     "SUPERSESSION_HOPS",
-    "shares",
-    "superseding",
 ]

@@ -57,8 +57,20 @@ def user_statement(content: str) -> str:
 def slots(content: str) -> dict[str, str]:
     """The slots a turn's user input fills, each with its value (lower case, trimmed):
     ``{"home": "the annex"}`` for "We just moved to the Annex, Toronto!"."""
+    return {slot: value for slot, (value, _) in _filled(content).items()}
+
+
+def statements(content: str) -> dict[str, str]:
+    """The statement that fills each slot of a turn's user input, as written: ``{"home":
+    "I live in Lisbon and", "work": "I work as a UX designer"}`` for a turn of two facts
+    (what a question about one of them has in common with it)."""
+    return {slot: said for slot, (_, said) in _filled(content).items()}
+
+
+def _filled(content: str) -> dict[str, tuple[str, str]]:
+    """Each slot's value and the words that state it."""
     text = user_statement(content)
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, str]] = {}
     for slot, pattern in _PATTERNS:
         if slot in found:
             continue
@@ -69,7 +81,7 @@ def slots(content: str) -> dict[str, str]:
             slot = slot.format(match.group("name").lower())
         value = _trimmed(match.group("value").lower())
         if value and slot not in found:
-            found[slot] = value
+            found[slot] = (value, match.group(0))
     return found
 
 
@@ -86,4 +98,4 @@ def superseded(earlier: dict[str, str], later: dict[str, str]) -> bool:
     return any(slot in earlier and earlier[slot] != value for slot, value in later.items())
 
 
-__all__ = ["slots", "superseded", "user_statement"]
+__all__ = ["slots", "statements", "superseded", "user_statement"]

@@ -1,7 +1,8 @@
-"""The search service: one request checked once, the memories the caller may read, then the
-plan (:mod:`recallery.retrieval.plan`): two candidate pools drawn inside the store with one
-filter, scored once, conversation context for the leaders, one ranking; hits counted as
-retrievals (a playground's try-out excepted) and the context block built from them.
+"""The search service: one request checked once, the memories the caller may read, then two
+steps: gather (:func:`recallery.store.gather.gather`: every candidate with what ranking needs,
+in one read) and rank (:mod:`recallery.retrieval.stages`: pure stages, each a named
+contribution), then the hits' entries read in the same snapshot; hits counted as retrievals
+(a playground's try-out excepted) and the context block built from them.
 
 Every field of a :class:`~recallery.requests.SearchRequest` is validated here and nowhere
 else, from the loosely typed values adapters pass on (query strings, JSON bodies, SDK
@@ -27,15 +28,15 @@ from recallery.models import Fusion, Hit, Principal
 from recallery.providers.base import Embedder, embed_query
 from recallery.providers.registry import ModelRegistry
 from recallery.requests import Context, SearchRequest, search_fields
-from recallery.retrieval import plan
-from recallery.retrieval.candidates import candidate_pools, with_neighbours
 from recallery.retrieval.context import assemble
-from recallery.retrieval.fusion import hinted_weight, rank, score
-from recallery.retrieval.recency import band_lean, time_lean, with_recency, with_time_band
+from recallery.retrieval.fusion import hinted_weight
+from recallery.retrieval.recency import band_lean, time_lean
+from recallery.retrieval.stages import Knobs, Ranking
 from recallery.retrieval.usage import UsageRecorder
 from recallery.settings import Settings
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
+from recallery.store.gather import gather
 from recallery.store.reader import Reader
 
 #: Threads that embed a lone search's query while its keyword legs run in the caller.
@@ -118,16 +119,14 @@ class SearchService:
             trust=req.trust,
             origins=req.origin,
         )
-        pool = max(plan.POOL_FACTOR * req.top_n, plan.MIN_POOL)
-        span, weight = req.neighbour_span or 0, req.neighbour_weight or 0.0
         keyword_weight = req.keywords_similarity_weight
         if req.fusion is Fusion.BALANCED:
             keyword_weight = hinted_weight(keyword_weight, self.models.keyword_balance(embd_id))
+        ranking = Ranking(knobs(req, keyword_weight))
+        wants = ranking.wants()
         timed = self.observer.timed
         with self.store.read() as r:
             r.remember_checks()
-            context = 0.0 if req.fusion is Fusion.RRF else req.context_weight or 0.0
-            windows = max(req.top_n, plan.MIN_WINDOWS) if context > 0 else 0
             # The keyword legs need no query vector: they run while the query is embedded, on
             # a second connection where the store has one, else in the caller while a lone
             # search's query is embedded on another thread.
@@ -136,70 +135,24 @@ class SearchService:
 
             def keyword(s: Reader) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
                 with timed("search.keyword"):
-                    return s.keyword_and_windows(scope, req.query, f, pool, windows)
+                    return s.keyword_and_windows(scope, req.query, f, wants.pool, wants.windows)
 
             with self.store.beside(r, keyword) as kw:
                 with timed("search.embed"):
                     query_vector = query()
-                with timed("search.vector"):
-                    found = candidate_pools(r, scope, req.query, query_vector, f, pool, windows, kw)
-            vector = found.cosine
-            full = req.context_length or 0
-            lengths: dict[int, int] = {}
-            with timed("search.fuse"):
-                shares = plan.shares(r, scope, [i for i, _ in found.windows], full, lengths)
-                fused = score(
-                    found.keyword,
-                    vector,
-                    keyword_weight=keyword_weight,
-                    method=req.fusion,
-                    vector_pool=[c for _, c in found.vector],
-                    threshold_weight=req.keywords_similarity_weight,
-                    windows=found.windows,
-                    window_weight=context,
-                    shares=shares,
-                )
-            neighbours = {}
-            if span and weight:
-                with timed("search.neighbours"):
-                    leaders = fused.leaders(max(plan.CONTEXT_FACTOR * req.top_n, plan.MIN_CONTEXT))
-                    neighbours = with_neighbours(r, scope, f, leaders, span, vector, query_vector)
-                    fused = fused.joined(vector)
-                    shares = plan.shares(r, scope, neighbours, full, lengths)
-            recency = (req.recency_weight or 0.0) * time_lean(req.query, req.recency_plain or 0.0)
-            lean = band_lean(req.query) if req.recency_band else 0.0
-            # the band reorders the first ten even where fewer are asked for
-            shown = max(req.top_n, plan.BAND_WINDOW) if lean else req.top_n
+                with timed("search.gather"):
+                    found = gather(r, scope, req.query, query_vector, f, wants, kw)
             with timed("search.rank"):
-                ranked = rank(
-                    fused,
-                    threshold=req.similarity_threshold,
-                    neighbours=neighbours,
-                    neighbour_weight=weight,
-                    limit=max(shown, plan.RECENCY_POOL) if recency else shown,
-                    shares=shares,
-                )
-                entries = r.get_entries(scope, [s.message_id for s in ranked])
-                if recency:
-                    times = {i: (e.valid_at, i) for i, e in entries.items()}
-                    ranked = with_recency(ranked, times, weight=recency, limit=shown)
-                # a query about the past ("first", "back when", "in 2019") asks for what
-                # the later turn replaced: it is not lifted above it then
-                if req.supersession and time_lean(req.query) > 0:
-                    ranked = plan.superseding(r, scope, f, ranked, req.supersession, entries)
-                if lean:
-                    times = {i: (e.valid_at, i) for i, e in entries.items()}
-                    ranked = with_time_band(
-                        ranked, times, band=req.recency_band, lean=lean, window=plan.BAND_WINDOW
-                    )[: req.top_n]
+                ranked = ranking.rank(found, explain=req.explain)
+            # what was found, read in the same snapshot once ranked (the fetch phase)
+            entries = r.get_entries(scope, [s.message_id for s in ranked])
         # A store's in-memory indexes may already hold a row committed after this read's
         # snapshot began; the snapshot does not, so the row waits for the next search.
-        hits = [
-            Hit(entries[s.message_id], s.score, s.keyword, s.vector)
+        return [
+            Hit(entries[s.message_id], s.score, s.keyword, s.vector, s.why)
             for s in ranked
             if s.message_id in entries
         ]
-        return hits
 
     def context(self, actor: Principal, request: SearchRequest, max_tokens: int = 2000) -> Context:
         """The hits of ``request`` as a fenced, token-bounded block for a prompt."""
@@ -227,6 +180,30 @@ def embedding(embedder: Embedder, text: str, *, beside: bool) -> Callable[[], ND
     return lambda: pending.result()[0]
 
 
+def knobs(req: SearchRequest, keyword_weight: float) -> Knobs:
+    """The ranking of a checked request (``keyword_weight``: the one fusion uses), its time
+    cues read once: a query about the past ("first", "back when", "in 2019") asks for what
+    the later turn replaced, so supersession is off for it."""
+    lean = time_lean(req.query) if req.supersession else 0.0
+    weight = req.recency_weight or 0.0
+    return Knobs(
+        query=req.query,
+        top_n=req.top_n,
+        keyword_weight=keyword_weight,
+        threshold_weight=req.keywords_similarity_weight,
+        method=req.fusion,
+        threshold=req.similarity_threshold,
+        window_weight=0.0 if req.fusion is Fusion.RRF else req.context_weight or 0.0,
+        span=req.neighbour_span or 0,
+        neighbour_weight=req.neighbour_weight or 0.0,
+        context_length=req.context_length or 0,
+        recency=weight * time_lean(req.query, req.recency_plain or 0.0) if weight else 0.0,
+        band=req.recency_band,
+        band_lean=band_lean(req.query) if req.recency_band else 0.0,
+        supersession=req.supersession if lean > 0 else 0.0,
+    )
+
+
 def checked(req: SearchRequest, settings: Settings) -> SearchRequest:
     """``req`` with every field validated and typed, each as its declared kind says (an error
     names the field's wire name); a knob left None takes the server's setting of that name
@@ -252,7 +229,7 @@ def _filter_id(value: object, field: str) -> str | None:
     return None if value is None or value == "" else v.text(value, field, limit=v.MAX_ID_TEXT)
 
 
-__all__ = ["SearchService", "checked"]
+__all__ = ["SearchService", "checked", "knobs"]
 
 
 #: How each kind of declared search field is checked: (value, wire name) -> the typed value.
@@ -269,4 +246,5 @@ _CHECKS: dict[str, Callable[[Any, str], Any]] = {
     "length": _length,
     "trust": lambda value, field: v.trust_states(value, field, searchable=True),
     "origins": v.origins,
+    "flag": v.boolean,
 }

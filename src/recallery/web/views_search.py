@@ -1,6 +1,7 @@
 """The search playground (every knob of a search at the defaults an agent's search has, the
-scores of each hit, and beside them the context block exactly as an agent receives it, from
-one search that counts as no retrieval) and the audit log."""
+scores of each hit with why, its contributions by ranking stage, and beside them the context
+block exactly as an agent receives it, from one search that counts as no retrieval) and the
+audit log."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def knobs(sent: Mapping[str, list[str]]) -> list[dict[str, Any]]:
     out = []
     for spec in search_knobs():
         wire, kind = spec.metadata["wire"], spec.metadata["kind"]
-        default = wire_default(spec)
+        # the playground explains every hit unless told not to
+        default = "true" if kind == "flag" else wire_default(spec)
         values = [v for v in sent.get(wire, []) if v.strip()]
         shown = values or ([] if default is None else [str(default)])
         # a knob without a default of its own takes the server's setting
@@ -83,7 +85,7 @@ def search(
     }
     hits, context, error = None, None, ""
     if q:
-        given: dict[str, Any] = {"query": q, "memory_id": chosen}
+        given: dict[str, Any] = {"query": q, "memory_id": chosen, "explain": "true"}
         for spec in search_knobs():
             wire = spec.metadata["wire"]
             values = [v for v in sent.get(wire, []) if v.strip()]

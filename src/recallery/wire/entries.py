@@ -71,12 +71,17 @@ def entry_from_dict(d: Mapping[str, Any]) -> Entry:
 
 
 def hit_dict(h: Hit) -> Json:
-    return {
+    """A hit; an explained one (``explain``) with ``why``: its score's contributions by
+    ranking stage, in order, adding up to ``score``."""
+    out = {
         **entry_dict(h.entry),
         "score": h.score,
         "keyword_score": h.keyword_score,
         "vector_score": h.vector_score,
     }
+    if h.why:
+        out["why"] = dict(h.why)
+    return out
 
 
 def hit_from_dict(d: Mapping[str, Any]) -> Hit:
@@ -85,6 +90,7 @@ def hit_from_dict(d: Mapping[str, Any]) -> Hit:
         float(d["score"]),
         float(d.get("keyword_score", 0.0)),
         float(d.get("vector_score", 0.0)),
+        tuple((str(k), float(v)) for k, v in (d.get("why") or {}).items()),
     )
 
 
