@@ -831,6 +831,11 @@ export interface components {
              */
             context_weight?: number | null;
             /**
+             * Explain
+             * @description Return with each hit its score's contributions by ranking stage (keyword, window, vector, neighbours, recency, supersession, time_band), which add up to its score (search only: the context block has no scores) (default false).
+             */
+            explain?: boolean | null;
+            /**
              * Fusion
              * @description How the keyword and vector legs are fused (default balanced).
              * @default balanced
@@ -3293,10 +3298,14 @@ export interface operations {
     review_queue_api_v1_memories__memory_id__review_get: {
         parameters: {
             query?: {
+                /** @description Only entries of these extracted types (default: any). Repeated or comma-separated. */
+                message_type?: ("raw" | "semantic" | "episodic" | "procedural")[];
                 /** @description The page, from 1; invalid or below 1 means 1 (RAGFlow's leniency). */
                 page?: string;
                 /** @description Invalid or below 1 means 30; above 100 is refused. */
                 page_size?: string;
+                /** @description Only this user's entries (exact). */
+                user_id?: string;
             };
             header?: never;
             path: {
@@ -5282,6 +5291,8 @@ export interface operations {
                 context_length?: number;
                 /** @description How much a raw turn's conversation window (the turn with the turns written before it) adds to its keyword score (default: the server's setting, 1 unless configured; 0 turns it off). */
                 context_weight?: number;
+                /** @description Return with each hit its score's contributions by ranking stage (keyword, window, vector, neighbours, recency, supersession, time_band), which add up to its score (search only: the context block has no scores) (default false). */
+                explain?: boolean | null;
                 /** @description How the keyword and vector legs are fused (default balanced). */
                 fusion?: "" | "balanced" | "weighted" | "rrf";
                 /** @description How much the keyword side weighs against the vector side (default 0.7). */
@@ -5552,6 +5563,8 @@ export interface operations {
                 context_length?: number;
                 /** @description How much a raw turn's conversation window (the turn with the turns written before it) adds to its keyword score (default: the server's setting, 1 unless configured; 0 turns it off). */
                 context_weight?: number;
+                /** @description Return with each hit its score's contributions by ranking stage (keyword, window, vector, neighbours, recency, supersession, time_band), which add up to its score (search only: the context block has no scores) (default false). */
+                explain?: boolean | null;
                 /** @description How the keyword and vector legs are fused (default balanced). */
                 fusion?: "" | "balanced" | "weighted" | "rrf";
                 /** @description How much the keyword side weighs against the vector side (default 0.7). */

@@ -81,6 +81,9 @@ export interface Hit extends Entry {
   score: number;
   keyword_score: number;
   vector_score: number;
+  /** With `explain`: the score's contributions by ranking stage, in order; they add up to
+   * `score`. */
+  why?: Record<string, number>;
 }
 
 /** A token-bounded block of the best entries, fenced as data, for a prompt. */

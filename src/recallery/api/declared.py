@@ -93,6 +93,8 @@ def _about(spec: Field[Any], kind: Kind) -> str:
     if kind.query is S.LENIENT_SIZE:
         about += f" {params.SIZE}"
     default = wire_default(spec)
+    if isinstance(default, bool):
+        default = str(default).lower()  # as JSON and a query string write it
     return about if default is None else f"{about.rstrip('.')} (default {default})."
 
 
