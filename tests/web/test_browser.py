@@ -578,3 +578,39 @@ def test_choose_the_chat_model_from_the_list_offered_and_test_it(page: Page, liv
     expect(page.locator("#chat-check")).to_contain_text("ok")
     page.goto(f"{live.url}/audit?memory={memory_id}&action=memory.update")
     expect(page.locator("table.events tbody tr").first).to_contain_text("memory.update")
+
+
+def test_the_request_log_names_its_callers_and_fits_a_1280_pixel_window(
+    chromium: Any, live: Live
+) -> None:
+    names = ("заметки поддержки клиентов", "客户支持的长期记忆", "a memory with a rather long name")
+    memories = [live.memory(n) for n in names]
+    for m, user in zip(memories, ("ivan", "李雷", "tom"), strict=True):
+        live.say(m, "I moved to Lisbon last March.", user=user)
+    admin = live.ok(live.api.get("/api/v1/users/me"))["id"]
+    made = live.ok(live.api.post(f"/api/v1/users/{admin}/keys", json={"name": "support agent"}))
+    with httpx.Client(
+        base_url=live.url, headers={"Authorization": f"Bearer {made['key']}"}
+    ) as agent:
+        params = {"query": "Lisbon", "memory_id": memories, "similarity_threshold": 0}
+        for _ in range(3):
+            assert live.ok(agent.get("/api/v1/messages/search", params=params))
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        log_in(page, live, path="/requests")
+        page.goto(f"{live.url}/memories/{memories[1]}/entries/1")  # a long route in the log
+        page.goto(f"{live.url}/requests")
+        row = page.locator(
+            "table.requests tbody tr", has=page.locator("a:text-is('support agent')")
+        )
+        expect(row.first).to_be_visible()
+        expect(row.first.locator("a:text-is('客户支持的长期记忆')")).to_be_visible()
+        expect(row.first.locator("td.request-key a")).to_have_attribute(
+            "href", f"/account#key-{made['id']}"
+        )
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 1280, f"the page is {width} px wide at 1280"
+        photograph(page, live, "requests.png")
+    finally:
+        context.close()

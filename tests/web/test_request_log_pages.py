@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fastapi.testclient import TestClient
+from tests.support.web import form_token
 
 from recallery import Engine, Memory, Principal
 from recallery.requestlog import Call, RequestQuery, begin
@@ -69,3 +70,81 @@ def test_the_requests_page_needs_a_key_that_may_read(
     refused = login(writer).get("/requests")
     assert refused.status_code == 403 and "&#39;read&#39; capability" in refused.text
     assert "/mine" not in refused.text
+
+
+# --- who and what, by name (issue 54 item 5) ---------------------------------------------------
+
+
+def test_the_request_log_names_keys_users_and_memories_and_links_them(
+    engine: Engine,
+    alice: Principal,
+    bob: Principal,
+    login: Callable[[str], TestClient],
+) -> None:
+    root = engine.principal(engine.create_user("root", admin=True).id)
+    _, root_key = engine.create_api_key(root, root.user_id, name="root console")
+    bobs, _ = engine.create_api_key(bob, bob.user_id, name="бот поддержки")
+    alices, _ = engine.create_api_key(alice, alice.user_id, name="alice-private-key")
+    kept = engine.create_memory(
+        bob, name="заметки 笔记", memory_type=["raw"], embd_id="x@Builtin", llm_id="y@Z"
+    )
+    doomed = engine.create_memory(
+        bob, name="old", memory_type=["raw"], embd_id="x@Builtin", llm_id="y@Z"
+    )
+    for key, user, route in ((bobs, bob, "/bob"), (alices, alice, "/alice")):
+        call = Call(channel="rest", route=route, key_id=key, user_id=user.user_id)
+        call.memory_ids.update({kept.id, doomed.id} if user is bob else set())
+        engine.log_request(call, 200, 5.0)
+    engine.delete_memory(bob, doomed.id)
+    engine.request_log.flush()
+
+    shown = login(root_key).get("/requests").text
+    row = shown.split("<code>/bob</code>")[1].split("</tr>")[0]
+    at = f"/users/{bob.user_id}/keys"
+    assert f'<a href="{at}#key-{bobs}" title="key {bobs}">бот поддержки</a>' in row
+    assert f'<a href="{at}" title="user {bob.user_id}: their keys">bob</a>' in row
+    # bob's private memory: an administrator reads the log, not the memory: no name, the id
+    unread = f'<a href="/memories/{kept.id}" title="memory {kept.id}"><code>{kept.id[:8]}…'
+    assert unread in row and "заметки" not in shown
+    assert f"<code>{bobs}</code>" not in shown and f"<code>{bob.user_id}</code>" not in shown
+    assert "alice-private-key" in shown  # an administrator sees every caller's key by name
+
+    _, bob_key = engine.create_api_key(bob, bob.user_id, name="bob's browser")
+    own = login(bob_key).get("/requests").text
+    row = own.split("<code>/bob</code>")[1].split("</tr>")[0]
+    assert f'<a href="/account#key-{bobs}" title="key {bobs}">бот поддержки</a>' in row
+    assert f'<a href="/memories/{kept.id}" title="memory {kept.id}">заметки 笔记</a>' in row
+    gone = f'<a href="/memories/{doomed.id}" title="memory {doomed.id}"><code>{doomed.id[:8]}…'
+    assert gone in row  # its name is gone with it; the whole id is on hover
+    assert "alice-private-key" not in own and "/alice" not in own  # seeded: not bob's calls
+
+
+def test_a_user_s_keys_page_lists_them_for_an_admin_only_and_revokes(
+    engine: Engine,
+    alice: Principal,
+    bob: Principal,
+    login: Callable[[str], TestClient],
+) -> None:
+    root = engine.principal(engine.create_user("root", admin=True).id)
+    _, root_key = engine.create_api_key(root, root.user_id, name="root console")
+    bobs, _ = engine.create_api_key(bob, bob.user_id, name="бот поддержки")
+    engine.create_api_key(alice, alice.user_id, name="alice-private-key")
+    admin = login(root_key)
+    listed = admin.get(f"/users/{bob.user_id}/keys")
+    assert listed.status_code == 200
+    assert f'<tr id="key-{bobs}">' in listed.text and "бот поддержки" in listed.text
+    assert "alice-private-key" not in listed.text  # seeded: another user's key
+    assert f'href="/users/{bob.user_id}/keys"' in admin.get("/users").text
+
+    _, bob_key = engine.create_api_key(bob, bob.user_id, name="bob's browser")
+    refused = login(bob_key).get(f"/users/{alice.user_id}/keys")
+    assert refused.status_code == 403 and "alice-private-key" not in refused.text
+
+    revoked = admin.post(
+        f"/users/{bob.user_id}/keys/{bobs}/revoke", data={"csrf": form_token(listed.text)}
+    )
+    assert (
+        revoked.status_code == 303 and revoked.headers["location"] == f"/users/{bob.user_id}/keys"
+    )
+    (after,) = [k for k in engine.list_api_keys(root, bob.user_id) if k.id == bobs]
+    assert after.revoked_at is not None

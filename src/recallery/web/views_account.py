@@ -1,4 +1,5 @@
-"""Logging in and out, the account page (keys, the team) and the users page for admins."""
+"""Logging in and out, the account page (keys, the team), and the users page and each user's
+keys for admins."""
 
 from __future__ import annotations
 
@@ -221,3 +222,20 @@ def create_user_key(
         return _users_page(request, parts, who, error=str(exc), status=400)
     names = parts.engine.user_names([user_id])
     return _users_page(request, parts, who, new_key=(names.get(user_id, user_id), key))
+
+
+@router.get("/users/{user_id}/keys")
+def user_keys(request: Request, parts: WebDep, who: Who, user_id: str) -> Response:
+    """One user's keys (an administrator's view of what the account page shows its owner;
+    the request log links each key here)."""
+    engine = parts.engine
+    keys = engine.list_api_keys(who.principal, user_id)  # refused unless self or admin
+    name = engine.user_names([user_id]).get(user_id, user_id)
+    return page(request, who, "user_keys.html", keys=keys, user_id=user_id, user_name=name)
+
+
+@router.post("/users/{user_id}/keys/{key_id}/revoke")
+def revoke_user_key(parts: WebDep, who: Who, form: Posted, user_id: str, key_id: str) -> Response:
+    parts.engine.revoke_api_key(who.principal, user_id, key_id)
+    who.flash(f"Key {key_id} revoked.")
+    return back(f"/users/{user_id}/keys")

@@ -1,5 +1,6 @@
 """The request log page (``/requests``): who called what, filtered by key, route, status and
-slowness; an administrator sees every caller, anyone else their own calls."""
+slowness; an administrator sees every caller, anyone else their own calls. Keys, users and
+memories are named (each linking to its page) where the viewer may see their names."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from recallery.errors import InvalidInput
+from recallery.engine import Engine
+from recallery.errors import Forbidden, InvalidInput, NotFound
+from recallery.models import ApiKey, Principal
 from recallery.requestlog import FILTERS, parse_query
 from recallery.web.frame import WebDep, WebRoute, Who, page
 
@@ -41,12 +44,18 @@ def requests(
     except InvalidInput as exc:
         errors[exc.field or "status"] = str(exc)
         found, total = [], 0
+    users = {r.user_id for r in found if r.user_id}
+    memories = {m for r in found for m in r.memory_ids}
+    me = who.principal
     return page(
         request,
         who,
         "requests.html",
         400 if errors else 200,
         rows=found,
+        keys=_keys(parts.engine, me, users),
+        user_names=parts.engine.user_names(users),
+        memory_names=_memory_names(parts.engine, me, memories),
         total=total,
         number=number,
         pages=max(1, -(-total // PAGE)),
@@ -56,3 +65,25 @@ def requests(
         query=urlencode({k: v for k, v in form.items() if v}),
         tab="requests",
     )
+
+
+def _keys(engine: Engine, me: Principal, users: set[str]) -> dict[str, ApiKey]:
+    """The keys of the callers on the page, by id, where the viewer may list them (their
+    own with a key that may manage; an administrator's, anyone's): the rest show their id."""
+    found: dict[str, ApiKey] = {}
+    for user_id in users:
+        try:
+            found.update((k.id, k) for k in engine.list_api_keys(me, user_id))
+        except (Forbidden, NotFound):
+            continue
+    return found
+
+
+def _memory_names(engine: Engine, me: Principal, ids: set[str]) -> dict[str, str]:
+    """The names of the memories the page's requests named that the viewer may read (one
+    query); a deleted or unreadable one shows its id."""
+    if not ids:
+        return {}
+    return {
+        m.id: m.name for m in engine.list_memories(me, ids=sorted(ids), page_size=len(ids)).items
+    }
