@@ -909,7 +909,7 @@ export interface components {
             similarity_threshold?: number | null;
             /**
              * Supersession
-             * @description Supersession of raw turns: a later turn of the same user restating one of a ranked turn's slots with a new value is scored at least this share of the older one's score, 1 placing it just above (0 turns it off); a query about the past ('first', 'back when', 'in 2019') is left as ranked (default 1.0).
+             * @description Supersession of raw turns: a later turn of the same user restating one of a ranked turn's slots with a new value is scored at least this share of the older one's score, 1 placing it just above (0 turns it off); where the older turn states more than that slot, only for a question about the statement replaced. A query about the past ('first', 'back when', 'in 2019') is left as ranked (default 1.0).
              */
             supersession?: number | null;
             /**
@@ -5320,7 +5320,7 @@ export interface operations {
                 session_id?: string;
                 /** @description The least fused score a result needs (default 0.2). */
                 similarity_threshold?: number;
-                /** @description Supersession of raw turns: a later turn of the same user restating one of a ranked turn's slots with a new value is scored at least this share of the older one's score, 1 placing it just above (0 turns it off); a query about the past ('first', 'back when', 'in 2019') is left as ranked (default 1.0). */
+                /** @description Supersession of raw turns: a later turn of the same user restating one of a ranked turn's slots with a new value is scored at least this share of the older one's score, 1 placing it just above (0 turns it off); where the older turn states more than that slot, only for a question about the statement replaced. A query about the past ('first', 'back when', 'in 2019') is left as ranked (default 1.0). */
                 supersession?: number;
                 /** @description How many results at most (1-100). Invalid or below 1 means 30; above 100 is refused (default 5). */
                 top_n?: string;
@@ -5591,7 +5591,7 @@ export interface operations {
                 session_id?: string;
                 /** @description The least fused score a result needs (default 0.2). */
                 similarity_threshold?: number;
-                /** @description Supersession of raw turns: a later turn of the same user restating one of a ranked turn's slots with a new value is scored at least this share of the older one's score, 1 placing it just above (0 turns it off); a query about the past ('first', 'back when', 'in 2019') is left as ranked (default 1.0). */
+                /** @description Supersession of raw turns: a later turn of the same user restating one of a ranked turn's slots with a new value is scored at least this share of the older one's score, 1 placing it just above (0 turns it off); where the older turn states more than that slot, only for a question about the statement replaced. A query about the past ('first', 'back when', 'in 2019') is left as ranked (default 1.0). */
                 supersession?: number;
                 /** @description How many results at most (1-100). Invalid or below 1 means 30; above 100 is refused (default 5). */
                 top_n?: string;

@@ -177,8 +177,9 @@ class SearchRequest:
         "unit",
         "Supersession of raw turns: a later turn of the same user restating one of a ranked "
         "turn's slots with a new value is scored at least this share of the older one's "
-        "score, 1 placing it just above (0 turns it off); a query about the past ('first', "
-        "'back when', 'in 2019') is left as ranked.",
+        "score, 1 placing it just above (0 turns it off); where the older turn states more "
+        "than that slot, only for a question about the statement replaced. A query about the "
+        "past ('first', 'back when', 'in 2019') is left as ranked.",
     )
     origin: frozenset[Origin] | None = _knob(
         None,
