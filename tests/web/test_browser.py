@@ -514,7 +514,11 @@ def test_a_key_made_read_only_sees_write_controls_disabled(page: Page, live: Liv
     form.locator("input[name=capability][value=write]").uncheck()
     form.locator("input[name=capability][value=manage]").uncheck()
     form.locator("button[type=submit]").click()
-    key = page.locator("#new-key").inner_text().strip()
+    key = page.locator("#new-key").input_value()
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live.url)
+    page.click("button[data-copy=new-key]")  # shown by app.js, hidden without script
+    expect(page.locator("#new-key-copied")).to_have_text("Copied.")
+    assert page.evaluate("navigator.clipboard.readText()") == key
     row = page.locator("table.grid tbody tr", has=page.locator("td:text-is('reader')"))
     expect(row.locator(".badge.cap-read")).to_be_visible()
     expect(row.locator(".badge.cap-write")).to_have_count(0)

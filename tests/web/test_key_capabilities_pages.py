@@ -45,6 +45,28 @@ def test_a_key_is_created_with_the_capabilities_ticked(
     assert all(f"cap-{c}" in rows["alice"] for c in ("read", "write", "manage"))
 
 
+def test_a_new_key_is_a_field_to_select_with_a_copy_button_for_script(
+    login: Login, alice_key: str, engine: Engine, alice: Principal
+) -> None:
+    """Without script the key is a read-only field (select it, copy it); the Copy button is
+    hidden until app.js wires it (issue 54 item 5). The same on the users page."""
+    root = engine.principal(engine.create_user("root", admin=True).id)
+    _, root_key = engine.create_api_key(root, root.user_id, name="root")
+    for browser, action in ((login(alice_key), "/account/keys"), (login(root_key), None)):
+        at = "/account" if action else "/users"
+        action = action or f"/users/{alice.user_id}/keys"
+        token = form_token(browser.get(at).text)
+        made = browser.post(action, data={"csrf": token, "name": "агент"})
+        assert made.status_code == 200
+        field = re.search(r'<input type="text" id="new-key" value="(rc-[^"]+)" readonly', made.text)
+        assert field, "no read-only field holding the key"
+        assert engine.authenticate(field.group(1)).user_id == alice.user_id  # the real key
+        assert '<button type="button" class="small" data-copy="new-key" hidden>Copy</button>' in (
+            made.text
+        )
+        assert 'id="new-key-copied" role="status"' in made.text  # where "Copied." is said
+
+
 def test_a_key_with_no_capability_ticked_is_refused_naming_the_field(
     login: Login, alice_key: str, engine: Engine, alice: Principal
 ) -> None:

@@ -82,8 +82,40 @@
     });
   }
 
+  // A read-only field shown once (a new API key): focusing it selects it whole, and its Copy
+  // button (hidden without script) puts it on the clipboard and says so.
+  function copied(input, ok) {
+    var note = document.getElementById(input.id + "-copied");
+    if (note) note.textContent = ok ? "Copied." : "Select the key and copy it (Ctrl+C).";
+  }
+  function wireCopy(root) {
+    root.querySelectorAll("input[data-select-all]").forEach(function (input) {
+      input.addEventListener("focus", function () { input.select(); });
+    });
+    root.querySelectorAll("button[data-copy]").forEach(function (button) {
+      var input = document.getElementById(button.dataset.copy);
+      if (!input) return;
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        input.focus();
+        input.select();
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(input.value).then(
+            function () { copied(input, true); },
+            function () { copied(input, false); }
+          );
+        } else {  // plain http away from localhost: the older command, on the selection
+          var ok = false;
+          try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+          copied(input, ok);
+        }
+      });
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     wireSelectPage(document);
+    wireCopy(document);
     wireConfirm(document);
     wireQueue();
     wireErrors();
