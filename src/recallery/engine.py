@@ -195,6 +195,7 @@ class Engine:
     create_api_key = _via("_accounts", AccountService.create_api_key)
     register_api_key = _via("_accounts", AccountService.register_api_key)
     list_api_keys = _via("_accounts", AccountService.list_api_keys)
+    key_scopes = _via("_accounts", AccountService.key_scopes)
     revoke_api_key = _via("_accounts", AccountService.revoke_api_key)
     join_team = _via("_accounts", AccountService.join_team)
     leave_team = _via("_accounts", AccountService.leave_team)

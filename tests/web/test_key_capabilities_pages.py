@@ -137,3 +137,46 @@ def test_a_refused_form_lands_on_a_page_with_the_navigation(
     assert refused.status_code == 403 and "lacks the &#39;write&#39; capability" in refused.text
     assert NAV in refused.text and 'href="/account"' in refused.text
     assert engine.list_messages(alice, notes.id).items[0].forget_at is None
+
+
+def test_a_key_names_its_memories_and_one_whose_memories_were_deleted_reaches_nothing(
+    login: Login, alice_key: str, engine: Engine, alice: Principal, bob: Principal
+) -> None:
+    """Before: "1 memory · live" for a key scoped to a memory deleted since (issue 54 item 5).
+    Such a key is not revoked (it still logs in), but it reaches nothing, and says so."""
+    kept, doomed, other = (
+        engine.create_memory(alice, name=n, memory_type=["raw"], embd_id="x@Builtin", llm_id="y@Z")
+        for n in ("заметки", "笔记", "spare")
+    )
+    both, _ = engine.create_api_key(alice, alice.user_id, name="both", scope=[kept.id, doomed.id])
+    only, stale = engine.create_api_key(alice, alice.user_id, name="only", scope=[doomed.id])
+    engine.create_api_key(alice, alice.user_id, name="wide", scope=[other.id])
+    engine.delete_memory(alice, doomed.id)
+    engine.create_api_key(bob, bob.user_id, name="bob-key")
+
+    page = login(alice_key).get("/account").text
+    rows = dict(re.findall(r'<tr id="key-(\w+)">(.*?)</tr>', page, re.S))
+    named = f'<a href="/memories/{kept.id}" title="memory {kept.id}">заметки</a>'
+    assert named in rows[both] and "1 deleted memory" in rows[both]
+    assert ">live</span>" in rows[both]  # it still reaches заметки
+    assert '<td class="key-scope"><span class="muted">1 deleted memory</span></td>' in rows[only]
+    assert ">reaches nothing</span>" in rows[only] and ">live</span>" not in rows[only]
+    assert "笔记" not in page and "bob-key" not in page  # deleted; another user's key
+    assert "Revoke" in rows[only]  # the way to finish it
+
+    assert engine.authenticate(stale).scope == frozenset({doomed.id})  # not revoked in effect:
+    assert engine.list_memories(engine.authenticate(stale)).total == 0  # it just sees nothing
+
+
+def test_key_scopes_name_only_what_the_viewer_sees(
+    engine: Engine, alice: Principal, bob: Principal
+) -> None:
+    root = engine.principal(engine.create_user("root", admin=True).id)
+    private = engine.create_memory(
+        alice, name="личное", memory_type=["raw"], embd_id="x@Builtin", llm_id="y@Z"
+    )
+    engine.create_api_key(alice, alice.user_id, name="k", scope=[private.id])
+    (seen,) = engine.key_scopes(alice, alice.user_id).values()
+    assert (seen.name, seen.deleted) == ("личное", False)
+    (hidden,) = engine.key_scopes(root, alice.user_id).values()  # an admin lists the key
+    assert (hidden.name, hidden.deleted) == (None, False)  # but may not read the memory

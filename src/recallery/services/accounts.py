@@ -10,11 +10,11 @@ import secrets
 import uuid
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from recallery import validation as v
-from recallery.access import require_admin, require_manage, require_self_or_admin
+from recallery.access import require_admin, require_manage, require_self_or_admin, visible
 from recallery.clock import Clock, from_epoch
 from recallery.errors import (
     Conflict,
@@ -31,6 +31,16 @@ from recallery.store.base import Store
 log = logging.getLogger("recallery.accounts")
 #: The shortest administrator key from the environment taken without a loud warning.
 MIN_ADMIN_KEY = 32
+
+
+@dataclass(frozen=True, slots=True)
+class ScopedMemory:
+    """A memory a key's scope names: its name where the viewer sees it (else None), and
+    whether it was deleted since."""
+
+    id: str
+    name: str | None
+    deleted: bool = False
 
 
 class AccountService:
@@ -213,6 +223,22 @@ class AccountService:
                 raise NotFound(f"User '{user_id}' not found.")
             rows = r.api_keys(user_id)
         return [_api_key(user_id, row) for row in rows]
+
+    def key_scopes(self, actor: Principal, user_id: str) -> dict[str, ScopedMemory]:
+        """The memories the scopes of ``user_id``'s keys name, by id: each named where
+        ``actor`` sees it, and whether it was deleted (a key whose every scoped memory was
+        deleted authenticates still, and reaches nothing)."""
+        ids = {m for k in self.list_api_keys(actor, user_id) for m in (k.scope or ())}
+        with self.store.read() as r:
+            found = {mid: r.memory(mid) for mid in sorted(ids)}
+        return {
+            mid: ScopedMemory(
+                mid,
+                None if m is None or not visible(actor, m) else m.name,
+                deleted=m is None,
+            )
+            for mid, m in found.items()
+        }
 
     def revoke_api_key(self, actor: Principal, user_id: str, key_id: str) -> None:
         require_self_or_admin(actor, user_id, "revoke keys")

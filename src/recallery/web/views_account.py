@@ -3,11 +3,15 @@ keys for admins."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from recallery.api.guard import authenticate
 from recallery.errors import Conflict, Forbidden, InvalidInput, NotFound, Throttled, Unauthorized
+from recallery.models import ApiKey
+from recallery.services.accounts import ScopedMemory
 from recallery.web.frame import (
     Form,
     FormExpired,
@@ -105,8 +109,9 @@ def _account_page(
     engine, me = parts.engine, who.principal
     try:
         keys, refused = engine.list_api_keys(me, me.user_id), ""
+        scopes = scoped(keys, engine.key_scopes(me, me.user_id))
     except Forbidden as exc:
-        keys, refused = [], str(exc)
+        keys, refused, scopes = [], str(exc), {}
     members = engine.team_members(me, me.user_id)
     teams = sorted(me.tenant_ids - {me.user_id})
     owned = engine.list_memories(me, owner_ids=[me.user_id], page_size=100).items
@@ -116,6 +121,7 @@ def _account_page(
         "account.html",
         status,
         keys=keys,
+        scopes=scopes,
         keys_refused=refused,
         members=members,
         teams=teams,
@@ -124,6 +130,20 @@ def _account_page(
         new_key=new_key,
         error=error,
     )
+
+
+def scoped(
+    keys: Iterable[ApiKey], memories: Mapping[str, ScopedMemory]
+) -> dict[str, tuple[list[ScopedMemory], int]]:
+    """Each scoped key's memories that still exist, and how many of its memories were
+    deleted (all of them: the key reaches nothing)."""
+    found: dict[str, tuple[list[ScopedMemory], int]] = {}
+    for key in keys:
+        if key.scope is None:
+            continue
+        named = [memories.get(m, ScopedMemory(m, None)) for m in key.scope]
+        found[key.id] = ([m for m in named if not m.deleted], sum(m.deleted for m in named))
+    return found
 
 
 @router.post("/account/keys")
@@ -230,8 +250,11 @@ def user_keys(request: Request, parts: WebDep, who: Who, user_id: str) -> Respon
     the request log links each key here)."""
     engine = parts.engine
     keys = engine.list_api_keys(who.principal, user_id)  # refused unless self or admin
+    scopes = scoped(keys, engine.key_scopes(who.principal, user_id))
     name = engine.user_names([user_id]).get(user_id, user_id)
-    return page(request, who, "user_keys.html", keys=keys, user_id=user_id, user_name=name)
+    return page(
+        request, who, "user_keys.html", keys=keys, scopes=scopes, user_id=user_id, user_name=name
+    )
 
 
 @router.post("/users/{user_id}/keys/{key_id}/revoke")
