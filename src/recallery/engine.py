@@ -230,6 +230,11 @@ class Engine:
         """What a model id resolves to (``@Builtin``: which local model), for the forms."""
         return self.models.describe(model_id)
 
+    def model_resolution(self, model_id: str) -> str:
+        """What a model id resolves to, as a sentence; for an unconfigured provider, which
+        environment variable to set."""
+        return self.models.resolution(model_id)
+
     def offered_models(self) -> tuple[str, ...]:
         """Model ids the forms offer: the local embedders, then one per configured provider."""
         return self.models.offered()

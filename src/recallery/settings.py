@@ -157,6 +157,12 @@ def providers_from_env(env: Mapping[str, str]) -> dict[str, ProviderConfig]:
     return found
 
 
+def provider_variable(provider: str, suffix: str = "BASE_URL") -> str:
+    """The environment variable that configures ``provider`` (its ``BASE_URL`` or
+    ``API_KEY``), as :func:`providers_from_env` reads it."""
+    return f"{PREFIX}PROVIDER_{normalise_provider(provider).upper()}_{suffix}"
+
+
 def normalise_provider(name: str) -> str:
     """Provider names compare case-insensitively, with ``-`` and ``_`` alike (ZHIPU-AI)."""
     return name.strip().lower().replace("-", "_")

@@ -17,7 +17,9 @@ def test_describe_says_which_model_an_id_resolves_to() -> None:
     assert models.describe("gpt-4o-mini@OpenAI") == (
         "gpt-4o-mini at http://llm.local/v1 (provider 'openai')"
     )
-    assert models.describe("glm@Zhipu") == "provider 'zhipu' is not configured"
+    assert models.describe("glm@Zhipu") == (
+        "provider 'zhipu', which is not configured (set RECALLERY_PROVIDER_ZHIPU_BASE_URL)"
+    )
     with pytest.raises(InvalidInput):
         models.describe("no-provider")
     assert models.offered() == (
@@ -25,3 +27,17 @@ def test_describe_says_which_model_an_id_resolves_to() -> None:
         "multilingual-e5-small@Builtin",
         "model@openai",
     )
+
+
+def test_an_unconfigured_provider_is_a_sentence_naming_the_variable_to_set() -> None:
+    """Before: "Resolves to provider 'zhipu' is not configured." (issue 54 item 5)."""
+    models = ModelRegistry({"openai": ProviderConfig("http://llm.local/v1")})
+    assert models.resolution("glm-4@Zhipu-AI") == (
+        "Provider 'zhipu_ai' is not configured, so this model cannot be used yet: set "
+        "RECALLERY_PROVIDER_ZHIPU_AI_BASE_URL to its OpenAI-compatible endpoint (and "
+        "RECALLERY_PROVIDER_ZHIPU_AI_API_KEY if it needs a key), then restart recallery."
+    )
+    assert models.resolution("gpt-4o-mini@OpenAI") == (
+        "Resolves to gpt-4o-mini at http://llm.local/v1 (provider 'openai')."
+    )
+    assert models.resolution("x@Builtin").startswith("Resolves to the local all-MiniLM-L6-v2")

@@ -80,6 +80,23 @@ def test_the_forms_offer_the_configured_models_and_say_what_they_resolve_to(
     )
 
 
+def test_a_chat_model_of_an_unconfigured_provider_says_which_variable_to_set(
+    login: Login, alice_key: str, engine: Engine, alice: Principal
+) -> None:
+    """Before: "Resolves to provider 'openai' is not configured." (issue 54 item 5)."""
+    mem = engine.create_memory(
+        alice, name="заметки", memory_type=["raw"], embd_id="x@Builtin", llm_id="gpt-4o@OpenAI"
+    )
+    config = login(alice_key).get(f"/memories/{mem.id}/config").text
+    said = re.search(r'<span class="muted small" id="llm-resolves">([^<]*)</span>', config)
+    assert said and said.group(1) == (
+        "Provider &#39;openai&#39; is not configured, so this model cannot be used yet: set "
+        "RECALLERY_PROVIDER_OPENAI_BASE_URL to its OpenAI-compatible endpoint (and "
+        "RECALLERY_PROVIDER_OPENAI_API_KEY if it needs a key), then restart recallery."
+    )
+    assert "Resolves to provider" not in config
+
+
 # --- test the chat model --------------------------------------------------------------------
 
 

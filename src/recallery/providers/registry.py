@@ -18,7 +18,7 @@ from recallery.providers.e5 import MODEL_ID as E5_MODEL_ID
 from recallery.providers.e5 import NAMES as E5_NAMES
 from recallery.providers.local import MODEL_ID as MINILM_MODEL_ID
 from recallery.providers.reading import foreign_scripts, unread_warning
-from recallery.settings import ProviderConfig, normalise_provider
+from recallery.settings import ProviderConfig, normalise_provider, provider_variable
 
 BUILTIN = "builtin"
 #: Balanced fusion's keyword weight at a caller's 0.5, by embedder: the local MiniLM (tuned on
@@ -120,8 +120,22 @@ class ModelRegistry:
             return f"the local {MINILM_MODEL_ID} (384 dimensions, English only)"
         config = self.providers.get(model.provider)
         if config is None:
-            return f"provider '{model.provider}' is not configured"
+            env = provider_variable(model.provider)
+            return f"provider '{model.provider}', which is not configured (set {env})"
         return f"{model.name} at {config.base_url} (provider '{model.provider}')"
+
+    def resolution(self, model_id: str) -> str:
+        """What a model id resolves to, as a sentence for a form; for a provider without an
+        endpoint, the environment variables that would give it one."""
+        model = ModelId.parse(model_id, "model_id")
+        if model.provider == BUILTIN or model.provider in self.providers:
+            return f"Resolves to {self.describe(model_id)}."
+        return (
+            f"Provider '{model.provider}' is not configured, so this model cannot be used "
+            f"yet: set {provider_variable(model.provider)} to its OpenAI-compatible endpoint "
+            f"(and {provider_variable(model.provider, 'API_KEY')} if it needs a key), then "
+            "restart recallery."
+        )
 
     def offered(self) -> tuple[str, ...]:
         """Model ids to offer in a form: the local embedders this install has, then one per
@@ -163,7 +177,7 @@ class ModelRegistry:
         model = ModelId.parse(llm_id, "llm_id")
         if model.provider in self.providers:
             return None
-        env = f"RECALLERY_PROVIDER_{model.provider.upper()}_BASE_URL"
+        env = provider_variable(model.provider)
         return (
             f"llm_id: chat model '{llm_id}' names provider '{model.provider}', which is not "
             f"configured, so extraction is skipped (raw turns are still stored and searched); "

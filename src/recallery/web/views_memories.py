@@ -100,8 +100,9 @@ def _offered(engine: Engine) -> list[tuple[str, str]]:
 
 
 def _described(engine: Engine, model_id: str) -> str:
+    """What ``model_id`` resolves to, as a sentence (or why it cannot be read)."""
     try:
-        return engine.describe_model(model_id)
+        return engine.model_resolution(model_id)
     except InvalidInput as exc:
         return str(exc)
 
