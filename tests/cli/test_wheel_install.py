@@ -34,7 +34,10 @@ ROOT = Path(__file__).resolve().parents[2]
 ADMIN_KEY = "rc-wheel-test-admin-key"
 INSTALL_TIMEOUT_S = 600
 START_TIMEOUT_S = 120.0
-NEEDS_SERVER = 'needs the server extra: pip install "recallery[server]"'
+NEEDS_SERVER = (
+    'needs the server extra: pip install ".[server]" in a clone of recallery '
+    "(it is not on PyPI yet)"
+)
 #: What ``recallery serve`` says without the server extra: the first line if click is not
 #: installed, the second if it is (huggingface_hub, which tokenizers needs, brings it).
 SERVER_EXTRA_LINES = (

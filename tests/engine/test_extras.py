@@ -20,8 +20,14 @@ from recallery.extras import require
 from recallery.settings import Settings
 from recallery.store import open_store
 
-SERVER_LINE = 'needs the server extra: pip install "recallery[server]"'
-POSTGRES_LINE = 'the PostgreSQL store needs the postgres extra: pip install "recallery[postgres]"'
+SERVER_LINE = (
+    'needs the server extra: pip install ".[server]" in a clone of recallery '
+    "(it is not on PyPI yet)"
+)
+POSTGRES_LINE = (
+    'the PostgreSQL store needs the postgres extra: pip install ".[postgres]" in a clone of '
+    "recallery (it is not on PyPI yet)"
+)
 
 
 def hide(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
@@ -81,7 +87,7 @@ def test_open_store_on_postgres_without_the_postgres_extra(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     hide(monkeypatch, "pgvector")
-    with pytest.raises(MissingExtra, match=r"^the PostgreSQL store .*recallery\[postgres\]"):
+    with pytest.raises(MissingExtra, match=r'^the PostgreSQL store .*pip install "\.\[postgres\]"'):
         open_store(Settings(database_url="postgresql://nobody@127.0.0.1:1/none"))
 
 
@@ -99,5 +105,8 @@ def test_traces_without_the_otel_extra_is_one_line(monkeypatch: pytest.MonkeyPat
     hide(monkeypatch, "opentelemetry.sdk")
     with pytest.raises(MissingExtra) as raised:
         otlp_provider()
-    line = 'RECALLERY_OTEL=1 (traces) needs the otel extra: pip install "recallery[otel]"'
+    line = (
+        'RECALLERY_OTEL=1 (traces) needs the otel extra: pip install ".[otel]" in a clone of '
+        "recallery (it is not on PyPI yet)"
+    )
     assert str(raised.value) == line

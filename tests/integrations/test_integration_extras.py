@@ -27,7 +27,9 @@ def test_an_adapter_without_its_extra_is_one_line(
     with pytest.raises(MissingExtra) as raised:
         importlib.import_module(module)
     assert (
-        str(raised.value) == f'{module} needs the {extra} extra: pip install "recallery[{extra}]"'
+        str(raised.value)
+        == f'{module} needs the {extra} extra: pip install ".[{extra}]" in a clone of recallery '
+        "(it is not on PyPI yet)"
     )
     assert (raised.value.extra, raised.value.name) == (extra, framework)
 

