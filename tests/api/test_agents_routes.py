@@ -26,10 +26,14 @@ def test_stated_entries_over_rest(
     first = ok(as_alice.post(url, json=body))
     assert first["counts"] == {"add": 1, "supersede": 0, "duplicate": 0, "suppress": 0}
     fact = first["outcomes"][0]["message_id"]
-    again = ok(as_alice.post(url, json={"entries": [{"content": "The user lives in Lisbon"}]}))
+    again = ok(as_alice.post(url, json=body))  # the same person says it again
     assert again["outcomes"][0]["action"] == "duplicate"
     assert again["outcomes"][0]["message_id"] == fact
     assert _semantic_hits(as_alice, memory["id"], "Lisbon") == ["The user lives in Lisbon"]
+    # the same words about another end user are theirs, never a repeat of this one's
+    other = {"entries": [{"content": "The user lives in Lisbon"}], "user_id": "ana"}
+    theirs = ok(as_alice.post(url, json=other))["outcomes"][0]
+    assert theirs["action"] == "add" and theirs["message_id"] != fact
 
     assert "not found" in error(http(bob.key).post(url, json=body), 404, 404)
     created = ok(as_alice.post(f"{API}/users/{alice.id}/keys", json={"capabilities": ["read"]}))
@@ -37,7 +41,7 @@ def test_stated_entries_over_rest(
     refused = http(reader_key).post(url, json={"entries": [{"content": "The user lives in Rome"}]})
     assert "'write' capability" in error(refused, 403, 403)
     assert "entries" in error(as_alice.post(url, json={}), 400, 101)
-    assert _semantic_hits(as_alice, memory["id"], "user lives") == ["The user lives in Lisbon"]
+    assert _semantic_hits(as_alice, memory["id"], "user lives") == ["The user lives in Lisbon"] * 2
 
 
 def test_sdk_states_entries_and_reads_a_turns_task(

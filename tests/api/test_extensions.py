@@ -171,6 +171,7 @@ def test_erase_returns_a_receipt_and_leaves_no_content_behind(
         "at": clock.now().isoformat(),
         "actor": alice.id,
         "reason": "GDPR",
+        "scrubbed": True,
     }
     for gone in (raw["message_id"], fact):
         assert error(as_alice.get(f"{entry_url(m['id'], gone)}/content"), 404, 404)
