@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from tests.support.engine import actions, extract, turn
+from tests.support.engine import actions, extract, extracted, turn
 
 from recallery import (
     Engine,
@@ -267,6 +267,28 @@ def test_the_review_queue_holds_unreviewed_extracts_oldest_first(
     with pytest.raises(InvalidInput) as refused:
         engine.review_queue(alice, mem.id, page_size=0)
     assert refused.value.field == "page_size"
+
+
+def test_a_disabled_entry_leaves_the_review_queue_until_enabled(
+    engine: Engine, alice: Principal, mem: Memory
+) -> None:
+    """A disabled entry is out of every retrieval, so it waits for no verdict (issue 54 item
+    5); enabled again, it waits again. Three users, two scripts."""
+    said = {"ivan": "живёт в Москве", "li": "住在上海", "tom": "lives in Lisbon"}
+    facts = {
+        user: extracted(engine, turn(engine, alice, mem, text, user_id=user), text)
+        for user, text in said.items()
+    }
+    engine.set_status(alice, mem.id, facts["li"], False)
+
+    def waiting(**kw: object) -> tuple[list[int], int]:
+        page = engine.review_queue(alice, mem.id, **kw)  # type: ignore[arg-type]
+        return [i.entry.message_id for i in page.items], page.total
+
+    assert waiting() == ([facts["ivan"], facts["tom"]], 2)  # before: li's disabled fact too
+    assert waiting(user_id="li") == ([], 0)
+    engine.set_status(alice, mem.id, facts["li"], True)
+    assert waiting() == ([facts["ivan"], facts["li"], facts["tom"]], 3)
 
 
 def test_the_review_queue_is_for_readers_only(

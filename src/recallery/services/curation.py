@@ -54,6 +54,7 @@ NEEDS = {
 UNREVIEWED = EntryFilter(
     types=frozenset(EntryType.extracted()),
     trust=frozenset({Trust.UNREVIEWED}),
+    enabled_only=True,  # a disabled entry is out of every retrieval: it waits for no verdict
     hide_forgotten=True,
 )
 
@@ -121,9 +122,9 @@ class CurationService:
         page: int = 1,
         page_size: int = 30,
     ) -> ReviewPage:
-        """Extracted entries nobody has confirmed or rejected yet (current, not forgotten),
-        oldest first, each with the raw turn it came from; only ``user_id``'s, only of
-        ``types`` (None: any)."""
+        """Extracted entries nobody has confirmed or rejected yet (current, enabled, not
+        forgotten), oldest first, each with the raw turn it came from; only ``user_id``'s,
+        only of ``types`` (None: any)."""
         mid = v.memory_id(memory_id)
         size = _page_size(page_size)
         offset = (v.page(page) - 1) * size
