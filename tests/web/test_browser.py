@@ -240,7 +240,7 @@ def test_create_a_memory_then_see_turns_with_their_extracts_and_task_log(
     assert bad.locator("b, img, script").count() == 0
     assert page.evaluate("window.pwned") is None
     empty = page.locator("tbody.turn").nth(0)  # newest first: the turn with nothing in it
-    expect(empty.locator("details.extracts summary")).to_contain_text("0 extracted")
+    expect(empty.locator("details.extracts summary")).to_contain_text("nothing extracted")
     page.goto(f"{live.url}/memories/{memory_id}")
     expect(page.locator("svg.chart rect.bar")).not_to_have_count(0)
     photograph(page, live, "memory.png")
