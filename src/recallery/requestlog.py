@@ -12,6 +12,7 @@ authenticated; what a search returned) is noted into it through :func:`note_call
 from __future__ import annotations
 
 import contextvars
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -104,10 +105,10 @@ def parse_query(
         key_id=text["key"],
         user_id=text["user"],
         route=text["route"],
-        status=_number(text["status"], "status", int, 100, 599),
-        slow_ms=_number(text["slow"], "slow", float, 0, 86_400_000),
+        status=_number(text["status"], "status", int),
+        slow_ms=_number(text["slow"], "slow", float),
         memory_id=text["memory"],
-        entry_id=_number(text["entry"], "entry", int, 0, 2**63 - 1),
+        entry_id=_number(text["entry"], "entry", int),
         limit=limit,
         offset=offset,
     )
@@ -119,16 +120,22 @@ def query_filters(q: RequestQuery) -> dict[str, object]:
     return dict(zip(FILTERS, values, strict=True))
 
 
-def _number(text: str | None, name: str, kind: type[Any], low: float, high: float) -> Any:
+#: The text each numeric filter takes (its OpenAPI pattern too: the two cannot differ): an
+#: HTTP status; milliseconds, up to 8 digits (a day is 86,400,000); an entry id, up to 15.
+NUMBERS: dict[str, tuple[str, str]] = {
+    "status": ("[1-5][0-9]{2}", "an HTTP status from 100 to 599"),
+    "slow": ("[0-9]{1,8}(\\.[0-9]{1,3})?", "milliseconds, at most 8 digits"),
+    "entry": ("[0-9]{1,15}", "an entry id of at most 15 digits"),
+}
+
+
+def _number(text: str | None, name: str, kind: type[Any]) -> Any:
     if text is None:
         return None
-    try:
-        value = kind(text)
-    except ValueError:
-        value = None
-    if value is None or not low <= value <= high:
-        raise InvalidInput(name, f"{name}: {FILTERS[name]}, a number from {low} to {high}")
-    return value
+    pattern, what = NUMBERS[name]
+    if not re.fullmatch(pattern, text):
+        raise InvalidInput(name, f"{name}: {FILTERS[name]}; {what}.")
+    return kind(text)
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,11 @@ MAX_ID_TEXT = 256
 
 _MEMORY_ID = re.compile(r"^[0-9a-f]{32}$")
 _ASCII_DIGITS = re.compile(r"[0-9]{1,19}")
-#: Message ids are signed 64-bit integers in every store.
-MAX_MESSAGE_ID = 2**63 - 1
+#: Message ids are the integers every JSON client holds exactly (JavaScript's
+#: ``Number.MAX_SAFE_INTEGER``; the stores' 64-bit sequences never come near it). Past 2**53 a
+#: client reading numbers as doubles cannot tell two ids apart, nor compare one with the schema's
+#: maximum: 2**63 - 1 and 2**63 + 191 are the same double.
+MAX_MESSAGE_ID = 2**53 - 1
 #: Pages past this are refused (an offset must stay a 64-bit integer in every store).
 MAX_PAGE = 10**9
 

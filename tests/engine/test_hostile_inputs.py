@@ -64,9 +64,12 @@ def test_the_largest_message_id_is_well_formed_but_absent(
     engine: Engine, alice: Principal, memory: Memory
 ) -> None:
     from recallery import NotFound
+    from recallery.validation import MAX_MESSAGE_ID
 
     with pytest.raises(NotFound):
-        engine.get_entry(alice, memory.id, str(2**63 - 1))
+        engine.get_entry(alice, memory.id, str(MAX_MESSAGE_ID))
+    with pytest.raises(InvalidInput):
+        engine.get_entry(alice, memory.id, str(MAX_MESSAGE_ID + 1))
 
 
 @pytest.mark.parametrize("text", ["\ud800", "a\x00b"])

@@ -178,6 +178,12 @@ class Reason(Lenient):
     reason: Any = field_of(S.nullable(S.TEXT), "Why, for the audit log.")
 
 
+class RequiredReason(Lenient):
+    model_config = requires("reason")
+
+    reason: Any = field_of(S.NON_BLANK, "Why, for the audit log (required).")
+
+
 class NewUser(Lenient):
     model_config = requires("name")
 

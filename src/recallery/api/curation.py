@@ -80,7 +80,7 @@ class Bulk(Lenient):
         S.nullable(S.BOOLEAN), "Say what would change, change nothing (default true)."
     )
     token: Any = _field(
-        S.nullable({"type": "string", "pattern": "^[0-9a-f]{32}$"}),
+        S.nullable(S.TOKEN),
         "The dry run's token: apply exactly what it reported, or nothing (409).",
     )
     reason: Any = _field(S.nullable(S.TEXT), "Why, for the audit log (confirm, reject, erase).")
@@ -132,7 +132,7 @@ def review_queue(
     message_type: Annotated[
         list[str] | None,
         params.listing(
-            S.ENTRY_TYPE,
+            S.FACT_TYPE,
             "Only entries of these extracted types (default: any). Repeated or comma-separated.",
         ),
     ] = None,

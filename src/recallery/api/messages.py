@@ -16,6 +16,7 @@ from recallery.api.bodies import (
     AddMessage,
     Correct,
     Reason,
+    RequiredReason,
     Review,
     SetStatus,
 )
@@ -210,9 +211,9 @@ def reinstate(
     actor: Actor,
     memory_id: MemoryId,
     message_id: MessageId,
-    body: Reason | None = None,
+    body: RequiredReason | None = None,
 ) -> Any:
-    reason = _reason((body or Reason()).reason)
+    reason = _reason((body or RequiredReason()).reason)
     entry = engine.reinstate(actor, params.path_memory_id(memory_id), message_id, reason)
     return wire.envelope(wire.entry_dict(entry))
 

@@ -38,7 +38,10 @@ router = APIRouter(tags=["request log"])
 
 
 def _filter(name: str) -> Any:
-    return Query(description=requestlog.FILTERS[name], json_schema_extra={"type": "string"})
+    schema: dict[str, Any] = {"type": "string"}
+    if name in requestlog.NUMBERS:  # the text the filter parses, or none (no filter)
+        schema["pattern"] = f"^\\s*({requestlog.NUMBERS[name][0]})?\\s*$"
+    return Query(description=requestlog.FILTERS[name], json_schema_extra=schema)
 
 
 @router.get("/admin/requests", summary="The request log, newest first (admin: all; else own)")

@@ -40,6 +40,10 @@ UNIT: Schema = {"type": "number", "minimum": 0, "maximum": 1}
 BOOLEAN: Schema = {"type": "boolean"}
 ENTRY_TYPE: Schema = {"enum": [t.value for t in EntryType]}
 ENTRY_TYPES: Schema = {"type": "array", "items": ENTRY_TYPE}
+#: A dry run's token (a bulk change's, a data-subject request's).
+TOKEN: Schema = {"type": "string", "pattern": "^[0-9a-f]{32}$"}
+#: An extracted type (a fact, an event, an instruction): what review takes; a raw turn is not.
+FACT_TYPE: Schema = {"enum": [t.value for t in EntryType.extracted()]}
 TRUST: Schema = {"enum": [t.value for t in Trust]}
 SEARCHABLE_TRUST: Schema = {"enum": [t.value for t in Trust if t is not Trust.REJECTED]}
 ORIGIN: Schema = {"enum": [o.value for o in Origin]}

@@ -41,7 +41,7 @@ class SubjectBody(Lenient):
         None,
         description="The dry run's token: applying changes exactly what it listed, or nothing "
         "(409 when what is held about the user changed since).",
-        json_schema_extra=S.nullable(S.TEXT),
+        json_schema_extra=S.nullable(S.TOKEN),
     )
     everywhere: Any = Field(
         None,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -40,6 +41,8 @@ from recallery.store.filters import EntryFilter
 from recallery.store.reader import Reader
 from recallery.store.writer import Writer
 
+#: What a token looks like (a digest's first 32 hex digits).
+_TOKEN = re.compile(r"[0-9a-f]{32}")
 #: Ids per ``IN (...)`` list when following cascades.
 CHUNK = 500
 #: Most entries one read of a cascade returns.
@@ -104,9 +107,9 @@ def token(action: BulkAction, selected: Iterable[int], changes: Iterable[int]) -
 
 def checked_token(value: object, what: str = "a bulk change's dry run") -> str | None:
     """A dry run's token as sent (None: apply whatever the plan is now)."""
-    if value is None or value == "":
+    if value is None:
         return None
-    if not isinstance(value, str) or len(value) != 32 or not value.isalnum():
+    if not isinstance(value, str) or not _TOKEN.fullmatch(value):
         raise InvalidInput("token", f"token must be the token of {what}.")
     return value
 
