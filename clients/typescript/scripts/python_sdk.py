@@ -60,6 +60,12 @@ def placeholder(param: inspect.Parameter) -> Any:
     return "x"
 
 
+def _request_object(param: inspect.Parameter) -> bool:
+    """A parameter that takes a whole request (a MessageFilter, a RequestQuery) in place of
+    its fields: a caller of the SDK's keywords leaves it out."""
+    return any(kind in str(param.annotation) for kind in ("MessageFilter", "RequestQuery"))
+
+
 def sent(call: Call[Any]) -> dict[str, Any]:
     """A call as the wire carries it: query values as texts, repeated where a list."""
     params: dict[str, list[str]] = {}
@@ -85,7 +91,9 @@ def calls() -> dict[str, list[dict[str, Any]]]:
             if param.kind is param.KEYWORD_ONLY and required:
                 kwargs[param.name] = placeholder(param)
             # a positional argument whose default is None is one a caller usually gives
-            elif param.kind is param.POSITIONAL_OR_KEYWORD and (required or param.default is None):
+            elif param.kind is param.POSITIONAL_OR_KEYWORD and (
+                required or (param.default is None and not _request_object(param))
+            ):
                 args.append(placeholder(param))
         out[name] = [sent(op(*args, **kwargs))]
     out["import_memory"].append(sent(sdk.import_memory(None, "")))

@@ -81,7 +81,8 @@ export interface ClientOptions {
   /** The longest `Retry-After` in seconds the client waits for; a longer one is thrown as
    * `Throttled` at once (default 60). */
   max_retry_wait?: number;
-  /** Where `data.warnings` go (default: `process.emitWarning`, else `console.warn`). */
+  /** Where warnings go (`data.warnings`, or a write's top-level `warnings`; default:
+   * `process.emitWarning`, else `console.warn`). */
   on_warning?: (message: string) => void;
   /** The `fetch` to send with (default: the global one). */
   fetch?: typeof globalThis.fetch;
@@ -198,8 +199,11 @@ class ClientBase {
       throw errorFromEnvelope(envelope as Record<string, unknown>, status, wait);
     }
     const data = (body as { data?: unknown }).data;
-    const warnings = (data as { warnings?: unknown } | null)?.warnings;
-    if (Array.isArray(warnings)) for (const message of warnings) this.#onWarning(String(message));
+    // warnings ride in `data`, or beside it where `data` is a list (a write's turns)
+    for (const holder of [data, body]) {
+      const warnings = (holder as { warnings?: unknown } | null)?.warnings;
+      if (Array.isArray(warnings)) for (const message of warnings) this.#onWarning(String(message));
+    }
     return call.parse(data);
   }
 }

@@ -1189,6 +1189,16 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** RequiredReason */
+        RequiredReason: {
+            /**
+             * Reason
+             * @description Why, for the audit log (required).
+             */
+            reason: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** Review */
         Review: {
             /**
@@ -3299,7 +3309,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of these extracted types (default: any). Repeated or comma-separated. */
-                message_type?: ("raw" | "semantic" | "episodic" | "procedural")[];
+                message_type?: ("semantic" | "episodic" | "procedural")[];
                 /** @description The page, from 1; invalid or below 1 means 1 (RAGFlow's leniency). */
                 page?: string;
                 /** @description Invalid or below 1 means 30; above 100 is refused. */
@@ -4826,7 +4836,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Reason"];
+                "application/json": components["schemas"]["RequiredReason"];
             };
         };
         responses: {

@@ -56,6 +56,18 @@ test("data.warnings go to on_warning and stay in the result", async () => {
   assert.deepEqual(memory.warnings, ["llm_id: not configured"]);
 });
 
+test("a write's warnings beside its list of turns go to on_warning too", async () => {
+  const warned: string[] = [];
+  const turn = { message_id: 1, memory_id: M, message_type: "raw", content: "我住在巴伦西亚" };
+  const body = { code: 0, message: true, data: [turn], warnings: ["content: Han text, English-only model"] };
+  const { fetch } = recordingFetch(
+    () => new Response(JSON.stringify(body), { headers: { "Content-Type": "application/json" } }),
+  );
+  const client = new Client("http://x.test", { fetch, on_warning: (m) => warned.push(m) });
+  await client.addTurn([M], { user_input: "我住在巴伦西亚", agent_response: "好的" });
+  assert.deepEqual(warned, ["content: Han text, English-only model"]);
+});
+
 test("the key is sent as a bearer token, and only when given", async () => {
   const { sent, fetch } = recordingFetch(() => ok({}));
   await new Client("http://x.test/", { fetch, api_key: "rc-secret" }).health();

@@ -80,6 +80,8 @@ def message_filter(where: MessageFilter | None, args: Mapping[str, Any]) -> Mess
     """The Messages filter given, or the one the SDK's keywords (``arg`` of each field)
     describe, values as given (the service checks each)."""
     if where is not None:
+        if not isinstance(where, MessageFilter):
+            raise InvalidInput("where", "where must be a MessageFilter (or give its fields).")
         alone(where, args)
         return where
     by_arg = {spec.metadata["arg"]: spec.name for spec in message_filter_fields()}
