@@ -251,7 +251,8 @@ def receipt_lines(r: SubjectReceipt) -> list[str]:
     head = "Dry run: would" if r.dry_run else "Done:"
     lines = [
         f"{head} {verb} {r.count} entries about user '{r.user_id}' "
-        f"({r.entries} of theirs, {r.cascade} by cascade) in {len(r.memories)} memories."
+        f"({r.entries} of theirs, {r.cascade} by cascade) in {len(r.memories)} "
+        + ("memory." if len(r.memories) == 1 else "memories.")
     ]
     for m in r.memories:
         owner = f", tenant {m.tenant_id}" if m.tenant_id else ""

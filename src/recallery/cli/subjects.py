@@ -107,8 +107,12 @@ def repair_links(
     with engine_on(data_dir) as (engine, root):
         actor = acting(engine, root, user_name)
         report = engine.repair_links(actor, dry_run=not apply, reason=reason, everywhere=everywhere)
+        if not report.links:
+            click.echo("No version link joins two users' entries: nothing to repair.")
+            return
         head = "Would undo" if report.dry_run else "Undid"
-        click.echo(f"{head} {len(report.links)} version links across users.")
+        count = len(report.links)
+        click.echo(f"{head} {count} version link{'s' if count > 1 else ''} across users.")
         for link in report.links:
             click.echo(f"  {link.line()}")
         if report.dry_run and report.links:
