@@ -22,19 +22,19 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from recallery import requestlog
 from recallery import validation as v
 from recallery.engine import Engine
 from recallery.models import AuditEvent, Entry, Hit, Memory, Page, Principal, User
-from recallery.requestlog import LoggedRequest, RequestQuery
 from recallery.requests import (
     DEFAULT_MAX_TOKENS,
     Context,
     MessageFilter,
     MessagePage,
     SearchRequest,
+    requestlog,
 )
 from recallery.requests.either import alone, message_filter, search_request, search_signature
+from recallery.requests.requestlog import LoggedRequest, RequestQuery
 
 P = ParamSpec("P")
 R = TypeVar("R")

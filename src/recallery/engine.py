@@ -37,8 +37,8 @@ from recallery.extraction.pipeline import Extraction
 from recallery.jobs import Handler
 from recallery.models import JobKind, Principal
 from recallery.providers.registry import ModelRegistry
-from recallery.requestlog import Call, EntryReads
 from recallery.requests import MessagePage, SearchRequest, TurnInput
+from recallery.requests.requestlog import Call, EntryReads
 from recallery.retrieval.usage import UsageRecorder
 from recallery.services.accounts import AccountService
 from recallery.services.activity import ActivityService

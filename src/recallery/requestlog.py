@@ -1,285 +1,53 @@
-"""The request log's types, and how a request's parts reach its record on the way through.
+"""Deprecated: the request log's old module, kept as an alias for one release (issue 56).
 
-Every REST, web and MCP call becomes one :class:`LoggedRequest`: when, which key and user,
-the channel and the route template (or MCP tool), the status, the latency, the memories it
-named and, for a search or context, the entry ids it returned. The edge that answers a call
-opens a :class:`Call` with :func:`begin`; what it learns on the way (the caller, once
-authenticated; what a search returned) is noted into it through :func:`note_caller` and
-:func:`note_search`, which do nothing outside a call. Query text is personal data: a
-:class:`Call` keeps it, and the log stores it only when the operator turns that on.
+Its types and the current call moved to :mod:`recallery.requests.requestlog`, its JSON
+shapes to :mod:`recallery.wire.requestlog`; import them from there. Importing this module
+warns (``DeprecationWarning``); it will be removed in the next release.
 """
 
 from __future__ import annotations
 
-import contextvars
-import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
+import warnings
 
-from recallery.errors import InvalidInput
-from recallery.models import Page, Principal
-from recallery.wire.times import iso, parse_time, required_time
-
-#: Channels a request comes in by.
-CHANNELS = ("rest", "web", "mcp")
-#: How a logged entry was touched: returned by a search or context (what the use count LRU
-#: eviction reads counts too), or named by the address of a read.
-RETURNED, NAMED = "returned", "named"
-
-
-@dataclass
-class Call:
-    """A request being answered: what its edge and the engine learn about it."""
-
-    channel: str
-    route: str = ""
-    key_id: str = ""
-    user_id: str = ""
-    tenant_id: str = ""
-    memory_ids: set[str] = field(default_factory=set)
-    returned: list[int] = field(default_factory=list)
-    named: list[int] = field(default_factory=list)
-    query: str | None = None
-
-
-@dataclass(frozen=True)
-class LoggedRequest:
-    """One row of the request log."""
-
-    id: str
-    at: datetime
-    channel: str
-    route: str
-    status: int
-    latency_ms: float
-    key_id: str = ""
-    user_id: str = ""
-    memory_ids: tuple[str, ...] = ()
-    entry_ids: tuple[int, ...] = ()
-    query: str | None = None
-
-
-@dataclass(frozen=True)
-class RequestQuery:
-    """Which logged requests to list, newest first; ``None`` leaves a field unfiltered.
-    ``slow_ms``: only requests that took at least this long. ``within`` (set by the service
-    for a scoped key, never from the wire): only requests that named memories, all of them
-    among these, or that ``own_key`` made."""
-
-    key_id: str | None = None
-    user_id: str | None = None
-    route: str | None = None
-    status: int | None = None
-    slow_ms: float | None = None
-    memory_id: str | None = None
-    entry_id: int | None = None
-    limit: int = 100
-    offset: int = 0
-    within: frozenset[str] | None = None
-    own_key: str = ""
-
-
-#: The filters of a request-log listing by wire name (REST query, web form, SDK argument),
-#: each with what it filters on.
-FILTERS: dict[str, str] = {
-    "key": "the API key's id",
-    "user": "the calling user's id",
-    "route": "the route template, e.g. /api/v1/messages/search, or the MCP tool",
-    "status": "the HTTP status (an MCP tool: 200, or 500 when it failed)",
-    "slow": "only requests that took at least this many milliseconds",
-    "memory": "a memory id the request named or searched",
-    "entry": "an entry id the request returned or named",
-}
-
-
-def parse_query(
-    values: Mapping[str, str | None], limit: int = 100, offset: int = 0
-) -> RequestQuery:
-    """A :class:`RequestQuery` from text filters named as in :data:`FILTERS` (empty or
-    missing: no filter); a value that cannot be one is refused, naming its filter."""
-    text = {k: (values.get(k) or "").strip() or None for k in FILTERS}
-    return RequestQuery(
-        key_id=text["key"],
-        user_id=text["user"],
-        route=text["route"],
-        status=_number(text["status"], "status", int),
-        slow_ms=_number(text["slow"], "slow", float),
-        memory_id=text["memory"],
-        entry_id=_number(text["entry"], "entry", int),
-        limit=limit,
-        offset=offset,
-    )
-
-
-def query_filters(q: RequestQuery) -> dict[str, object]:
-    """A query's filters by wire name, as :func:`parse_query` reads them back."""
-    values = (q.key_id, q.user_id, q.route, q.status, q.slow_ms, q.memory_id, q.entry_id)
-    return dict(zip(FILTERS, values, strict=True))
-
-
-#: The text each numeric filter takes (its OpenAPI pattern too: the two cannot differ): an
-#: HTTP status; milliseconds, up to 8 digits (a day is 86,400,000); an entry id, up to 15.
-NUMBERS: dict[str, tuple[str, str]] = {
-    "status": ("[1-5][0-9]{2}", "an HTTP status from 100 to 599"),
-    "slow": ("[0-9]{1,8}(\\.[0-9]{1,3})?", "milliseconds, at most 8 digits"),
-    "entry": ("[0-9]{1,15}", "an entry id of at most 15 digits"),
-}
-
-
-def _number(text: str | None, name: str, kind: type[Any]) -> Any:
-    if text is None:
-        return None
-    pattern, what = NUMBERS[name]
-    if not re.fullmatch(pattern, text):
-        raise InvalidInput(name, f"{name}: {FILTERS[name]}; {what}.")
-    return kind(text)
-
-
-@dataclass(frozen=True)
-class KeyReads:
-    """How often one key read an entry, and when last."""
-
-    key_id: str
-    user_id: str
-    count: int
-    last_at: datetime
-
-
-@dataclass(frozen=True)
-class EntryReads:
-    """An entry's access history from the log: reads by key, newest first. ``returned``
-    counts the searches and contexts that returned it (what its use count counts too, within
-    the log's retention); ``named`` the reads that named it by its address."""
-
-    message_id: int
-    returned: int
-    named: int
-    by_key: tuple[KeyReads, ...]
-    use_count: int
-    last_at: datetime | None = None
-
-    @property
-    def count(self) -> int:
-        return self.returned + self.named
-
-
-_CALL: contextvars.ContextVar[Call | None] = contextvars.ContextVar(
-    "recallery_request_call", default=None
+from recallery.requests.requestlog import (
+    CHANNELS,
+    FILTERS,
+    NAMED,
+    NUMBERS,
+    RETURNED,
+    Call,
+    EntryReads,
+    KeyReads,
+    LoggedRequest,
+    RequestQuery,
+    begin,
+    current,
+    note_caller,
+    note_search,
+    parse_query,
+    query_filters,
+)
+from recallery.wire.requestlog import (
+    entry_reads_dict,
+    entry_reads_from_dict,
+    request_dict,
+    request_from_dict,
+    requests_page_dict,
+    requests_page_from_dict,
 )
 
-
-@contextmanager
-def begin(call: Call) -> Iterator[Call]:
-    """Make ``call`` the current one for this context (and threads started from it)."""
-    token = _CALL.set(call)
-    try:
-        yield call
-    finally:
-        _CALL.reset(token)
-
-
-def current() -> Call | None:
-    return _CALL.get()
-
-
-def note_caller(principal: Principal) -> None:
-    """The authenticated caller of the current call."""
-    call = _CALL.get()
-    if call is not None:
-        call.key_id = principal.key_id
-        call.user_id = principal.user_id
-        call.tenant_id = principal.user_id
-
-
-def note_search(query: str, memory_ids: Iterable[str], returned: Sequence[int]) -> None:
-    """A search or context of the current call: its query, memories and returned ids."""
-    call = _CALL.get()
-    if call is not None:
-        call.query = query
-        call.memory_ids.update(memory_ids)
-        call.returned.extend(returned)
-
-
-# --- the JSON shapes, both ways (REST answers, the SDK) -------------------------------------
-
-
-def request_dict(r: LoggedRequest) -> dict[str, Any]:
-    return {
-        "id": r.id,
-        "at": iso(r.at),
-        "channel": r.channel,
-        "route": r.route,
-        "status": r.status,
-        "latency_ms": r.latency_ms,
-        "key_id": r.key_id,
-        "user_id": r.user_id,
-        "memory_ids": list(r.memory_ids),
-        "entry_ids": list(r.entry_ids),
-        "query": r.query,
-    }
-
-
-def request_from_dict(d: Mapping[str, Any]) -> LoggedRequest:
-    return LoggedRequest(
-        id=str(d["id"]),
-        at=required_time(d["at"]),
-        channel=str(d["channel"]),
-        route=str(d["route"]),
-        status=int(d["status"]),
-        latency_ms=float(d["latency_ms"]),
-        key_id=str(d.get("key_id", "")),
-        user_id=str(d.get("user_id", "")),
-        memory_ids=tuple(str(m) for m in d.get("memory_ids", ())),
-        entry_ids=tuple(int(i) for i in d.get("entry_ids", ())),
-        query=d.get("query"),
-    )
-
-
-def requests_page_dict(page: Page[LoggedRequest]) -> dict[str, Any]:
-    return {"requests": [request_dict(r) for r in page.items], "total_count": page.total}
-
-
-def requests_page_from_dict(d: Mapping[str, Any]) -> Page[LoggedRequest]:
-    return Page(tuple(request_from_dict(r) for r in d["requests"]), int(d["total_count"]))
-
-
-def entry_reads_dict(e: EntryReads) -> dict[str, Any]:
-    return {
-        "message_id": e.message_id,
-        "count": e.count,
-        "returned": e.returned,
-        "named": e.named,
-        "use_count": e.use_count,
-        "last_at": iso(e.last_at),
-        "by_key": [
-            {"key_id": k.key_id, "user_id": k.user_id, "count": k.count, "last_at": iso(k.last_at)}
-            for k in e.by_key
-        ],
-    }
-
-
-def entry_reads_from_dict(d: Mapping[str, Any]) -> EntryReads:
-    keys = tuple(
-        KeyReads(str(k["key_id"]), str(k["user_id"]), int(k["count"]), required_time(k["last_at"]))
-        for k in d["by_key"]
-    )
-    return EntryReads(
-        int(d["message_id"]),
-        int(d["returned"]),
-        int(d["named"]),
-        keys,
-        int(d["use_count"]),
-        parse_time(d.get("last_at")),
-    )
-
+warnings.warn(
+    "recallery.requestlog moved: import its types from recallery.requests.requestlog and its "
+    "JSON shapes from recallery.wire.requestlog",
+    DeprecationWarning,
+    stacklevel=2,
+)
 
 __all__ = [
     "CHANNELS",
     "FILTERS",
     "NAMED",
+    "NUMBERS",
     "RETURNED",
     "Call",
     "EntryReads",

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from recallery import Engine, Memory, Principal
 from recallery.models import Entry
-from recallery.requestlog import Call, RequestQuery, begin
 from recallery.requests import SearchRequest
+from recallery.requests.requestlog import Call, RequestQuery, begin
 from recallery.store.base import Store
 from recallery.testing import FrozenClock
 

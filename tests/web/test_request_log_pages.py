@@ -9,8 +9,8 @@ from fastapi.testclient import TestClient
 from tests.support.web import form_token
 
 from recallery import Engine, Memory, Principal
-from recallery.requestlog import Call, RequestQuery, begin
 from recallery.requests import SearchRequest
+from recallery.requests.requestlog import Call, RequestQuery, begin
 
 
 def test_an_entry_page_shows_its_reads_and_is_logged(

@@ -1,7 +1,7 @@
 """The request log at the HTTP edge: every REST and web request recorded after its answer
 (:class:`LogRequests`), and the routes that read the log back.
 
-Each request opens a :class:`~recallery.requestlog.Call`; the guard's authenticated caller
+Each request opens a :class:`~recallery.requests.requestlog.Call`; the guard's authenticated caller
 (REST) or the web session's viewer names its key and user, the matched route its template
 and the memory and entry ids in its address, and a search or context the ids it returned.
 The answer goes first: the call is queued (:meth:`Engine.log_request`) and written off the
@@ -17,8 +17,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from recallery import requestlog, wire
 from recallery import validation as v
+from recallery import wire
 from recallery.api import params
 from recallery.api.deps import Actor, EngineDep
 from recallery.api.guard import PRINCIPAL
@@ -28,7 +28,8 @@ from recallery.api.metrics import route_template
 from recallery.engine import Engine
 from recallery.errors import InvalidInput
 from recallery.models import Page, Principal
-from recallery.requestlog import Call
+from recallery.requests import requestlog
+from recallery.requests.requestlog import Call
 
 #: Paths never logged: probes, metrics, static files; MCP is logged per tool call.
 SKIPPED = (*PROBES, METRICS, "/mcp", "/favicon.ico")
@@ -63,7 +64,7 @@ def requests(
     values.update({"slow": slow, "memory": memory, "entry": entry})
     q = requestlog.parse_query(values, limit=size, offset=(number - 1) * size)
     found, total = engine.requests(actor, q)
-    return wire.envelope(requestlog.requests_page_dict(Page(tuple(found), total)))
+    return wire.envelope(wire.requests_page_dict(Page(tuple(found), total)))
 
 
 @router.get(
@@ -74,7 +75,7 @@ def reads(
     engine: EngineDep, actor: Actor, memory_id: params.MemoryId, message_id: params.MessageId
 ) -> Any:
     found = engine.entry_reads(actor, params.path_memory_id(memory_id), message_id)
-    return wire.envelope(requestlog.entry_reads_dict(found))
+    return wire.envelope(wire.entry_reads_dict(found))
 
 
 class LogRequests:

@@ -1,13 +1,14 @@
 """The SDK's request log: who read what (an administrator: every caller; else the caller's
-own calls), and an entry's access history (shapes from :mod:`recallery.requestlog`)."""
+own calls), and an entry's access history (types from :mod:`recallery.requests.requestlog`,
+shapes from :mod:`recallery.wire.requestlog`)."""
 
 from __future__ import annotations
 
-from recallery import requestlog
 from recallery.client.call import Call
 from recallery.models import Page
-from recallery.requestlog import EntryReads, LoggedRequest, RequestQuery
 from recallery.requests.either import alone
+from recallery.requests.requestlog import EntryReads, LoggedRequest, RequestQuery, query_filters
+from recallery.wire.requestlog import entry_reads_from_dict, requests_page_from_dict
 
 
 def requests(
@@ -24,18 +25,18 @@ def requests(
     page_size: int = 30,
 ) -> Call[Page[LoggedRequest]]:
     """Logged requests, newest first, filtered as ``GET /admin/requests`` filters them;
-    a :class:`~recallery.requestlog.RequestQuery` as ``where`` names the filters instead
+    a :class:`~recallery.requests.requestlog.RequestQuery` as ``where`` names the filters instead
     (its own paging left to ``page`` and ``page_size``)."""
     params: dict[str, object] = {"key": key, "user": user, "route": route, "status": status}
     params.update({"slow": slow, "memory": memory, "entry": entry})
     if where is not None:
         alone(where, params)
-        params = requestlog.query_filters(where)
+        params = query_filters(where)
     params.update({"page": page, "page_size": page_size})
-    return Call("GET", "/admin/requests", requestlog.requests_page_from_dict, params=params)
+    return Call("GET", "/admin/requests", requests_page_from_dict, params=params)
 
 
 def entry_reads(memory_id: str, message_id: int) -> Call[EntryReads]:
     """How often the entry was read, by which keys, and when last (from the request log)."""
     path = f"/messages/{memory_id}:{message_id}/reads"
-    return Call("GET", path, requestlog.entry_reads_from_dict)
+    return Call("GET", path, entry_reads_from_dict)

@@ -24,7 +24,7 @@ from mcp.types import CallToolResult, ListToolsResult, TextContent
 
 from recallery.errors import RecalleryError
 from recallery.models import Capability, Principal
-from recallery.requestlog import Call, begin, note_caller
+from recallery.requests.requestlog import Call, begin, note_caller
 
 from . import tools
 from .backend import Backend, memories

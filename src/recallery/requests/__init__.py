@@ -7,7 +7,9 @@ without importing the engine; their defaults are written here and nowhere else.
 - :mod:`~recallery.requests.messages`: turns in, pages out, the Messages filter, stated
   entries;
 - :mod:`~recallery.requests.curation`: bulk changes, the review queue, facts, timelines;
-- :mod:`~recallery.requests.transfer`: what an import wrote.
+- :mod:`~recallery.requests.transfer`: what an import wrote;
+- :mod:`~recallery.requests.requestlog`: the request log's query, rows and the call being
+  answered.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The request log (who read what): calls written in batches off the request path, pruned
 by age and size as it grows, read back by administrators and by each user for their own.
 
-An edge opens a :class:`~recallery.requestlog.Call` per request and hands it to
+An edge opens a :class:`~recallery.requests.requestlog.Call` per request and hands it to
 :meth:`RequestLog.record` when the answer has gone; a background thread writes what has
 queued up in one transaction (the request pays for a queue put). Every ``PRUNE_EVERY``
 requests written, the thread drops requests older than ``request_log_days`` and all but
@@ -37,7 +37,8 @@ from datetime import timedelta
 from recallery.clock import Clock
 from recallery.errors import Forbidden, RecalleryError
 from recallery.models import Capability, Hit, Principal
-from recallery.requestlog import (
+from recallery.requests import SearchRequest
+from recallery.requests.requestlog import (
     NAMED,
     RETURNED,
     Call,
@@ -46,7 +47,6 @@ from recallery.requestlog import (
     RequestQuery,
     note_search,
 )
-from recallery.requests import SearchRequest
 from recallery.services.search import SearchService
 from recallery.settings import Settings
 from recallery.store.base import Store
@@ -197,7 +197,7 @@ def _reads_all(actor: Principal) -> bool:
 
 class LoggedSearch(SearchService):
     """Search that notes each search's query, memories and returned ids into the current
-    call (:func:`recallery.requestlog.note_search`): the same ids it counts as retrievals.
+    call (:func:`recallery.requests.requestlog.note_search`): the same ids it counts as retrievals.
     ``context`` searches through :meth:`search`; ``try_out`` (the playground) counts none."""
 
     def search(self, actor: Principal, request: SearchRequest) -> list[Hit]:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from recallery.clock import to_epoch
-from recallery.requestlog import NAMED, RETURNED, KeyReads, LoggedRequest, RequestQuery
+from recallery.requests.requestlog import NAMED, RETURNED, KeyReads, LoggedRequest, RequestQuery
 from recallery.store.sql import Conn, Row, chunks, marks
 
 _COLUMNS = "id, at, channel, route, status, latency_ms, key_id, user_id, memory_ids, query"

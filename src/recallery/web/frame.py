@@ -20,7 +20,7 @@ from recallery import wire
 from recallery.engine import Engine
 from recallery.errors import RecalleryError, Unauthorized
 from recallery.models import Capability, Memory, Principal
-from recallery.requestlog import note_caller
+from recallery.requests.requestlog import note_caller
 from recallery.web.render import html, is_htmx, secure
 from recallery.web.session import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, Sessions, same
 

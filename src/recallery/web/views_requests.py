@@ -13,7 +13,7 @@ from starlette.responses import Response
 from recallery.engine import Engine
 from recallery.errors import Forbidden, InvalidInput, NotFound
 from recallery.models import ApiKey, Principal
-from recallery.requestlog import FILTERS, parse_query
+from recallery.requests.requestlog import FILTERS, parse_query
 from recallery.web.frame import WebDep, WebRoute, Who, page
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)

@@ -10,6 +10,7 @@ RAGFlow does not have are added after its own. Everything here is pure: no FastA
 - :mod:`~recallery.wire.times`: times;
 - :mod:`~recallery.wire.memories`, :mod:`~recallery.wire.entries`, :mod:`~recallery.wire.jobs`,
   :mod:`~recallery.wire.accounts`: one entity each (users, keys, the caller, audit events);
+- :mod:`~recallery.wire.requestlog`: the request log and an entry's access history;
 - :mod:`~recallery.wire.pages`: pages, lists and the results of writes around them.
 """
 
@@ -102,6 +103,14 @@ from recallery.wire.pages import (
     users_dict,
     users_from_dict,
 )
+from recallery.wire.requestlog import (
+    entry_reads_dict,
+    entry_reads_from_dict,
+    request_dict,
+    request_from_dict,
+    requests_page_dict,
+    requests_page_from_dict,
+)
 from recallery.wire.times import (
     TIME_FORMAT,
     iso,
@@ -146,6 +155,8 @@ __all__ = [
     "entries_from_dict",
     "entry_dict",
     "entry_from_dict",
+    "entry_reads_dict",
+    "entry_reads_from_dict",
     "envelope",
     "error_code",
     "error_envelope",
@@ -185,6 +196,10 @@ __all__ = [
     "principal_from_dict",
     "receipt_dict",
     "receipt_from_dict",
+    "request_dict",
+    "request_from_dict",
+    "requests_page_dict",
+    "requests_page_from_dict",
     "required_time",
     "retried_dict",
     "retried_from_dict",
