@@ -350,3 +350,40 @@ def test_bulk_verdicts_are_reviews(
     assert engine.review_queue(alice, mem.id).total == 0
     rejects = engine.audit_log(alice, memory_id=mem.id, action="entry.reject").items
     assert sorted((e.message_id, e.reason) for e in rejects) == [(a, "wrong"), (b, "")]
+
+
+# --- what became of the facts ---------------------------------------------------------------
+
+
+def test_the_facts_page_counts_what_became_of_its_facts(
+    engine: Engine, alice: Principal, mem: Memory
+) -> None:
+    """Read with the page: current, replaced (a correction), repeated by a turn still held
+    (a repeat by a turn since erased is not), and erased or evicted (tombstones), each of the
+    facts the filters select; three people, one of them writing Chinese."""
+    tom, again, gone = (turn(engine, alice, mem, t, user_id="tom") for t in ("cat", "cat!", "x"))
+    ana = turn(engine, alice, mem, "我住在上海", user_id="ana")
+    li = turn(engine, alice, mem, "Привет", user_id="li")
+    cat = extracted(engine, tom, "Tom has a cat")
+    engine.correct(alice, mem.id, cat, "Tom has a grey cat")
+    shanghai = extracted(engine, ana, "用户住在上海")
+    extracted(engine, li, "Li says hello", message_type=EntryType.EPISODIC)
+    lost = extracted(engine, li, "Li is leaving")
+    with engine.store.write() as w:
+        assert w.add_evidence(cat, again.message_id, engine.clock.now())
+        assert w.add_evidence(shanghai, gone.message_id, engine.clock.now())
+    engine.erase(alice, mem.id, gone.message_id)  # its repeat goes with it
+    engine.erase(alice, mem.id, lost)
+
+    def counts(**filters: object) -> tuple[int | None, ...]:
+        page = engine.facts(alice, mem.id, **filters)  # type: ignore[arg-type]
+        c = page.counts
+        assert c.current == page.total
+        return c.current, c.repeated, c.replaced, c.erased, c.evicted
+
+    assert counts() == (3, 1, 1, 1, 0)
+    assert counts(user_id="tom") == (1, 1, 1, None, None)  # a tombstone keeps no user
+    assert counts(user_id="ana") == (1, 0, 0, None, None)
+    assert counts(types="episodic") == (1, 0, 0, 0, 0)
+    assert counts(text="上海") == (1, 0, 0, None, None)
+    assert counts(text="CAT") == (1, 1, 1, None, None)  # SQLite reads its trigram index first

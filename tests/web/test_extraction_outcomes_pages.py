@@ -186,3 +186,33 @@ def test_a_failed_model_call_counts_the_time_it_took(monkeypatch: pytest.MonkeyP
     with pytest.raises(ChatError):
         usage.call(Down(), ChatRequest(messages=()))  # type: ignore[arg-type]
     assert (usage.calls, usage.latency_ms) == (1, 250)  # before: 1 call, 0 ms
+
+
+# --- the facts page ---------------------------------------------------------------------------
+
+
+def _fact_counts(html: str) -> dict[str, str]:
+    line = html.split('id="fact-outcomes">')[1].split("</p>")[0]
+    return {k: n for k, n in re.findall(r'class="outcome-(\w+)"[^>]*><strong>(\d+)</strong>', line)}
+
+
+def test_the_facts_page_counts_what_became_of_the_facts(
+    login: Login,
+    alice_key: str,
+    seeded: tuple[Memory, dict[str, Entry], dict[str, int]],
+) -> None:
+    """The outcomes the turns' rows name, counted over the facts the filters select: one
+    current (Berlin), one repeat and one replaced (Lisbon), one erased (ana's); before, the
+    page said only "1 fact"."""
+    mem, _, _ = seeded
+    c = login(alice_key)
+    every = c.get(f"/memories/{mem.id}/facts").text
+    assert _fact_counts(every) == {"current": "1", "repeated": "1", "replaced": "1", "erased": "1"}
+    assert "<strong>1</strong> fact (current versions" in every
+    tom = _fact_counts(c.get(f"/memories/{mem.id}/facts?user=tom").text)
+    assert tom == {"current": "1", "repeated": "1", "replaced": "1"}  # ana's erasure is not tom's
+    ana = _fact_counts(c.get(f"/memories/{mem.id}/facts?user=ana").text)
+    assert ana == {"current": "0"}  # nor tom's facts ana's
+    semantic = _fact_counts(c.get(f"/memories/{mem.id}/facts?type=semantic").text)
+    assert semantic["erased"] == "1"  # a tombstone keeps its type
+    assert "erased" not in _fact_counts(c.get(f"/memories/{mem.id}/facts?type=episodic").text)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
@@ -67,12 +67,28 @@ class ReviewPage:
 
 
 @dataclass(frozen=True)
+class FactCounts:
+    """What became of the facts a Facts page's filters select, in the outcomes a turn's row
+    on the Messages page counts: ``current`` now, ``repeated`` (times a turn still held said
+    one again: no new row, its evidence grew), ``replaced`` since (versions a later fact, a
+    correction or a merge retired), and ``erased`` or ``evicted`` since (tombstones; they keep
+    only their type, so these are None when a filter other than the type is given)."""
+
+    current: int = 0
+    repeated: int = 0
+    replaced: int = 0
+    erased: int | None = 0
+    evicted: int | None = 0
+
+
+@dataclass(frozen=True)
 class FactPage:
-    """A page of current extracted entries (facts), newest first by valid time, and how many
-    pass the filters."""
+    """A page of current extracted entries (facts), newest first by valid time, how many
+    pass the filters, and what became of them (read with the page)."""
 
     items: tuple[Entry, ...]
     total: int
+    counts: FactCounts = field(default_factory=FactCounts)
 
 
 class Bucket(enum.StrEnum):

@@ -161,7 +161,8 @@ class CurationService:
         """The current extracted entries (facts) of a memory, newest first by valid time.
         Filters (None: any): ``types`` (extracted types only), ``trust`` states, ``status``
         enabled or not, ``forgotten`` or not, exact ``user_id``, and ``text`` the fact's text
-        contains (any case)."""
+        contains (any case). With the page, in the same read, what became of the facts the
+        filters select (:class:`~recallery.requests.curation.FactCounts`)."""
         mid = v.memory_id(memory_id)
         size = _page_size(page_size)
         offset = (v.page(page) - 1) * size
@@ -179,10 +180,10 @@ class CurationService:
         )
         with self.store.read() as r:
             memory = authorised(actor, Action.READ, r.memory(mid), mid)
-            found, total = r.entries(
-                Scope.of(memory.id), wanted, order="valid", limit=size, offset=offset
-            )
-        return FactPage(tuple(found), total)
+            scope = Scope.of(memory.id)
+            found, total = r.entries(scope, wanted, order="valid", limit=size, offset=offset)
+            counts = r.fact_counts(scope, wanted)
+        return FactPage(tuple(found), total, counts)
 
     def timeline(
         self,

@@ -28,6 +28,7 @@ from recallery.models import (
     Tombstone,
 )
 from recallery.store.accounts import AccountReads
+from recallery.store.fact_reads import FactReads
 from recallery.store.filters import EntryFilter, where_clause
 from recallery.store.job_reads import JobReads
 from recallery.store.neighbours import reach, visible_neighbours
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 _ENTRY_SELECT = ", ".join(f"e.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
 
 
-class Reader(AccountReads, JobReads, PeopleReads, SupersessionReads):
+class Reader(AccountReads, FactReads, JobReads, PeopleReads, SupersessionReads):
     """Read queries over one connection. Every entry query takes a :class:`Scope`."""
 
     def __init__(self, store: Backend, conn: Conn) -> None:

@@ -2,7 +2,8 @@
 added (still current, later replaced, erased or evicted since), each entry it repeated and
 each it superseded, and the facts it left out because a reviewer had rejected them. Derived
 from a page the engine already read (the job's result, the turn's extracted and retired
-entries, the tombstones), so the rows cost no reads of their own."""
+entries, the tombstones), so the rows cost no reads of their own. The Facts page counts the
+same outcomes over the facts its filters select (:func:`of_facts`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 from recallery.models import Entry, Job, Tombstone
 from recallery.requests import MessagePage, job_entry_ids
+from recallery.requests.curation import FactCounts
 
 #: How each kind of outcome is counted in the turn's summary line, in this order.
 WORDS = {
@@ -108,3 +110,34 @@ def of_page(found: MessagePage) -> dict[int, TurnOutcomes]:
         )
         for t in found.items
     }
+
+
+#: The Facts page's counts, in this order: each one's words and what it counts (its title).
+FACT_WORDS = {
+    "current": ("current", "facts held now: the rows of this table"),
+    "repeated": (
+        "repeated",
+        "times a turn said a fact again: no new row, the turn joined the fact's evidence",
+    ),
+    "replaced": (
+        "replaced since",
+        "versions a later fact, a correction or a merge replaced; each stays in its history",
+    ),
+    "erased": (
+        "erased since",
+        "facts erased since: only their tombstones remain (counted when no filter but "
+        "the type is given, since a tombstone keeps no user, trust or text)",
+    ),
+    "evicted": ("evicted since", "facts evicted since because the memory was full"),
+}
+
+
+def of_facts(counts: FactCounts) -> list[tuple[str, int, str, str]]:
+    """The Facts page's counts line as ``(kind, count, words, meaning)``: how many facts are
+    current, and each other outcome that happened to them (erased and evicted only where
+    the filters let them be counted)."""
+    return [
+        (kind, n, words, means)
+        for kind, (words, means) in FACT_WORDS.items()
+        if (n := getattr(counts, kind)) or kind == "current"
+    ]

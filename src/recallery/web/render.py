@@ -15,7 +15,7 @@ from starlette.responses import HTMLResponse, Response
 from recallery.access import WHY
 from recallery.web.fields import changes, fields
 from recallery.web.links import person_url
-from recallery.web.outcomes import of_page
+from recallery.web.outcomes import of_facts, of_page
 
 #: No inline script or style anywhere: scripts and styles come from /static only.
 CSP = (
@@ -58,6 +58,7 @@ def environment() -> Environment:
         turn_parts=turn_parts,
         entry_links=entry_links,
         outcomes=of_page,  # what became of each turn on a Messages page
+        fact_outcomes=of_facts,  # and of the facts on a Facts page
     )
     # why an action needs its capability, for the reason a disabled control gives
     env.globals["why"] = {action.value: text for action, text in WHY.items()}
