@@ -1,18 +1,21 @@
-"""Retrieval statistics (``last_used_at``, ``use_count``) written off the request path."""
+"""Retrieval statistics (``last_used_at``, ``use_count``) written off the request path.
+
+A :class:`UsageRecorder` listens for a search's :class:`~recallery.retrieval.retrieved.Retrieved`
+and writes the ids behind the request (:class:`~recallery.store.writebehind.WriteBehind`),
+each batch summed into one count and one latest use per entry.
+"""
 
 from __future__ import annotations
 
-import logging
-import queue
-import threading
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
-from recallery.errors import RecalleryError
+from recallery.retrieval.retrieved import Retrieved
 from recallery.store.base import Store
+from recallery.store.writebehind import WriteBehind
 
-log = logging.getLogger(__name__)
+_Uses = tuple[list[int], datetime]
 
 
 class UsageRecorder:
@@ -20,56 +23,24 @@ class UsageRecorder:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._queue: queue.Queue[tuple[list[int], datetime] | None] = queue.Queue()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
+        self._behind: WriteBehind[_Uses] = WriteBehind("usage", self._write)
+
+    def retrieved(self, event: Retrieved) -> None:
+        """A search's listener: each entry it returned is used once more, now."""
+        self.record(event.entry_ids, event.at)
 
     def record(self, ids: Sequence[int], at: datetime) -> None:
-        if not ids:
-            return
-        self._ensure_thread()
-        self._queue.put((list(ids), at))
+        if ids:
+            self._behind.put((list(ids), at))
 
     def flush(self) -> None:
         """Wait until everything recorded so far is written."""
-        if self._thread is not None:
-            self._queue.join()
+        self._behind.flush()
 
     def close(self) -> None:
-        if self._thread is not None:
-            self._queue.put(None)
-            self._thread.join()
-            self._thread = None
+        self._behind.close()
 
-    def _ensure_thread(self) -> None:
-        with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="usage", daemon=True)
-                self._thread.start()
-
-    def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                self._queue.task_done()
-                return
-            batch = [item]
-            while not self._queue.empty():
-                more = self._queue.get_nowait()
-                if more is None:
-                    self._queue.put(None)
-                    self._queue.task_done()
-                    break
-                batch.append(more)
-            try:
-                self._write(batch)
-            except RecalleryError:
-                log.exception("could not record retrieval statistics for %d searches", len(batch))
-            finally:
-                for _ in batch:
-                    self._queue.task_done()
-
-    def _write(self, batch: list[tuple[list[int], datetime]]) -> None:
+    def _write(self, batch: list[_Uses]) -> None:
         counts: Counter[int] = Counter()
         last: dict[int, datetime] = {}
         for ids, at in batch:
@@ -78,3 +49,6 @@ class UsageRecorder:
                 last[i] = max(at, last.get(i, at))
         with self._store.write() as w:
             w.record_use(counts, last)
+
+
+__all__ = ["UsageRecorder"]
