@@ -1,28 +1,20 @@
-"""The People listing's shapes: each end user, agent or session (the ids stored on entries)
-that the memories a caller may read hold, with how many current facts and turns are theirs
-and when the store last recorded something of theirs. The operation is
-:mod:`recallery.services.people`'; a person's own page is :mod:`recallery.subjects`'."""
+"""Deprecated: the People listing's old module, kept as an alias for one release (issue 56).
+
+:class:`Person` moved to :mod:`recallery.requests.subjects` (one name for the feature:
+subjects, the people entries are about); its JSON is :mod:`recallery.wire.people`. Importing
+this module warns (``DeprecationWarning``); it will be removed in the next release.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+import warnings
 
-from recallery.subjects import SubjectKind
+from recallery.requests.subjects import Person
 
-
-@dataclass(frozen=True)
-class Person:
-    """One id of ``kind`` across the memories the caller may read: ``facts``, its current
-    extracted entries (every state but retired); ``turns``, its raw turns (every version);
-    ``entries``, everything stored under it; ``last_at``, its newest record time."""
-
-    kind: SubjectKind
-    id: str
-    facts: int
-    turns: int
-    entries: int
-    last_at: datetime
-
+warnings.warn(
+    "recallery.people moved: import Person from recallery.requests.subjects",
+    DeprecationWarning,
+    stacklevel=2,
+)
 
 __all__ = ["Person"]

@@ -15,7 +15,7 @@ from tests.support.api import API, Account, add_turn, create_memory, error, ok
 
 from recallery import Client, Engine
 from recallery.models import EntryType, NewEntry
-from recallery.subjects import SubjectKind
+from recallery.requests.subjects import SubjectKind
 from recallery.testing import FrozenClock
 
 Sdk = Callable[[str | None], Client]

@@ -11,8 +11,8 @@ from tests.support.api import API, Account, add_turn, create_memory, error, ok, 
 
 from recallery import Client, Engine
 from recallery.models import Scope
+from recallery.requests.subjects import SubjectAction
 from recallery.store.filters import EntryFilter
-from recallery.subjects import SubjectAction
 
 Sdk = Callable[[str | None], Client]
 

@@ -11,7 +11,7 @@ import pytest
 from tests.support.engine import extracted, turn
 
 from recallery import Engine, InvalidInput, Memory, Principal
-from recallery.subjects import SubjectKind
+from recallery.requests.subjects import SubjectKind
 from recallery.testing import FrozenClock
 
 #: Ids as people type them: a path, a query, a fragment, dots, spaces, Chinese, Cyrillic.

@@ -11,8 +11,8 @@ from tests.support.engine import extracted, found, turn
 
 from recallery import Engine, InvalidInput, Memory, Principal
 from recallery.models import Scope
+from recallery.requests.subjects import SubjectAction, SubjectReceipt
 from recallery.store.filters import EntryFilter
-from recallery.subjects import SubjectAction, SubjectReceipt
 
 TOM_SECRET = "Quokka-5521 is Tom's locker code"
 ANN_FACT = "Ann keeps bees in Vermont"

@@ -12,7 +12,7 @@ import pytest
 from tests.support.engine import turn
 
 from recallery import Engine, Memory, Principal
-from recallery.subjects import SCRUB_DUE, receipt_lines
+from recallery.wire.subjects import SCRUB_DUE, receipt_lines
 
 SECRET = "Quetzal-8841 是玛丽亚的储物柜密码"
 KEEP = "Tom keeps his bike at Gate 9"

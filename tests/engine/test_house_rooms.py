@@ -38,8 +38,8 @@ KERNEL = ("models", "errors", "access", "jobs", "settings", "clock", "audit", "v
 BACKENDS = ("recallery.store.sqlite", "recallery.store.postgres")
 
 #: Still outside their rooms, each to move (issue 56, step 4 and 5).
-PENDING_SHAPES = {"recallery.subjects"}
-PENDING_TOP_TYPES = {"recallery.people", "recallery.subjects"}
+PENDING_SHAPES: set[str] = set()
+PENDING_TOP_TYPES: set[str] = set()
 PENDING_BACKEND_IMPORTS = {"recallery.services.backup"}
 
 

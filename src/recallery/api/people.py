@@ -8,9 +8,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from recallery import subjects
 from recallery.api import params
 from recallery.api.deps import Actor, EngineDep
+from recallery.requests.subjects import SubjectKind
 from recallery.wire.envelope import envelope
 from recallery.wire.people import people_page_dict
 
@@ -20,7 +20,7 @@ Kind = Annotated[
     str | None,
     Query(
         description="Whom to list: end users (the default), agents or sessions.",
-        json_schema_extra={"enum": [k.value for k in subjects.SubjectKind]},
+        json_schema_extra={"enum": [k.value for k in SubjectKind]},
     ),
 ]
 Keywords = Annotated[

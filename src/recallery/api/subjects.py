@@ -9,11 +9,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 from pydantic import Field
 
-from recallery import subjects, wire
 from recallery import validation as v
+from recallery import wire
 from recallery.api import schemas as S
 from recallery.api.bodies import Lenient
 from recallery.api.deps import Actor, EngineDep
+from recallery.requests.subjects import SubjectKind
 from recallery.wire.entries import entry_dict
 
 router = APIRouter(tags=["subjects"])
@@ -63,7 +64,7 @@ def _run(engine: Any, actor: Any, action: str, user_id: str, body: SubjectBody |
         token=fields.token,
         everywhere=False if fields.everywhere is None else fields.everywhere,
     )
-    return wire.envelope(subjects.receipt_dict(receipt))
+    return wire.envelope(wire.subject_receipt_dict(receipt))
 
 
 @router.post(
@@ -95,7 +96,7 @@ def erase_subject(
 def subject_profile(
     engine: EngineDep,
     actor: Actor,
-    kind: Annotated[str, Path(json_schema_extra={"enum": [k.value for k in subjects.SubjectKind]})],
+    kind: Annotated[str, Path(json_schema_extra={"enum": [k.value for k in SubjectKind]})],
     value: Annotated[str, Path(min_length=1, max_length=v.MAX_ID_TEXT)],
 ) -> Any:
     found = engine.subject_profile(actor, kind, value)

@@ -11,8 +11,9 @@ from typing import Any
 
 import click
 
-from recallery import subjects
 from recallery.cli.common import acting, data_dir_option, engine_on, fail_cleanly, main
+from recallery.requests.subjects import SubjectAction
+from recallery.wire.subjects import receipt_lines
 
 
 @main.group()
@@ -21,7 +22,7 @@ def subject() -> None:
 
 
 def _request(
-    action: subjects.SubjectAction,
+    action: SubjectAction,
     user_id: str,
     apply: bool,
     reason: str,
@@ -33,14 +34,12 @@ def _request(
     with engine_on(data_dir) as (engine, root):
         actor = acting(engine, root, user_name)
         operation = (
-            engine.forget_subject
-            if action is subjects.SubjectAction.FORGET
-            else engine.erase_subject
+            engine.forget_subject if action is SubjectAction.FORGET else engine.erase_subject
         )
         receipt = operation(
             actor, user_id, dry_run=not apply, reason=reason, token=token, everywhere=everywhere
         )
-        for line in subjects.receipt_lines(receipt):
+        for line in receipt_lines(receipt):
             click.echo(line)
 
 
@@ -79,7 +78,7 @@ def _options(command: Callable[..., None]) -> Callable[..., None]:
 def subject_forget(user_id: str, apply: bool, reason: str, **kw: Any) -> None:
     """Forget every entry of USER_ID: their turns, what was extracted from them and their
     older versions (each listed with its user and why)."""
-    _request(subjects.SubjectAction.FORGET, user_id, apply, reason, **kw)
+    _request(SubjectAction.FORGET, user_id, apply, reason, **kw)
 
 
 @subject.command("erase")
@@ -87,7 +86,7 @@ def subject_forget(user_id: str, apply: bool, reason: str, **kw: Any) -> None:
 @fail_cleanly
 def subject_erase(user_id: str, apply: bool, reason: str, **kw: Any) -> None:
     """Erase every entry of USER_ID with their versions and extracts (cannot be undone)."""
-    _request(subjects.SubjectAction.ERASE, user_id, apply, reason, **kw)
+    _request(SubjectAction.ERASE, user_id, apply, reason, **kw)
 
 
 @main.command("repair-links")

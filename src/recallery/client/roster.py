@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from recallery.client.call import Call
 from recallery.models import Page
-from recallery.people import Person
+from recallery.requests.subjects import Person
 from recallery.wire.people import people_page_from_dict
 
 

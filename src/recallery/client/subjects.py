@@ -1,11 +1,12 @@
 """The SDK's data-subject requests: forget or erase everything about one end user across the
-memories the key may change (a dry run by default; shapes from :mod:`recallery.subjects`)."""
+memories the key may change (a dry run by default; shapes from
+:mod:`recallery.wire.subjects`)."""
 
 from __future__ import annotations
 
-from recallery import subjects
 from recallery.client.call import Call, segment
-from recallery.subjects import SubjectReceipt
+from recallery.requests.subjects import SubjectReceipt
+from recallery.wire.subjects import subject_receipt_from_dict
 
 
 def _request(
@@ -17,7 +18,7 @@ def _request(
         body["token"] = token
     if everywhere:
         body["everywhere"] = True
-    return Call("POST", path, subjects.receipt_from_dict, json=body)
+    return Call("POST", path, subject_receipt_from_dict, json=body)
 
 
 def forget_subject(

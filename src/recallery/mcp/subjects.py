@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from recallery.subjects import SubjectReceipt
+from recallery.requests.subjects import SubjectReceipt
 
 from .calls import call
 

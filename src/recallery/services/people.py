@@ -14,11 +14,10 @@ from recallery import validation as v
 from recallery.access import Action, decide
 from recallery.errors import InvalidInput
 from recallery.models import Page, Principal, Scope
-from recallery.people import Person
+from recallery.requests.subjects import Person, subject_kind
 from recallery.services.memories import visible_memories
 from recallery.store.base import Store
 from recallery.store.reader import Reader
-from recallery.subjects import subject_kind
 
 #: Most rows a page may ask for.
 MAX_PAGE_SIZE = v.MAX_TOP_N

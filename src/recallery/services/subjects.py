@@ -22,13 +22,7 @@ from recallery.clock import Clock
 from recallery.errors import Conflict, Forbidden
 from recallery.models import EntryType, Memory, Principal, Scope
 from recallery.requests import Bucket, BulkAction, bucket_starts
-from recallery.services import changes
-from recallery.services.changes import ChangeSet
-from recallery.services.memories import visible_memories
-from recallery.store.base import Store
-from recallery.store.filters import EntryFilter
-from recallery.store.reader import Reader
-from recallery.subjects import (
+from recallery.requests.subjects import (
     Changed,
     MemoryShare,
     Refused,
@@ -39,6 +33,12 @@ from recallery.subjects import (
     SubjectReceipt,
     subject_kind,
 )
+from recallery.services import changes
+from recallery.services.changes import ChangeSet
+from recallery.services.memories import visible_memories
+from recallery.store.base import Store
+from recallery.store.filters import EntryFilter
+from recallery.store.reader import Reader
 
 #: What each request needs the caller to be allowed on a memory.
 NEEDS = {SubjectAction.FORGET: Action.WRITE, SubjectAction.ERASE: Action.ERASE}

@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING
 
 from recallery.clock import from_epoch
 from recallery.models import EntryType, Scope
-from recallery.people import Person
+from recallery.requests.subjects import Person, SubjectKind
 from recallery.store.filters import EntryFilter, where_clause
 from recallery.store.sql import Conn
-from recallery.subjects import SubjectKind
 
 if TYPE_CHECKING:
     from recallery.store.backend import Backend

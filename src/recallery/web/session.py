@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
-from recallery.subjects import SubjectReceipt
+from recallery.requests.subjects import SubjectReceipt
 
 SESSION_COOKIE = "recallery_session"
 LOGIN_COOKIE = "recallery_login"

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from recallery.errors import Conflict, InvalidInput
-from recallery.subjects import SubjectAction, SubjectKind, SubjectReceipt
+from recallery.requests.subjects import SubjectAction, SubjectKind, SubjectReceipt
 from recallery.web.frame import Form, Posted, Viewer, Web, WebDep, WebRoute, Who, back, page
 from recallery.web.links import person_url
 from recallery.web.listing import SIZES

@@ -11,6 +11,8 @@ RAGFlow does not have are added after its own. Everything here is pure: no FastA
 - :mod:`~recallery.wire.memories`, :mod:`~recallery.wire.entries`, :mod:`~recallery.wire.jobs`,
   :mod:`~recallery.wire.accounts`: one entity each (users, keys, the caller, audit events);
 - :mod:`~recallery.wire.requestlog`: the request log and an entry's access history;
+- :mod:`~recallery.wire.subjects`, :mod:`~recallery.wire.people`: a data-subject request's
+  receipt, the People listing;
 - :mod:`~recallery.wire.pages`: pages, lists and the results of writes around them.
 """
 
@@ -111,6 +113,12 @@ from recallery.wire.requestlog import (
     requests_page_dict,
     requests_page_from_dict,
 )
+from recallery.wire.subjects import (
+    SCRUB_DUE,
+    receipt_lines,
+    subject_receipt_dict,
+    subject_receipt_from_dict,
+)
 from recallery.wire.times import (
     TIME_FORMAT,
     iso,
@@ -129,6 +137,7 @@ __all__ = [
     "EXCEPTION_ERROR",
     "FORBIDDEN",
     "NOT_FOUND",
+    "SCRUB_DUE",
     "SERVER_ERROR",
     "SUCCESS",
     "TIME_FORMAT",
@@ -196,6 +205,7 @@ __all__ = [
     "principal_from_dict",
     "receipt_dict",
     "receipt_from_dict",
+    "receipt_lines",
     "request_dict",
     "request_from_dict",
     "requests_page_dict",
@@ -204,6 +214,8 @@ __all__ = [
     "retried_dict",
     "retried_from_dict",
     "stamp",
+    "subject_receipt_dict",
+    "subject_receipt_from_dict",
     "user_dict",
     "user_from_dict",
     "users_dict",

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from recallery.models import Page
-from recallery.people import Person
-from recallery.subjects import SubjectKind
+from recallery.requests.subjects import Person, SubjectKind
 from recallery.wire.envelope import Json
 from recallery.wire.times import iso, required_time
 

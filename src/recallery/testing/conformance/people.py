@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from recallery.models import EntryType, Scope
+from recallery.requests.subjects import SubjectKind
 from recallery.store.base import Store
-from recallery.subjects import SubjectKind
 from recallery.testing.conformance.support import T0, Conformance, make_memory, unit
 
 
