@@ -49,7 +49,8 @@ from recallery.services.lifecycle import LifecycleService
 from recallery.services.memories import MemoryService
 from recallery.services.people import PeopleService
 from recallery.services.repair import RepairService
-from recallery.services.requestlog import LoggedSearch, RequestLog
+from recallery.services.requestlog import RequestLog
+from recallery.services.search import SearchService
 from recallery.services.statements import StatementService
 from recallery.services.stats import StatsService
 from recallery.services.subjects import SubjectService
@@ -98,8 +99,10 @@ class Engine:
         self._memories = MemoryService(store, models_, clock_, self.settings)
         self._entries = EntryService(store, models_, clock_)
         self._lifecycle = LifecycleService(store, models_, clock_)
-        self._search = LoggedSearch(store, models_, clock_, self.settings, self.usage)
         self.request_log = RequestLog(store, clock_, self.settings)
+        # what a search retrieved: the use counts, and the current call in the request log
+        heard = (self.usage.retrieved, self.request_log.retrieved)
+        self._search = SearchService(store, models_, clock_, self.settings, heard)
         self._accounts = AccountService(store, clock_)
         self._activity = ActivityService(store, self._memories)
         self._statements = StatementService(store, models_, clock_)
@@ -179,9 +182,9 @@ class Engine:
     retry_failed_extraction = _via("_extraction", ExtractionService.retry_failed_extraction)
 
     # --- search
-    search = _via("_search", LoggedSearch.search)
-    context = _via("_search", LoggedSearch.context)
-    try_out = _via("_search", LoggedSearch.try_out)
+    search = _via("_search", SearchService.search)
+    context = _via("_search", SearchService.context)
+    try_out = _via("_search", SearchService.try_out)
 
     # --- accounts
     create_user = _via("_accounts", AccountService.create_user)

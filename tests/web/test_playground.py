@@ -1,5 +1,6 @@
 """The search playground shows what an agent gets: at its defaults it ranks as the REST search
-does at the API's defaults, from one search that counts as no retrieval."""
+does at the API's defaults, from one search that counts as no retrieval (no use count, no
+read in the request log)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from tests.support.web import Login
 
 from recallery import Engine, Memory, Principal
 from recallery.requests import search_knobs
+from recallery.requests.requestlog import RequestQuery
 
 
 def test_the_playground_at_its_defaults_ranks_as_the_rest_search(
@@ -43,22 +45,36 @@ def test_the_playground_at_its_defaults_ranks_as_the_rest_search(
 def test_trying_a_query_counts_as_no_retrieval(
     app: FastAPI, login: Login, alice_key: str, engine: Engine, alice: Principal, notes: Memory
 ) -> None:
+    """The playground emits no retrieved event: no use count moves and the request log notes
+    no entry it showed, for any of the memory's users; an agent's search moves both."""
     (turn,) = engine.add_turn(
-        alice, [notes.id], user_input="I moved to Berlin", agent_response="ok"
+        alice, [notes.id], user_input="I moved to Berlin", agent_response="ok", user_id="tom"
+    )
+    (other,) = engine.add_turn(
+        alice, [notes.id], user_input="Я переехал в Berlin", agent_response="ok", user_id="ann"
     )
     browser = login(alice_key)
     page = browser.get(
         "/search", params={"memory": notes.id, "q": "Berlin", "similarity_threshold": "0"}
     )
-    assert f'data-id="{turn.message_id}"' in page.text
+    for shown in (turn, other):
+        assert f'data-id="{shown.message_id}"' in page.text
     engine.usage.flush()  # uses are written in the background: wait for any to land
-    stored, _ = engine.get_entry(alice, notes.id, turn.message_id)
-    assert (stored.use_count, stored.last_used_at) == (0, None)
-    # an agent's search does count: the check above can fail
+    engine.request_log.flush()
+    for shown in (turn, other):
+        stored, _ = engine.get_entry(alice, notes.id, shown.message_id)
+        assert (stored.use_count, stored.last_used_at) == (0, None)
+        assert engine.entry_reads(alice, notes.id, shown.message_id).returned == 0
+    (tried,), _ = engine.requests(alice, RequestQuery(route="/search"))
+    assert tried.status == 200 and tried.entry_ids == ()  # logged, but returned nothing
+    # an agent's search does count: the checks above can fail
     api = TestClient(app, headers={"Authorization": f"Bearer {alice_key}"})
     api.get("/api/v1/messages/search", params={"query": "Berlin", "memory_id": notes.id})
     engine.usage.flush()
-    assert engine.get_entry(alice, notes.id, turn.message_id)[0].use_count == 1
+    engine.request_log.flush()
+    for shown in (turn, other):
+        assert engine.get_entry(alice, notes.id, shown.message_id)[0].use_count == 1
+        assert engine.entry_reads(alice, notes.id, shown.message_id).returned == 1
 
 
 def test_the_playground_offers_every_declared_knob(login: Login, alice_key: str) -> None:

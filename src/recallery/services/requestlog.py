@@ -19,25 +19,23 @@ memories, all of them in its scope, and its own. An entry's access history is fo
 may read the entry: the counts are the entry's, the keys listed only the caller's own unless
 they are an administrator.
 
-Searches are noted by :class:`LoggedSearch`: the ids it notes are the ones the search hands
-to the use-count recorder (:class:`~recallery.retrieval.usage.UsageRecorder`), so within the
-log's retention an entry's ``returned`` count equals what its use count gained over the same
-requests (the web playground counts neither).
+Searches are noted by :meth:`RequestLog.retrieved`, a listener of the search's one
+:class:`~recallery.retrieval.retrieved.Retrieved` event, the same event the use-count recorder
+(:class:`~recallery.retrieval.usage.UsageRecorder`) hears, so within the log's retention an
+entry's ``returned`` count equals what its use count gained over the same requests (the web
+playground emits none, so it moves neither). Rows are written behind the request
+(:class:`~recallery.store.writebehind.WriteBehind`), like the use counts.
 """
 
 from __future__ import annotations
 
-import logging
-import queue
-import threading
 import uuid
 from dataclasses import replace
 from datetime import timedelta
 
 from recallery.clock import Clock
 from recallery.errors import Forbidden, RecalleryError
-from recallery.models import Capability, Hit, Principal
-from recallery.requests import SearchRequest
+from recallery.models import Capability, Principal
 from recallery.requests.requestlog import (
     NAMED,
     RETURNED,
@@ -47,17 +45,14 @@ from recallery.requests.requestlog import (
     RequestQuery,
     note_search,
 )
-from recallery.services.search import SearchService
+from recallery.retrieval.retrieved import Retrieved
 from recallery.settings import Settings
 from recallery.store.base import Store
 from recallery.store.requestlog import Logged
+from recallery.store.writebehind import WriteBehind
 
-log = logging.getLogger(__name__)
 #: Requests written between two prunings.
 PRUNE_EVERY = 1_000
-#: Most requests one transaction writes.
-BATCH = 500
-_Item = Logged | None
 
 
 class RequestLog:
@@ -67,9 +62,7 @@ class RequestLog:
         self.store = store
         self.clock = clock
         self.settings = settings
-        self._queue: queue.Queue[_Item] = queue.Queue()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
+        self._behind: WriteBehind[Logged] = WriteBehind("requests", self._write)
         self._since_prune = PRUNE_EVERY  # the first batch prunes
 
     @property
@@ -93,20 +86,20 @@ class RequestLog:
             memory_ids=tuple(sorted(call.memory_ids)),
             query=call.query if self.settings.request_log_queries else None,
         )
-        self._ensure_thread()
         returned, named = ((), ()) if refused else (tuple(call.returned), tuple(call.named))
-        self._queue.put((call.tenant_id, row, returned, named))
+        self._behind.put((call.tenant_id, row, returned, named))
+
+    def retrieved(self, event: Retrieved) -> None:
+        """A search's listener: its query, memories and returned ids, noted into the
+        current call (none outside a call: nothing is logged then)."""
+        note_search(event.query, event.memory_ids, event.entry_ids)
 
     def flush(self) -> None:
         """Wait until everything recorded so far is written."""
-        if self._thread is not None:
-            self._queue.join()
+        self._behind.flush()
 
     def close(self) -> None:
-        if self._thread is not None:
-            self._queue.put(None)
-            self._thread.join()
-            self._thread = None
+        self._behind.close()
 
     def prune(self) -> int:
         """Drop what retention no longer keeps now; how many requests went."""
@@ -140,36 +133,6 @@ class RequestLog:
             message_id, how.get(RETURNED, 0), how.get(NAMED, 0), tuple(by_key), use_count, last
         )
 
-    def _ensure_thread(self) -> None:
-        with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="requests", daemon=True)
-                self._thread.start()
-
-    def _run(self) -> None:
-        while True:
-            batch: list[Logged] = []
-            item = self._queue.get()
-            stop = item is None
-            if item is not None:
-                batch.append(item)
-            while not stop and len(batch) < BATCH and not self._queue.empty():
-                more = self._queue.get_nowait()
-                if more is None:
-                    stop = True
-                else:
-                    batch.append(more)
-            try:
-                if batch:
-                    self._write(batch)
-            except RecalleryError:
-                log.exception("could not write %d requests to the request log", len(batch))
-            finally:
-                for _ in range(len(batch) + (1 if stop else 0)):
-                    self._queue.task_done()
-            if stop:
-                return
-
     def _write(self, batch: list[Logged]) -> None:
         try:
             with self.store.write() as w:
@@ -195,15 +158,4 @@ def _reads_all(actor: Principal) -> bool:
     return actor.is_admin and actor.scope is None
 
 
-class LoggedSearch(SearchService):
-    """Search that notes each search's query, memories and returned ids into the current
-    call (:func:`recallery.requests.requestlog.note_search`): the same ids it counts as retrievals.
-    ``context`` searches through :meth:`search`; ``try_out`` (the playground) counts none."""
-
-    def search(self, actor: Principal, request: SearchRequest) -> list[Hit]:
-        hits = super().search(actor, request)
-        note_search(request.query, request.memory_ids, [h.entry.message_id for h in hits])
-        return hits
-
-
-__all__ = ["LoggedSearch", "RequestLog", "anonymous_budget"]
+__all__ = ["RequestLog", "anonymous_budget"]

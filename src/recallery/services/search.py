@@ -1,8 +1,10 @@
 """The search service: one request checked once, the memories the caller may read, then two
 steps: gather (:func:`recallery.store.gather.gather`: every candidate with what ranking needs,
 in one read) and rank (:mod:`recallery.retrieval.stages`: pure stages, each a named
-contribution), then the hits' entries read in the same snapshot; hits counted as retrievals
-(a playground's try-out excepted) and the context block built from them.
+contribution), then the hits' entries read in the same snapshot; then what was retrieved
+announced to the service's listeners as one :class:`~recallery.retrieval.retrieved.Retrieved`
+(use counts, the request log; a playground's try-out announces nothing) and the context
+block built from the hits.
 
 Every field of a :class:`~recallery.requests.SearchRequest` is validated here and nowhere
 else, from the loosely typed values adapters pass on (query strings, JSON bodies, SDK
@@ -12,7 +14,7 @@ arguments), each as its declared kind says; the defaults are the request type's 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
 from typing import Any
@@ -31,8 +33,8 @@ from recallery.requests import Context, SearchRequest, search_fields
 from recallery.retrieval.context import assemble
 from recallery.retrieval.fusion import hinted_weight
 from recallery.retrieval.recency import band_lean, time_lean
+from recallery.retrieval.retrieved import RetrievalListener, Retrieved
 from recallery.retrieval.stages import Knobs, Ranking
-from recallery.retrieval.usage import UsageRecorder
 from recallery.settings import Settings
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
@@ -52,22 +54,28 @@ class SearchService:
         models: ModelRegistry,
         clock: Clock,
         settings: Settings,
-        usage: UsageRecorder,
+        listeners: Sequence[RetrievalListener] = (),
     ) -> None:
         self.store = store
         self.models = models
         self.clock = clock
         self.settings = settings
-        self.usage = usage
+        #: Who hears what each search retrieved (:mod:`recallery.retrieval.retrieved`).
+        self.listeners = tuple(listeners)
         self.observer = models.observer
         self._running = 0
         self._counting = threading.Lock()
 
     def search(self, actor: Principal, request: SearchRequest) -> list[Hit]:
         """Hybrid search: BM25 and vector candidates filtered in the store, fused, best first.
-        Each hit counts as a retrieval (its use count and last use: LRU eviction's order)."""
-        hits = self._counted(actor, request)
-        self.usage.record([h.entry.message_id for h in hits], self.clock.now())
+        What it returned is announced as retrieved (the use counts, LRU eviction's order;
+        the current call's record in the request log)."""
+        req = checked(request, self.settings)
+        hits = self._counted(actor, req)
+        ids = tuple(h.entry.message_id for h in hits)
+        event = Retrieved(req.query, req.memory_ids, ids, self.clock.now())
+        for listener in self.listeners:
+            listener(event)
         return hits
 
     def try_out(
@@ -77,7 +85,7 @@ class SearchService:
         a person trying a query (the web playground): ranked exactly as an agent's search,
         but no retrieval is counted, so trying queries never moves LRU eviction."""
         _check_budget(max_tokens)
-        hits = self._counted(actor, request)
+        hits = self._counted(actor, checked(request, self.settings))
         return hits, self._assembled(hits, max_tokens)
 
     def _assembled(self, hits: list[Hit], max_tokens: int) -> Context:
@@ -86,20 +94,19 @@ class SearchService:
             superseded = r.superseding(h.entry.message_id for h in hits)
         return assemble(hits, max_tokens, superseded=superseded)
 
-    def _counted(self, actor: Principal, request: SearchRequest) -> list[Hit]:
-        """Searches in flight are counted: one alone whose store runs the keyword legs in
-        process embeds its query on another thread."""
+    def _counted(self, actor: Principal, req: SearchRequest) -> list[Hit]:
+        """The hits of a :func:`checked` request. Searches in flight are counted: one alone
+        whose store runs the keyword legs in process embeds its query on another thread."""
         with self._counting:
             self._running += 1
             alone = self._running == 1
         try:
-            return self._search(actor, request, alone)
+            return self._search(actor, req, alone)
         finally:
             with self._counting:
                 self._running -= 1
 
-    def _search(self, actor: Principal, request: SearchRequest, alone: bool) -> list[Hit]:
-        req = checked(request, self.settings)
+    def _search(self, actor: Principal, req: SearchRequest, alone: bool) -> list[Hit]:
         ids = list(req.memory_ids)
         with self.store.read() as r:
             scope, memories = readable(actor, ids, {m.id: m for m in r.memories(ids)})
