@@ -86,10 +86,12 @@ def create_app(engine: Engine, settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     app.add_middleware(Guard, rules=rules(routers, PREFIX, caller, memories.IMPORTS))
-    install_metrics(app, engine, app.state.settings.metrics, PREFIX)  # Guard's refusals too
-    install_request_log(app, engine, PREFIX)  # who read what; Guard's refusals too
+    # One wrapper (api/measure.py), outside Guard so its refusals count, measures each
+    # request once for the request counters, the request log (who read what) and a trace.
+    install_metrics(app, engine, app.state.settings.metrics, PREFIX)
+    install_request_log(app, engine, PREFIX)
     if app.state.settings.otel:
-        install_tracing(app, engine, PREFIX)  # a span per request, around the others
+        install_tracing(app, engine, PREFIX)  # a span per request, current while it runs
     app.add_middleware(_ContainBugs)
     return app
 

@@ -17,8 +17,8 @@ private network) or ``off`` (no route at all).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -27,10 +27,10 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
 from starlette.concurrency import run_in_threadpool
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from recallery.api.guard import authenticate, bearer_key, refusal
 from recallery.api.health import PROBES
+from recallery.api.measure import UNMATCHED, Measured, route_template, watch
 from recallery.api.observed import ObservedSeries
 from recallery.engine import Engine
 from recallery.errors import Forbidden, Throttled, Unauthorized
@@ -39,8 +39,6 @@ from recallery.services.stats import StoreCounts as Counts
 from recallery.wire.envelope import failure
 
 PATH = "/metrics"
-#: Route label of a request no route matched (a 404 for an unknown path).
-UNMATCHED = "unmatched"
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
 
@@ -69,44 +67,24 @@ class Metrics:
 
 
 class CountRequests:
-    """ASGI middleware: every HTTP request into :class:`Metrics`, labelled by the template of
-    the route that answered it (the router leaves it in the scope)."""
+    """A :class:`~recallery.api.measure.Watcher`: every HTTP request but the probes and
+    ``/metrics`` itself into :class:`Metrics`, labelled by its route's template."""
 
-    def __init__(self, app: ASGIApp, metrics: Metrics, prefix: str) -> None:
-        self.app = app
+    def __init__(self, metrics: Metrics) -> None:
         self.metrics = metrics
-        self.prefix = prefix
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in (PATH, *PROBES):
-            await self.app(scope, receive, send)
-            return
-        started, status = time.perf_counter(), 500
+    def watch(self, request: Measured) -> AbstractContextManager[None] | None:
+        if request.path in (PATH, *PROBES):
+            return None
+        return self._counted(request)
 
-        async def sending(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-            await send(message)
-
+    @contextmanager
+    def _counted(self, request: Measured) -> Iterator[None]:
         try:
-            await self.app(scope, receive, sending)
+            yield
         finally:
-            route = route_template(scope, self.prefix)
-            method = scope["method"] if scope["method"] in _METHODS else "other"
-            self.metrics.observe(method, route, status, time.perf_counter() - started)
-
-
-def route_template(scope: Scope, prefix: str) -> str:
-    """The matched route's template (:data:`UNMATCHED` when none); a route of a router
-    included under the API ``prefix`` knows its path without it (FastAPI keeps the router's
-    own route in the scope)."""
-    template = getattr(scope.get("route"), "path", None)
-    if not isinstance(template, str):
-        return UNMATCHED
-    if scope["path"].startswith(prefix + "/") and not template.startswith(prefix):
-        return prefix + template
-    return template
+            method = request.method if request.method in _METHODS else "other"
+            self.metrics.observe(method, request.route, request.status, request.seconds)
 
 
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
@@ -150,7 +128,7 @@ def install_metrics(app: FastAPI, engine: Engine, access: str, prefix: str) -> N
     app.state.metrics = metrics
     if engine is not None:  # an app built for its OpenAPI schema alone has no engine
         engine.observer.listen(ObservedSeries(metrics.registry))
-    app.add_middleware(CountRequests, metrics=metrics, prefix=prefix)
+    watch(app, CountRequests(metrics), prefix)
 
     @app.get(PATH, include_in_schema=False)
     async def scrape(request: Request) -> Response:
@@ -194,4 +172,4 @@ async def _admin(engine: Engine, request: Request) -> Principal:
     return actor
 
 
-__all__ = ["Metrics", "install_metrics", "route_template"]
+__all__ = ["UNMATCHED", "CountRequests", "Metrics", "install_metrics", "route_template"]

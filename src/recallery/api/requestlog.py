@@ -11,11 +11,11 @@ tool call by the MCP server instead.
 
 from __future__ import annotations
 
-import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from recallery import validation as v
 from recallery import wire
@@ -23,8 +23,8 @@ from recallery.api import params
 from recallery.api.deps import Actor, EngineDep
 from recallery.api.guard import PRINCIPAL
 from recallery.api.health import PROBES
+from recallery.api.measure import Measured, watch
 from recallery.api.metrics import PATH as METRICS
-from recallery.api.metrics import route_template
 from recallery.engine import Engine
 from recallery.errors import InvalidInput
 from recallery.models import Page, Principal
@@ -79,38 +79,34 @@ def reads(
 
 
 class LogRequests:
-    """ASGI middleware: every HTTP request but :data:`SKIPPED` into the request log."""
+    """A :class:`~recallery.api.measure.Watcher`: every HTTP request but :data:`SKIPPED`
+    into the request log, its :class:`Call` current while it runs."""
 
-    def __init__(self, app: ASGIApp, engine: Engine, prefix: str) -> None:
-        self.app = app
+    def __init__(self, engine: Engine, prefix: str) -> None:
         self.engine = engine
         self.prefix = prefix
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        if scope["type"] != "http" or path in SKIPPED or path.startswith(SKIPPED_UNDER):
-            await self.app(scope, receive, send)
-            return
-        api = path == self.prefix or path.startswith(self.prefix + "/")
+    def watch(self, request: Measured) -> AbstractContextManager[None] | None:
+        path = request.path
+        if path in SKIPPED or path.startswith(SKIPPED_UNDER):
+            return None
+        return self._logged(request)
+
+    @contextmanager
+    def _logged(self, request: Measured) -> Iterator[None]:
+        api = request.path == self.prefix or request.path.startswith(self.prefix + "/")
         call = Call(channel="rest" if api else "web")
-        started, status = time.perf_counter(), 500
-
-        async def sending(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-            await send(message)
-
         with requestlog.begin(call):
             try:
-                await self.app(scope, receive, sending)
+                yield
             finally:
-                _fill(call, scope, self.prefix)
-                self.engine.log_request(call, status, (time.perf_counter() - started) * 1000)
+                _fill(call, request)
+                self.engine.log_request(call, request.status, request.seconds * 1000)
 
 
-def _fill(call: Call, scope: Scope, prefix: str) -> None:
-    """What the scope says of a call once answered: caller, route, ids in the address."""
+def _fill(call: Call, request: Measured) -> None:
+    """What the request says of a call once answered: caller, route, ids in the address."""
+    scope = request.scope
     principal = scope.get(PRINCIPAL)
     if isinstance(principal, Principal) and not call.user_id:
         call.key_id, call.user_id, call.tenant_id = (
@@ -118,7 +114,7 @@ def _fill(call: Call, scope: Scope, prefix: str) -> None:
             principal.user_id,
             principal.user_id,
         )
-    call.route = route_template(scope, prefix)
+    call.route = request.route
     found = scope.get("path_params") or {}
     memory, message = found.get("memory_id"), found.get("message_id")
     if isinstance(memory, str) and memory:
@@ -134,7 +130,7 @@ def install_request_log(app: Any, engine: Engine, prefix: str) -> None:
     """Log every request to ``app`` unless the operator turned the log off (or the app is
     built for its OpenAPI schema alone, with no engine)."""
     if engine is not None and engine.request_log.enabled:
-        app.add_middleware(LogRequests, engine=engine, prefix=prefix)
+        watch(app, LogRequests(engine, prefix), prefix)
 
 
 __all__ = ["LogRequests", "install_request_log", "router"]

@@ -18,14 +18,13 @@ call that joins several searches' texts is a child of the search that ran it.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
 from recallery.api.health import PROBES
+from recallery.api.measure import Measured, watch
 from recallery.api.metrics import PATH as METRICS_PATH
-from recallery.api.metrics import route_template
 from recallery.engine import Engine
 from recallery.extras import require
 
@@ -65,43 +64,40 @@ class StepTracer:
 
 
 class TraceRequests:
-    """ASGI middleware: one span per HTTP request (probes and ``/metrics`` excepted), current
-    while the request runs, so the engine's spans become its children."""
+    """A :class:`~recallery.api.measure.Watcher`: one span per HTTP request (probes and
+    ``/metrics`` excepted), current while the request runs, so the engine's spans become
+    its children."""
 
-    def __init__(self, app: ASGIApp, tracer: Tracer, prefix: str) -> None:
-        self.app, self.tracer, self.prefix = app, tracer, prefix
+    def __init__(self, tracer: Tracer) -> None:
+        self.tracer = tracer
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in (METRICS_PATH, *PROBES):
-            await self.app(scope, receive, send)
-            return
+    def watch(self, request: Measured) -> AbstractContextManager[None] | None:
+        if request.path in (METRICS_PATH, *PROBES):
+            return None
+        return self._traced(request)
+
+    @contextmanager
+    def _traced(self, request: Measured) -> Iterator[None]:
         from opentelemetry.trace import SpanKind, Status, StatusCode
-
-        method = str(scope["method"])
-        status = 500
-
-        async def sending(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-            await send(message)
 
         # The route is known only once the router has run: the span is renamed at the end.
         with self.tracer.start_as_current_span(
-            method, kind=SpanKind.SERVER, record_exception=False, set_status_on_exception=False
+            request.method,
+            kind=SpanKind.SERVER,
+            record_exception=False,
+            set_status_on_exception=False,
         ) as span:
             try:
-                await self.app(scope, receive, sending)
+                yield
             finally:
-                route = route_template(scope, self.prefix)
-                span.update_name(f"{method} {route}")
+                span.update_name(f"{request.method} {request.route}")
                 attributes: dict[str, Any] = {
-                    "http.request.method": method,
-                    "http.route": route,
-                    "http.response.status_code": status,
+                    "http.request.method": request.method,
+                    "http.route": request.route,
+                    "http.response.status_code": request.status,
                 }
                 span.set_attributes(attributes)
-                if status >= 500:
+                if request.status >= 500:
                     span.set_status(Status(StatusCode.ERROR))
 
 
@@ -114,7 +110,7 @@ def install_tracing(
     tracer = provider.get_tracer(NAME)
     engine.observer.tracer = StepTracer(tracer)
     app.state.tracer_provider = provider
-    app.add_middleware(TraceRequests, tracer=tracer, prefix=prefix)
+    watch(app, TraceRequests(tracer), prefix)
     return provider
 
 
