@@ -1,16 +1,15 @@
 """Reads of users, teams and API keys: the part of a :class:`~.reader.Reader` that
-authentication and the account pages use, apart from the memory and entry reads; with the
-request log's reads (what each key did: :mod:`.requestlog`)."""
+authentication and the account pages use, apart from the memory and entry reads (what each
+key did is the request log's: :mod:`.requestlog`)."""
 
 from __future__ import annotations
 
 from recallery.models import User
-from recallery.store.requestlog import RequestLogReads
 from recallery.store.rows import USER_COLUMNS, user_from_row
 from recallery.store.sql import Conn, Row
 
 
-class AccountReads(RequestLogReads):
+class AccountReads:
     """Mixed into :class:`~.reader.Reader`, over its connection."""
 
     conn: Conn

@@ -35,6 +35,7 @@ from recallery.store.neighbours import reach, visible_neighbours
 from recallery.store.owners import crossed_links
 from recallery.store.people import PeopleReads
 from recallery.store.queries import AuditQuery, MemoryQuery, Passing, remembering
+from recallery.store.requestlog import RequestLogReads
 from recallery.store.rows import (
     AUDIT_COLUMNS,
     ENTRY_COLUMNS,
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 _ENTRY_SELECT = ", ".join(f"e.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
 
 
-class Reader(AccountReads, FactReads, JobReads, PeopleReads, SupersessionReads):
+class Reader(AccountReads, FactReads, JobReads, PeopleReads, RequestLogReads, SupersessionReads):
     """Read queries over one connection. Every entry query takes a :class:`Scope`."""
 
     def __init__(self, store: Backend, conn: Conn) -> None:
