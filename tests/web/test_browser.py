@@ -618,3 +618,148 @@ def test_the_request_log_names_its_callers_and_fits_a_1280_pixel_window(
         photograph(page, live, "requests.png")
     finally:
         context.close()
+
+
+# --- every control a key may use, and only those ----------------------------------------------
+
+#: Routes that are no page to walk: the login form (no session yet), a download, an icon and
+#: the REST API's Swagger docs.
+NOT_PAGES = {"/login", "/memories/{memory_id}/export", "/favicon.ico", "/docs"}
+#: Posts that take away what the later ones need (a memory, an entry, a key): made last.
+LAST = ("/delete", "/erase", "/revoke")
+
+#: Each control of the page that posts: where to, what it sends, and whether it is usable.
+#: A type-to-confirm button the key may use gets its text typed first, as a person would.
+CONTROLS = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll("button, input[type=submit]")) {
+    const form = el.form;
+    const post = form && form.method === "post" ? form.getAttribute("action") : null;
+    const action = el.getAttribute("hx-post") || el.getAttribute("formaction") || post;
+    if (!action) continue;  // a filter form, a Copy button: nothing is posted
+    const typed = el.hasAttribute("data-needs-confirm") && form.querySelector("[data-confirm]");
+    if (typed) {
+      typed.value = typed.dataset.confirm;
+      typed.dispatchEvent(new Event("input"));
+    }
+    const entries = form ? [...new FormData(form, el.type === "submit" ? el : null)] : [];
+    out.push({
+      label: (el.getAttribute("aria-label") || el.textContent || el.value || "").trim(),
+      action: action,
+      disabled: el.matches(":disabled"),
+      reason: el.getAttribute("title") || "",
+      fields: entries.filter(([, v]) => typeof v === "string"),
+      files: entries.filter(([, v]) => typeof v !== "string").map(([k]) => k),
+      vals: Object.entries(JSON.parse(el.getAttribute("hx-vals") || "{}")),
+    });
+  }
+  return out;
+}"""
+
+
+def walked_pages(memory_id: str, turn: int, fact: int, user_id: str) -> dict[str, list[str]]:
+    """Addresses of each page route, with the ids of the memory the walk seeded."""
+    m, person = f"/memories/{memory_id}", "id=王小明"
+    return {
+        "/": ["/"],
+        "/memories/{memory_id}": [m],
+        "/memories/{memory_id}/messages": [f"{m}/messages?open=1"],
+        "/memories/{memory_id}/facts": [f"{m}/facts"],
+        "/memories/{memory_id}/review": [f"{m}/review"],
+        "/memories/{memory_id}/jobs": [f"{m}/jobs"],
+        "/memories/{memory_id}/config": [f"{m}/config"],
+        "/memories/{memory_id}/entries/{message_id}": [
+            f"{m}/entries/{turn}",
+            f"{m}/entries/{fact}",
+        ],
+        "/memories/{memory_id}/search": [f"{m}/search"],
+        "/memories/{memory_id}/audit": [f"{m}/audit"],
+        "/search": [f"/search?memory={memory_id}&q=Lisbon&similarity_threshold=0"],
+        "/audit": ["/audit"],
+        "/people": ["/people"],
+        "/people/{kind}": [f"/people/user?{person}", "/people/agent?id=helper"],
+        "/people/user/forget": [f"/people/user/forget?{person}"],
+        "/people/user/erase": [f"/people/user/erase?{person}"],
+        "/requests": ["/requests"],
+        "/account": ["/account"],
+        "/users": ["/users"],
+        "/users/{user_id}/keys": [f"/users/{user_id}/keys"],
+        "/memories/{memory_id}/delete": [f"{m}/delete"],
+    }
+
+
+def walk(page: Page, live: Live, addresses: list[str]) -> tuple[list[dict[str, Any]], set[str]]:
+    """Every control that posts on these pages (each once), and every link in their main."""
+    controls: dict[str, dict[str, Any]] = {}
+    links: set[str] = set()
+    for address in addresses:
+        page.goto(live.url + address)
+        for c in page.evaluate(CONTROLS):
+            c["where"] = f"{address}: {c['label']!r} posting to {c['action']}"
+            controls.setdefault(f"{c['action']} {c['fields']} {c['vals']}", c)
+        hrefs = page.locator("main a[href^='/']:not([aria-disabled])")
+        links |= set(hrefs.evaluate_all("as => as.map(a => a.getAttribute('href'))"))
+    return list(controls.values()), links
+
+
+def test_every_enabled_control_is_one_the_key_may_use(chromium: Any, live: Live) -> None:
+    """A read-only, a read+write and a manage key walk every page the UI serves, over a memory
+    holding three people's turns (one writing Chinese): each enabled control that posts is
+    posted with the session's token, as the browser would send it, and is not refused (403);
+    each disabled one says why; no link in a page leads to a refusal."""
+    from recallery.web.site import ROUTERS
+
+    walker = live.ok(live.api.post("/api/v1/users", json={"name": "walker"}))["id"]
+    keys: dict[str, dict[str, Any]] = {}
+    for name, caps in (
+        ("read", ["read"]),
+        ("read+write", ["read", "write"]),
+        ("manage", ["read", "write", "manage"]),
+    ):
+        body = {"name": name, "capabilities": caps}
+        keys[name] = live.ok(live.api.post(f"/api/v1/users/{walker}/keys", json=body))
+    owner = {"Authorization": f"Bearer {keys['manage']['key']}"}
+    with httpx.Client(base_url=live.url, headers=owner) as api:
+        mine = Live(live.url, api, live.shots)
+        memory_id = mine.memory("walked")
+        said = {"maria": "I moved to Lisbon last March.", "tom": "I drink espresso every morning."}
+        said["王小明"] = "我上周去了 Porto。"
+        turns = {user: mine.say(memory_id, text, user=user) for user, text in said.items()}
+        fact = mine.extracted(memory_id)[turns["maria"]][0]["message_id"]
+    pages = walked_pages(memory_id, turns["tom"], fact, walker)
+    served = {r.path for router in ROUTERS for r in router.routes if "GET" in r.methods}  # type: ignore[attr-defined]
+    assert served - NOT_PAGES == set(pages), "a page the walk does not visit"
+    addresses = [a for found in pages.values() for a in found]
+
+    for name, key in keys.items():
+        context = chromium.new_context(viewport={"width": 1360, "height": 900})
+        page = context.new_page()
+        try:
+            log_in(page, live, key["key"])
+            controls, links = walk(page, live, addresses)
+            csrf = page.locator("input[name=csrf]").first.input_value()
+            cookies = {c["name"]: c["value"] for c in context.cookies()}
+        finally:
+            context.close()
+        for c in controls:
+            if c["disabled"]:
+                assert c["reason"], f"{name} key: disabled without a reason: {c['where']}"
+        usable = [c for c in controls if not c["disabled"]]
+        locked = [c for c in controls if "lacks" in c["reason"]]
+        assert bool(locked) == (name != "manage"), f"{name} key: locked {locked}"
+        usable.sort(key=lambda c: c["action"].endswith(LAST))
+        with httpx.Client(base_url=live.url, cookies=cookies) as browser:
+            for link in sorted(links):
+                got = browser.get(link)
+                assert got.status_code != 403, f"{name} key: the link {link} is refused"
+            for c in usable:
+                if c["action"] == "/logout" or c["action"].endswith(f"/{key['id']}/revoke"):
+                    continue  # it ends the walk's own session
+                data: dict[str, list[str]] = {}
+                for k, v in [*c["fields"], *c["vals"]]:
+                    data.setdefault(k, []).append(str(v))
+                files = {f: ("", b"") for f in c["files"]} or None
+                sent = browser.post(
+                    c["action"], data=data, files=files, headers={"X-CSRF-Token": csrf}
+                )
+                assert sent.status_code != 403, f"{name} key: refused: {c['where']}"

@@ -164,3 +164,19 @@ def test_counts_of_one_are_singular_and_a_missing_entry_is_said_not_to_exist(
     missing = c.get(f"/memories/{notes.id}/entries/9999")
     assert missing.status_code == 404 and NAV in missing.text
     assert "Message 9999 does not exist" in missing.text and "was not erased" not in missing.text
+
+
+def test_the_delete_page_and_a_users_own_keys_page_offer_nothing_refused(
+    login: Login, engine: Engine, alice: Principal, notes: Memory
+) -> None:
+    """Found by the browser walk: Delete the memory was live for a read-only key, and a user's
+    own keys page linked to the administrators' users list."""
+    _seed(engine, alice, notes)
+    c = _reader(login, engine, alice)
+    html = c.get(f"/memories/{notes.id}/delete").text
+    assert _enabled(html, "Delete the memory") == []
+    assert "lacks the 'manage' capability" in html
+    bob = engine.create_user("bob-walker")
+    _, key = engine.create_api_key(engine.principal(bob.id), bob.id)
+    own = login(key).get(f"/users/{bob.id}/keys")
+    assert own.status_code == 200 and 'href="/users"' not in own.text

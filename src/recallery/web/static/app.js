@@ -13,9 +13,10 @@
   }
 
   // Type-to-confirm: a button marked data-needs-confirm stays disabled until the input with
-  // data-confirm in its form holds exactly the expected text (the server checks it too).
+  // data-confirm in its form holds exactly the expected text (the server checks it too). A
+  // button the key may not use (aria-disabled, with its reason) stays disabled whatever is typed.
   function wireConfirm(root) {
-    root.querySelectorAll("button[data-needs-confirm]").forEach(function (button) {
+    root.querySelectorAll("button[data-needs-confirm]:not([aria-disabled])").forEach(function (button) {
       var input = button.form && button.form.querySelector("[data-confirm]");
       if (!input) return;
       var update = function () { button.disabled = input.value !== input.dataset.confirm; };
