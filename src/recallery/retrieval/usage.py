@@ -8,7 +8,6 @@ each batch summed into one count and one latest use per entry.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from datetime import datetime
 
 from recallery.retrieval.retrieved import Retrieved
@@ -26,12 +25,9 @@ class UsageRecorder:
         self._behind: WriteBehind[_Uses] = WriteBehind("usage", self._write)
 
     def retrieved(self, event: Retrieved) -> None:
-        """A search's listener: each entry it returned is used once more, now."""
-        self.record(event.entry_ids, event.at)
-
-    def record(self, ids: Sequence[int], at: datetime) -> None:
-        if ids:
-            self._behind.put((list(ids), at))
+        """A search's listener: each entry it returned is used once more, at its time."""
+        if event.entry_ids:
+            self._behind.put((list(event.entry_ids), event.at))
 
     def flush(self) -> None:
         """Wait until everything recorded so far is written."""
