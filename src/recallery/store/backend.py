@@ -245,6 +245,19 @@ class Backend(ABC):
         holds in memory, or None to read them in SQL. Default: None."""
         return None
 
+    def cosines_and_lengths(
+        self,
+        conn: Conn,
+        scope: Scope,
+        cosine_ids: Sequence[int],
+        length_ids: Sequence[int],
+        vector: NDArray[np.float32],
+    ) -> tuple[dict[int, float], dict[int, int]] | None:
+        """:meth:`cosines_of` ``cosine_ids`` and the lengths of the raw turns among
+        ``length_ids`` (:meth:`~.reader.Reader.lengths`) in one read, where the backend
+        pays a round trip per read; None to read each apart. Default: None."""
+        return None
+
     def entries_table(self, f: EntryFilter) -> str:
         """The entries table as a query for ``f`` names it (by id, by source or plain)."""
         if f.message_ids is not None:

@@ -2,11 +2,13 @@
 one filter (:class:`~recallery.retrieval.candidates.Gathered`). The ranking stages
 (:mod:`recallery.retrieval.stages`) then run over plain data and never enter the store.
 
-The read runs in order: the keyword and vector legs (and conversation windows), the lengths
-of the window candidates, the candidates the ranking's pure ``leaders`` picks for
-conversation context, their neighbours with their cosines and lengths, then the valid times
-and the turns superseding them where the search asks. Extraction's near entries use the
-legs alone (:func:`hybrid_candidates`).
+The read runs in order: the keyword and vector legs (and conversation windows), the
+candidates' cosines with the lengths of the window candidates, the candidates the ranking's
+pure ``leaders`` picks for conversation context, their neighbours with their cosines and
+lengths, then the valid times and the turns superseding them where the search asks. Where the
+store pays a round trip per read (PostgreSQL), each step's cosines and lengths are one read
+(:meth:`~recallery.store.backend.Backend.cosines_and_lengths`). Extraction's near entries use
+the legs alone (:func:`hybrid_candidates`).
 """
 
 from __future__ import annotations
@@ -39,21 +41,19 @@ def gather(
     """Everything a search of ``text`` (its vector ``vector``) needs, as ``wants`` says.
     ``keyword``: the keyword and window legs' result where they were started already
     (:meth:`Store.beside`)."""
-    pools = candidate_pools(r, scope, text, vector, f, wants.pool, wants.windows, keyword)
+    lengths: dict[int, int] | None = {} if wants.lengths else None
+    pools = candidate_pools(r, scope, text, vector, f, wants.pool, wants.windows, keyword, lengths)
     cosine = dict(pools.cosine)
-    lengths: dict[int, int] = {}
-    if wants.lengths:
-        lengths = r.lengths(scope, [i for i, _ in pools.windows])
     neighbours: dict[int, tuple[tuple[int, ...], ...]] = {}
     if wants.span > 0 and wants.leaders is not None:
-        leaders = wants.leaders(pools, lengths)
+        leaders = wants.leaders(pools, lengths or {})
         neighbours = r.neighbours(scope, leaders, f, wants.span, theirs=True)
         everyone = {n for rings in neighbours.values() for ring in rings for n in ring}
-        add_cosines(r, scope, cosine, everyone | neighbours.keys(), vector)
-        if wants.lengths:
-            lengths |= r.lengths(scope, [i for i in neighbours if i not in lengths])
+        _cosines_and_lengths(
+            r, scope, vector, cosine, everyone | neighbours.keys(), lengths, neighbours
+        )
     times = _times(r, scope, cosine) if wants.times else {}
-    found = Gathered(pools, cosine, neighbours, lengths, times)
+    found = Gathered(pools, cosine, neighbours, lengths or {}, times)
     return _superseding(r, scope, f, found, vector, wants.hops) if wants.hops else found
 
 
@@ -105,18 +105,47 @@ def candidate_pools(
     pool: int,
     windows: int = 0,
     keyword: Callable[[], tuple[Keyword, Keyword]] | None = None,
+    lengths: dict[int, int] | None = None,
 ) -> Pools:
     """The best ``pool`` keyword matches and vector neighbours and the best ``windows``
     conversation windows, with the cosine similarity of every candidate of any leg (a
-    vector of another dimension: 0)."""
+    vector of another dimension: 0); ``lengths``, where given, is filled in with the lengths
+    of the window candidates' raw turns."""
     leg = r.vector_candidates(scope, vector, f, pool)
     if keyword is None:
         matches, held = r.keyword_and_windows(scope, text, f, pool, windows)
     else:
         matches, held = keyword()
     cosine = dict(leg)
-    add_cosines(r, scope, cosine, [i for i, _ in matches] + [i for i, _ in held], vector)
+    found = [i for i, _ in matches] + [i for i, _ in held]
+    _cosines_and_lengths(r, scope, vector, cosine, found, lengths, [i for i, _ in held])
     return Pools(matches, cosine, leg, held)
+
+
+def _cosines_and_lengths(
+    r: Reader,
+    scope: Scope,
+    vector: NDArray[np.float32],
+    cosine: dict[int, float],
+    ids: Iterable[int],
+    lengths: dict[int, int] | None,
+    length_ids: Iterable[int],
+) -> None:
+    """Fill in the cosines of ``ids`` not in ``cosine`` and, where ``lengths`` is given, the
+    lengths of the raw turns among ``length_ids`` not in it: in one read where the backend
+    folds the two (PostgreSQL, a round trip each), else each from its own read."""
+    need = [i for i in ids if i not in cosine]
+    measure = [] if lengths is None else [i for i in length_ids if i not in lengths]
+    both = None
+    if need and measure:
+        both = r.store.cosines_and_lengths(r.conn, scope, need, measure, vector)
+    if both is not None and lengths is not None:
+        cosine.update(both[0])
+        lengths.update(both[1])
+        return
+    cosine.update(r.cosines(need, vector, scope))
+    if measure and lengths is not None:
+        lengths.update(r.lengths(scope, measure))
 
 
 def hybrid_candidates(
