@@ -128,7 +128,8 @@ def photograph(page: Page, live: Live, name: str) -> None:
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     """``recallery serve`` with the fake chat model as provider ``fake``."""
     data = tmp_path_factory.mktemp("web-data")
-    # RECALLERY_SCREENSHOTS=docs saves the pictures there (docs/web-*.png are made this way)
+    # RECALLERY_SCREENSHOTS names a folder to keep the pictures (scripts/screenshots copies the
+    # README's docs/web-*.png from it)
     wanted = os.environ.get("RECALLERY_SCREENSHOTS")
     shots = Path(wanted) if wanted else tmp_path_factory.mktemp("screenshots")
     with FakeLLM(extract) as llm:
