@@ -40,7 +40,7 @@ BACKENDS = ("recallery.store.sqlite", "recallery.store.postgres")
 #: Still outside their rooms, each to move (issue 56, step 4 and 5).
 PENDING_SHAPES: set[str] = set()
 PENDING_TOP_TYPES: set[str] = set()
-PENDING_BACKEND_IMPORTS = {"recallery.services.backup"}
+PENDING_BACKEND_IMPORTS: set[str] = set()
 
 
 def _is_dataclass(node: ast.ClassDef) -> bool:

@@ -1,19 +1,23 @@
 """Backup and restore of the embedded SQLite store, with a manifest, and erasures kept.
 
 :func:`backup` writes a directory: ``recallery.db`` (an online copy taken while the store
-keeps serving, :mod:`recallery.store.sqlite.copies`) and ``manifest.json`` (when, the
-recallery version, the schema version, row counts, the copy's size and sha256).
+keeps serving) and ``manifest.json`` (when, the recallery version, the schema version, row
+counts, the copy's size and sha256).
 
 :func:`restore` checks the manifest against the copy and reads and checks every erasure
 ledger (:mod:`recallery.store.erasures`) before it touches anything, refuses while any
-process has the target store open (:mod:`recallery.store.sqlite.lockfile`), and works on a
-staging copy beside the store: migrated, erased again of everything the ledgers record
-(:mod:`.ledgers`: a backup taken before an erasure still holds the erased text, and
-restoring it must not bring that text back), scrubbed, sealed and checked, and only then
-put in place in one rename. A failure at any step, a crash included, leaves the store as it
-was, and the erased text never reaches its files. These functions work on closed files, so
-the command line calls them directly rather than through an open engine. Everything they
-create is owner-only (0600 files, 0700 directories).
+process has the target store open, and works on a staging copy beside the store: migrated,
+erased again of everything the ledgers record (:mod:`.ledgers`: a backup taken before an
+erasure still holds the erased text, and restoring it must not bring that text back),
+scrubbed, sealed and checked, and only then put in place in one rename. A failure at any
+step, a crash included, leaves the store as it was, and the erased text never reaches its
+files. These functions work on closed files, so the command line calls them directly rather
+than through an open engine. Everything they create is owner-only (0600 files, 0700
+directories).
+
+This module holds the procedure; the file work under it (the copy, the lock, staging,
+sealing and the swap) is the backend's, behind the store port
+(:class:`~recallery.store.files.StoreFiles`).
 """
 
 from __future__ import annotations
@@ -28,11 +32,9 @@ from pathlib import Path
 from recallery.errors import Conflict, InvalidInput
 from recallery.services.ledgers import read_ledgers, replay
 from recallery.settings import Settings
+from recallery.store import files_named, store_files
 from recallery.store.erasures import Erasure, ErasureLedger
-from recallery.store.sqlite import SQLiteStore, copies
-from recallery.store.sqlite.copies import facts, integrity, online_copy, sha256
-from recallery.store.sqlite.lockfile import StoreLock
-from recallery.store.sqlite.migrations import MIGRATIONS
+from recallery.store.files import Staged, StoreFiles
 
 MANIFEST = "manifest.json"
 COPY = "recallery.db"
@@ -66,41 +68,39 @@ class RestoreReport:
 
 def backup(settings: Settings, dest: Path, now: datetime) -> Manifest:
     """Copy the live store of ``settings`` into the new directory ``dest``."""
-    _sqlite_only(settings)
+    files = store_files(settings)
     dest = Path(dest)
     if dest.exists() and any(dest.iterdir()):
         raise Conflict(f"dest: {dest} exists and is not empty; back up into a new directory")
     dest.mkdir(mode=0o700, parents=True, exist_ok=True)
-    copy = dest / COPY
-    online_copy(settings.sqlite_path, copy)
-    check = integrity(copy)
-    if check != "ok":
-        raise Conflict(f"the copy failed its integrity check: {check}")
-    schema, counts = facts(copy)
+    taken = files.take_copy(dest / COPY)
     manifest = Manifest(
         created_at=now.isoformat(),
         recallery_version=installed_version("recallery"),
-        schema_version=schema,
-        counts=counts,
-        bytes=copy.stat().st_size,
-        sha256=sha256(copy),
+        schema_version=taken.schema_version,
+        counts=taken.counts,
+        bytes=taken.bytes,
+        sha256=taken.sha256,
+        backend=files.backend,
     )
-    copies.owner_only(dest / MANIFEST)
+    files.private_file(dest / MANIFEST)
     (dest / MANIFEST).write_text(json.dumps(asdict(manifest), indent=2) + "\n", "utf-8")
     return manifest
 
 
-def read_manifest(source: Path) -> Manifest:
-    """The manifest of the backup in ``source``, checked against its copy."""
+def read_manifest(source: Path, files: StoreFiles | None = None) -> Manifest:
+    """The manifest of the backup in ``source``, checked against its copy (by ``files``,
+    the target's file work; by default, the work of the backend the manifest names)."""
     path = Path(source) / MANIFEST
     try:
         raw = json.loads(path.read_text("utf-8"))
         manifest = Manifest(**raw)
     except (OSError, ValueError, TypeError) as exc:
         raise InvalidInput("source", f"source: no readable manifest at {path}: {exc}") from exc
-    if manifest.format != FORMAT or manifest.backend != "sqlite":
+    files = files_named(manifest.backend) if files is None else files
+    if manifest.format != FORMAT or files is None or manifest.backend != files.backend:
         raise InvalidInput("source", f"source: format {manifest.format} of {manifest.backend}")
-    newest = max(v for v, _, _ in MIGRATIONS)
+    newest = files.latest_schema
     if manifest.schema_version > newest:
         raise InvalidInput(
             "source",
@@ -108,7 +108,7 @@ def read_manifest(source: Path) -> Manifest:
             f"({newest}); restore it with the version that made it",
         )
     copy = Path(source) / manifest.file
-    if not copy.is_file() or sha256(copy) != manifest.sha256:
+    if not copy.is_file() or files.digest(copy) != manifest.sha256:
         raise InvalidInput("source", f"source: {copy} does not match its manifest's sha256")
     return manifest
 
@@ -128,61 +128,41 @@ def restore(
     Nothing is touched until every ledger has been read and checked. The copy is staged
     beside the store, erased again, scrubbed, sealed and checked there; only then does it
     replace the store, in one rename. Any failure before that leaves the store as it was."""
-    _sqlite_only(settings)
-    manifest = read_manifest(source)
+    files = store_files(settings)
+    manifest = read_manifest(source, files)
     own = ErasureLedger(settings.erasure_ledger_path)
     records, added = read_ledgers(own, ledgers)
-    target = settings.sqlite_path
-    lock = StoreLock(target, exclusive=True)  # Conflict while a process has it open
-    staging = copies.staging_for(target)
-    try:
-        if target.exists() and not replace:
-            raise Conflict(f"a store exists at {target}; pass --replace to overwrite it")
-        copies.stage(Path(source) / manifest.file, staging, manifest.sha256)
-        erased, deleted = _erase_again(staging, settings, records, now)
-        check = copies.seal(staging)
+    copy = Path(source) / manifest.file
+    with files.restoring(copy, manifest.sha256, replace=replace) as staged:
+        erased, deleted = _erase_again(staged, records, now)
+        check = staged.seal()
         if check != "ok":
             raise Conflict(f"the restored copy failed its integrity check: {check}")
-        _verify(staging, records)
-        copies.swap_in(staging, target)
+        _verify(staged, records)
+        staged.swap_in()
         for record in added:  # after the swap: a failure before it leaves the ledger too
             own.append(record)
-    finally:
-        copies.discard(staging)
-        lock.release()
     return RestoreReport(manifest, erased, deleted, check, tuple(str(p) for p in ledgers))
 
 
-def _erase_again(
-    staging: Path, settings: Settings, records: Sequence[Erasure], now: datetime
-) -> tuple[int, int]:
+def _erase_again(staged: Staged, records: Sequence[Erasure], now: datetime) -> tuple[int, int]:
     """Replay ``records`` on the staged copy (:func:`.ledgers.replay`) and scrub its files;
     (entries, memories)."""
-    store = SQLiteStore(staging, lock=False, ann_threshold=settings.ann_threshold, snapshot_rows=0)
+    store = staged.open()
     try:
         done = replay(store, records, now)
         if not store.scrub():
-            raise Conflict(f"the staged copy {staging} could not be scrubbed; nothing was replaced")
+            raise Conflict("the staged copy could not be scrubbed; nothing was replaced")
     finally:
         store.close()
     return done.entries_erased, done.memories_deleted
 
 
-def _verify(staging: Path, records: Sequence[Erasure]) -> None:
+def _verify(staged: Staged, records: Sequence[Erasure]) -> None:
     """The staged copy holds no entry and no memory that ``records`` erased."""
-    wanted = [(r.memory_id, r.message_ids) for r in records]
-    left = copies.count_present(staging, wanted)
+    left = staged.count_present([(r.memory_id, r.message_ids) for r in records])
     if left:
         raise Conflict(f"the staged copy still holds {left} erased rows; nothing was replaced")
-
-
-def _sqlite_only(settings: Settings) -> None:
-    if settings.database_url:
-        raise InvalidInput(
-            "database_url",
-            "database_url: backup and restore here are for the embedded SQLite store; "
-            "on PostgreSQL use pg_dump and pg_restore (docs/deployment.md)",
-        )
 
 
 __all__ = ["MANIFEST", "Manifest", "RestoreReport", "backup", "read_manifest", "restore"]

@@ -1,4 +1,5 @@
-"""Storage backends behind one base class; :func:`open_store` is the one place that picks one."""
+"""Storage backends behind one base class; :func:`open_store` is the one place that picks one
+(and :func:`store_files` the one that picks a backend's file work, for backup and restore)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from recallery.errors import InvalidInput
 from recallery.settings import Settings
 from recallery.store.base import Store
 from recallery.store.erasures import ErasureLedger
+from recallery.store.files import StoreFiles
 
 POSTGRES_SCHEMES = frozenset({"postgres", "postgresql"})
 
@@ -39,4 +41,27 @@ def open_store(settings: Settings) -> Store:
     return PostgresStore(url, pool_size=settings.database_pool_size, erasures=ledger)
 
 
-__all__ = ["Store", "open_store"]
+def store_files(settings: Settings) -> StoreFiles:
+    """The file work (backup, restore) of the store ``settings`` names: the embedded SQLite
+    store's; a PostgreSQL store has none here (``pg_dump``, named in the error)."""
+    if settings.database_url:
+        raise InvalidInput(
+            "database_url",
+            "database_url: backup and restore here are for the embedded SQLite store; "
+            "on PostgreSQL use pg_dump and pg_restore (docs/deployment.md)",
+        )
+    from recallery.store.sqlite.files import SQLiteFiles
+
+    return SQLiteFiles(settings)
+
+
+def files_named(backend: str) -> StoreFiles | None:
+    """The file work of the backend a backup's manifest names, for checking the backup
+    alone (its digest, its schema against the newest known); None for a backend without
+    files here. A restore uses :func:`store_files` of its target instead."""
+    if backend != "sqlite":
+        return None
+    return store_files(Settings())
+
+
+__all__ = ["Store", "StoreFiles", "files_named", "open_store", "store_files"]
