@@ -16,10 +16,19 @@ The revision is checked out into a temporary ``git worktree`` (removed afterward
 link to ``../shared``; its ``benchmarks.speed.speed`` (``benchmarks.speed`` before the benchmarks
 were grouped) must have ``Bench``, ``corpus``,
 ``corpus_vectors`` and ``USERS``, as every revision since the speed benchmark has. Both trees
-embed through the cache in this tree's ``benchmarks/.cache``. Usage::
+embed through the cache in this tree's ``benchmarks/.cache``.
+
+``--postgres``: each process builds its store in a fresh database of an embedded PostgreSQL
+(the tree's own ``recallery.testing.postgres``) and also counts what one search sends the
+server: a wrapper on psycopg's cursor and transaction counts, per search of one pass over the
+questions (store-only), the statements on read-only connections (the search's; background
+writers such as the use recorder are not counted), the transactions among them (each a
+``BEGIN`` and a ``COMMIT``, two round trips more) and the statements of the calling thread (the
+keyword leg runs on a second connection beside it). Usage::
 
     python -m benchmarks.speed.search_revisions --against abb034f --repeats 3 \\
         --out benchmarks/results/search-revisions.json
+    python -m benchmarks.speed.search_revisions --postgres --against c7b725a --repeats 1
 """
 
 from __future__ import annotations
@@ -43,9 +52,64 @@ WEIGHTS = (0.7, 0.4)
 MODES = ("store", "live")
 
 
-def _child(size: int, queries: int, rounds: int, fake: bool) -> dict[str, list[float]]:
+class _Statements:
+    """Counts what the searches of this process send PostgreSQL, by wrapping psycopg's
+    ``Cursor.execute`` and ``Connection.transaction`` (read-only connections only)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        import psycopg
+
+        self.on = False
+        self.statements = self.transactions = self.main = 0
+        self._thread = threading.get_ident()
+        execute, transaction = psycopg.Cursor.execute, psycopg.Connection.transaction
+        counter = self
+
+        def counted_execute(cur: Any, *args: Any, **kwargs: Any) -> Any:
+            if counter.on and cur.connection.read_only:
+                counter.statements += 1
+                counter.main += threading.get_ident() == counter._thread
+            return execute(cur, *args, **kwargs)
+
+        def counted_transaction(conn: Any, *args: Any, **kwargs: Any) -> Any:
+            if counter.on and conn.read_only:
+                counter.transactions += 1
+            return transaction(conn, *args, **kwargs)
+
+        psycopg.Cursor.execute = counted_execute  # type: ignore[method-assign]
+        psycopg.Connection.transaction = counted_transaction  # type: ignore[method-assign]
+
+    def per_search(self, searches: int) -> dict[str, float]:
+        n = max(searches, 1)
+        return {
+            "statements": round(self.statements / n, 2),
+            "transactions": round(self.transactions / n, 2),
+            "statements_calling_thread": round(self.main / n, 2),
+            "round_trips": round((self.statements + 2 * self.transactions) / n, 2),
+        }
+
+
+@contextmanager
+def _store(postgres: bool) -> Iterator[Any]:
+    """None (the benchmark's SQLite file) or a PostgreSQL store in a fresh embedded server."""
+    if not postgres:
+        yield None
+        return
+    from recallery.store.postgres import PostgresStore
+    from recallery.testing.postgres import EmbeddedPostgres
+
+    with EmbeddedPostgres() as pg:
+        yield PostgresStore(pg.create_database("revisions"))
+
+
+def _child(
+    size: int, queries: int, rounds: int, fake: bool, postgres: bool = False
+) -> dict[str, Any]:
     """In a process whose path starts with the tree measured: build its store and time it
-    (``fake``: with the deterministic test embedder instead of the local model)."""
+    (``fake``: with the deterministic test embedder instead of the local model; ``postgres``:
+    on an embedded PostgreSQL, counting statements per search)."""
     try:
         from benchmarks.speed.speed import USERS, Bench, TimedEmbedder, corpus, corpus_vectors
     except ModuleNotFoundError:  # a revision from before the benchmarks were grouped
@@ -72,35 +136,46 @@ def _child(size: int, queries: int, rounds: int, fake: bool) -> dict[str, list[f
     texts, questions = corpus()
     qs = questions[:queries]
     vectors = corpus_vectors(model, texts, qs, not fake)
-    with tempfile.TemporaryDirectory(prefix="recallery-revisions-") as tmp:
-        bench = Bench(Path(tmp), embedder)
+    counter = _Statements() if postgres else None
+    with tempfile.TemporaryDirectory(prefix="recallery-revisions-") as tmp, _store(postgres) as db:
+        bench = Bench(Path(tmp), embedder, db) if postgres else Bench(Path(tmp), embedder)
         bench.fill_to(size, texts, vectors)
         bench.index_ready()
         embedder.known.update({q: vectors[q] for q in qs})  # what store-only looks up
-        out: dict[str, list[float]] = {}
+        out: dict[str, Any] = {}
+
+        def search(i: int, q: str, weight: float) -> float:
+            # built here, not by Bench.request: older revisions lack it, and it fixes the weight
+            request = SearchRequest(
+                q,
+                (bench.memory.id,),
+                top_n=10,
+                similarity_threshold=0.0,
+                keywords_similarity_weight=weight,
+                user_id=f"user-{i % USERS}",
+            )
+            t0 = time.perf_counter()
+            bench.engine.search(bench.actor, request)
+            return time.perf_counter() - t0
+
         for mode in MODES:
             embedder.lookup_only = mode == "store"
             for weight in WEIGHTS:
                 seen = []
                 for r in range(rounds + 1):  # the first round warms up and is not counted
-                    times = []
-                    for i, q in enumerate(qs):
-                        # built here, not by Bench.request: older revisions lack it, and it
-                        # fixes the weight
-                        request = SearchRequest(
-                            q,
-                            (bench.memory.id,),
-                            top_n=10,
-                            similarity_threshold=0.0,
-                            keywords_similarity_weight=weight,
-                            user_id=f"user-{i % USERS}",
-                        )
-                        t0 = time.perf_counter()
-                        bench.engine.search(bench.actor, request)
-                        times.append(time.perf_counter() - t0)
+                    times = [search(i, q, weight) for i, q in enumerate(qs)]
                     if r:
                         seen.append(round(1000 * statistics.median(times), 3))
                 out[f"{mode} {weight}"] = seen
+        if counter is not None:
+            embedder.lookup_only = True
+            for weight in WEIGHTS:
+                counter.on = True
+                for i, q in enumerate(qs):
+                    search(i, q, weight)
+                counter.on = False
+                out[f"per search {weight}"] = counter.per_search(len(qs))
+                counter.statements = counter.transactions = counter.main = 0
         bench.close()
     return out
 
@@ -127,8 +202,8 @@ def worktree(revision: str) -> Iterator[Path]:
 
 
 def _measure(
-    tree: Path, size: int, queries: int, rounds: int, fake: bool
-) -> dict[str, list[float]]:
+    tree: Path, size: int, queries: int, rounds: int, fake: bool, postgres: bool = False
+) -> dict[str, Any]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), str(tree)])
     env.setdefault("PEERS_CACHE_DIR", str(REPO / "benchmarks" / ".cache"))
@@ -140,17 +215,27 @@ def _measure(
         str(queries),
         str(rounds),
         str(fake),
+        str(postgres),
     ]
-    done = subprocess.run(args, env=env, cwd=tree, check=True, capture_output=True, text=True)
-    result: dict[str, list[float]] = json.loads(done.stdout.strip().splitlines()[-1])
+    done = subprocess.run(args, env=env, cwd=tree, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"the process measuring {tree} failed:\n{done.stderr[-4000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
 def run(
-    against: str, size: int, queries: int, rounds: int, repeats: int, *, fake: bool = False
+    against: str,
+    size: int,
+    queries: int,
+    rounds: int,
+    repeats: int,
+    *,
+    fake: bool = False,
+    postgres: bool = False,
 ) -> dict[str, Any]:
     """The whole comparison; ``fake``: both trees embed with the deterministic test embedder
-    (tests), not the local model."""
+    (tests), not the local model; ``postgres``: on an embedded PostgreSQL."""
     from benchmarks.support import load_average  # (the parent: this tree's)
 
     head = subprocess.run(
@@ -158,13 +243,20 @@ def run(
         check=True, capture_output=True, text=True,
     ).stdout.strip()  # fmt: skip
     report: dict[str, Any] = {"this": head, "against": against, "size": size, "queries": queries}
+    report["store"] = "postgres" if postgres else "sqlite"
     report["loadavg_start"] = load_average()
     rounds_of: dict[str, dict[str, list[float]]] = {"this": {}, "against": {}}
+    counted: dict[str, dict[str, Any]] = {"this": {}, "against": {}}
     with worktree(against) as old:
         for _ in range(repeats):
             for name, tree in (("against", old), ("this", REPO)):
-                for setting, seen in _measure(tree, size, queries, rounds, fake).items():
-                    rounds_of[name].setdefault(setting, []).extend(seen)
+                for setting, seen in _measure(tree, size, queries, rounds, fake, postgres).items():
+                    if setting.startswith("per search"):
+                        counted[name][setting] = seen  # the same in every process
+                    else:
+                        rounds_of[name].setdefault(setting, []).extend(seen)
+    if postgres:
+        report["per_search"] = counted
     report["settings"] = {
         setting: _compared(rounds_of["this"][setting], rounds_of["against"][setting])
         for setting in rounds_of["this"]
@@ -189,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--child"]:
         size, queries, rounds = (int(a) for a in argv[1:4])
-        print(json.dumps(_child(size, queries, rounds, argv[4] == "True")))
+        print(json.dumps(_child(size, queries, rounds, argv[4] == "True", argv[5:6] == ["True"])))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--against", required=True, help="a git revision")
@@ -197,14 +289,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=2, help="pairs of processes")
+    parser.add_argument("--postgres", action="store_true", help="on an embedded PostgreSQL")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
-    report = run(args.against, args.size, args.queries, args.rounds, args.repeats)
+    report = run(
+        args.against, args.size, args.queries, args.rounds, args.repeats, postgres=args.postgres
+    )
     print(f"{report['this']} against {report['against']}, p50 ms (median of the rounds):")
     for setting, r in report["settings"].items():
         print(
             f"  {setting:<10} {r['this_p50_ms']:7.2f} vs {r['against_p50_ms']:7.2f}  x{r['ratio']}"
         )
+    for name, counts in report.get("per_search", {}).items():
+        print(f"  per search, {name}: {counts}")
     print(f"load average {report['loadavg_start']} -> {report['loadavg_end']}", file=sys.stderr)
     if args.out:
         # imported here, not at the top: a child runs this file with the other tree's modules
