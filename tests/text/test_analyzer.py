@@ -152,3 +152,40 @@ def test_a_query_has_at_most_max_terms() -> None:
 def test_analyzing_together_equals_one_by_one() -> None:
     texts = [s[1] for s in SENTENCES] + ["", "!!!", "The Cafés"]
     assert analyze_all(texts) == [analyze(t) for t in texts]
+
+
+# --- the query side: a function word never carries full keyword weight (issue 52 item 3) -----
+
+
+@pytest.mark.parametrize(
+    ("query", "terms"),
+    [
+        ("mein Beruf", ["beruf"]),  # one German stop word: stemmed as English, mein still out
+        ("mon travail", ["travail"]),
+        ("mi casa", ["casa"]),
+        ("the man", ["man"]),  # English has as many: "man" is a word here, not German "man"
+        ("die", ["die"]),  # nothing else to ask for: kept
+        ("제 직업이 뭐예요?", ["직업"]),  # 제 and the question word 뭐
+        ("Какая у меня работа?", ["работ"]),
+        ("ما هي وظيفتي الآن؟", ["ظيفت"]),
+    ],
+)
+def test_a_querys_function_words_are_left_out_in_every_language(
+    query: str, terms: list[str]
+) -> None:
+    assert query_terms(query) == terms
+
+
+def test_a_bigram_of_two_function_characters_is_never_asked_for() -> None:
+    assert "我的" not in query_terms("我的工作是什么？")
+    assert "工作" in query_terms("我的工作是什么？")
+    assert not {"私の", "は何", "何で"} & set(query_terms("私の仕事は何ですか？"))
+    assert "仕事" in query_terms("私の仕事は何ですか？")
+
+
+def test_a_function_word_shared_with_a_text_of_another_guess_does_not_match() -> None:
+    # the stored text has one German stop word too, so both are stemmed as English
+    assert not found("mein Auto", "mein Hund bellt")
+    assert not found("我的车", "我的猫很可爱")
+    assert not found("什么工作", "什么时候下雨")
+    assert found("mein Hund", "mein Hund bellt")

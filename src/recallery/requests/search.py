@@ -160,7 +160,8 @@ class SearchRequest:
         "Time orders the band: for one short question that asks for the present ('now', "
         "'currently', or about the asker in the present tense: 'where do I live?'), those of "
         "the first ten candidates scoring within this share below the best, and whose cosine "
-        "is at least half the best one's, are put latest first (earliest first for 'first', "
+        "lies at least half-way from the candidates' mean to the best, are put latest first "
+        "(earliest first for 'first', "
         "'originally'); only their order changes, each keeps its score (0 turns it off).",
     )
     context_length: int = _knob(

@@ -12,88 +12,54 @@ of about the same relevance, and one about something else stays where it was.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
 from recallery.retrieval.fusion import Scored
-
-#: Words that ask for the present: the prior counts double.
-_NOW = re.compile(
-    r"\b(now|currently|current|still|these days|nowadays|latest|at the moment|at present|"
-    r"today|anymore|any more|most recent|most recently|these days)\b",
-    re.IGNORECASE,
-)
-#: Words that ask for the beginning: the earlier turn wins instead.
-_EARLIER = re.compile(
-    r"\b(first|originally|original|initially|at first|used to|previously|formerly|"
-    r"before (?:the|my|i|we|he|she|they)|earliest)\b",
-    re.IGNORECASE,
-)
-#: A point in the past: no prior either way.
-_PAST = re.compile(
-    r"\b(back when|back in|ago|last (?:year|month|week|summer|winter|spring|autumn|fall)|"
-    r"in (?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* (?:19|20)\d\d)\b",
-    re.IGNORECASE,
-)
+from recallery.text.cues import read
 
 
 def time_lean(query: str, plain: float = 1.0) -> float:
-    """How the query leans the prior: 2 when it asks for the present ("now", "currently",
-    "still", "these days", "latest"), -1 when it asks for the beginning ("first",
-    "originally", "used to"), 0 for a point in the past ("back when", "in 2019", "two
-    years ago"), else ``plain``. The present wins over the others when both are asked for."""
-    if _NOW.search(query):
+    """How the query leans the prior, in its own language (:func:`recallery.text.cues.read`):
+    2 when it asks for the present ("now", "currently", "still", 现在, jetzt), -1 when it asks
+    for the beginning ("first", "originally", "used to", 最初), 0 for a point in the past
+    ("back when", "in 2019", "two years ago", 去年), else ``plain``. The present wins over the
+    others when both are asked for."""
+    cues = read(query)
+    if cues.now:
         return 2.0
-    if _PAST.search(query):
+    if cues.past:
         return 0.0
-    if _EARLIER.search(query):
+    if cues.earlier:
         return -1.0
     return plain
 
 
-#: A question in the first person: the asker asks about themselves.
-_ASKER = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself)\b", re.IGNORECASE)
-#: The past tense: the question asks about an event, not what holds now.
-_PAST_TENSE = re.compile(r"\b(did|was|were|had|went|used to)\b", re.IGNORECASE)
-#: How a question starts.
-_QUESTION = re.compile(
-    r"^\W*(what|where|which|who|whose|when|how|do|does|am|is|are|have|has|can)\b", re.IGNORECASE
-)
-#: A band member's cosine with the query is at least this share of the best one's: both
-#: legs call it about the same thing. The fused score alone let in a turn that matched only a
+#: A band member's cosine with the query lies at least this share of the way from the
+#: candidates' mean cosine to the best one in the band: the vectors call it about the same
+#: thing. A share of the embedder's own spread, not of raw cosine: multilingual-e5's
+#: similarities bunch above 0.8, so half the best cosine let every candidate in and "What is my
+#: job?" put the latest turn first. The fused score alone let in a turn that matched only a
 #: word every turn holds ("user"): "Which city does the user live in now?" put "My sister is
-#: a dentist", the latest turn, above "I moved to Lisbon". On the development seed it kept the
-#: updated turn first in 85 % (from 85) and the latest move in 62 % (from 75).
+#: a dentist", the latest turn, above "I moved to Lisbon".
 SAME_THING = 0.5
-#: More than one sentence: a dialogue or a passage, not one question.
-_SENTENCES = re.compile(r"[.!?]\s+\S")
-#: The most words a question about one's state runs to.
-_QUESTION_WORDS = 25
 
 
 def is_question(query: str) -> bool:
-    """Whether ``query`` is one short question ("Where does Tom live now?"), not a dialogue
-    or a passage an agent matches by topic."""
-    text = query.strip()
-    return (
-        len(text.split()) <= _QUESTION_WORDS
-        and _SENTENCES.search(text) is None
-        and (text.endswith("?") or _QUESTION.match(text) is not None)
-    )
+    """Whether ``query`` is one short question ("Where does Tom live now?", 我住在哪里？), not
+    a dialogue or a passage an agent matches by topic."""
+    return read(query).question
 
 
 def asks_state(query: str) -> bool:
     """Whether ``query`` is one short question in the first person and the present tense
-    ("Where do I live?", "What car do I have?"): the asker asks what holds for them now,
-    which the latest of their statements on it answers. A dialogue, a question about someone
-    else or about the past ("Where did I live?") is not one."""
-    return (
-        is_question(query)
-        and _ASKER.search(query) is not None
-        and _PAST_TENSE.search(query) is None
-    )
+    ("Where do I live?", "What car do I have?", 我开什么车？): the asker asks what holds for
+    them now, which the latest of their statements on it answers. A dialogue, a question about
+    someone else or about the past ("Where did I live?") is not one, nor a question in a
+    language without cues (:data:`recallery.text.cues.LANGUAGES`)."""
+    cues = read(query)
+    return cues.question and cues.asker and not cues.past_tense
 
 
 def band_lean(query: str) -> float:
@@ -114,11 +80,13 @@ def with_time_band(
     band: float,
     lean: float,
     window: int,
+    mean: float = 0.0,
 ) -> list[Scored]:
     """``ranked`` (best first) with the candidates among its first ``window`` that score at
-    least ``1 - band`` times the best of them, and whose cosine with the query is at least
-    :data:`SAME_THING` times the best cosine among them, put in their places in order of
-    valid time (``times``: an id's valid time and id), the latest first for a positive
+    least ``1 - band`` times the best of them, and whose cosine with the query lies at least
+    :data:`SAME_THING` of the way from ``mean`` (the candidates' mean cosine: what this
+    embedder gives a text about anything) to the best cosine among them, put in their places
+    in order of valid time (``times``: an id's valid time and id), the latest first for a positive
     ``lean``, the earliest first for a negative one; every other candidate stays where it
     was, and each keeps its own score. Only the order within the window changes: what is
     found is not."""
@@ -126,7 +94,8 @@ def with_time_band(
     if band <= 0 or not lean or not head:
         return list(ranked)
     floor = (1 - min(band, 1.0)) * head[0].score
-    near = SAME_THING * max(s.vector for s in head)
+    best = max(s.vector for s in head)
+    near = mean + SAME_THING * (best - mean)
     places = [
         n
         for n, s in enumerate(head)

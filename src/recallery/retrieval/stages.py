@@ -163,7 +163,12 @@ class Ranking:
         if k.band_lean and k.band > 0:
             times = {i: (t, i) for i, t in g.times.items()}
             moved = with_time_band(
-                ranked, times, band=k.band, lean=k.band_lean, window=plan.BAND_WINDOW
+                ranked,
+                times,
+                band=k.band,
+                lean=k.band_lean,
+                window=plan.BAND_WINDOW,
+                mean=_mean([c for _, c in g.pools.vector]),
             )
             placed = [replace(s, score=at.score) for s, at in zip(moved, ranked, strict=True)]
             ranked = _noted(added, "time_band", ranked, placed)
@@ -197,6 +202,12 @@ class Ranking:
                     continue
             out[old] = new
         return out
+
+
+def _mean(cosines: Sequence[float]) -> float:
+    """The mean of the vector leg's cosines: what the embedder gives a text about anything
+    (the band's guard is a share of the spread above it)."""
+    return sum(cosines) / len(cosines) if cosines else 0.0
 
 
 def _replaced(before: Entry, after: Entry) -> list[str] | None:

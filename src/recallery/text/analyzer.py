@@ -117,7 +117,7 @@ def query_terms(text: str) -> list[str]:
     stem in every Latin language, each distinct stem once, English's first (a stem that is
     another word's English stem is left out: "teachers teaching" asks for "teach" once)."""
     found, _ = _pieces(text, query=True)
-    distinct = list(dict.fromkeys(found))[:MAX_TERMS]
+    distinct = list(dict.fromkeys(_content(text, found)))[:MAX_TERMS]
     undecided = any(p[0] == "porter" for p in distinct) and not any(
         _votes(text, [w for s, w in runs(text) if s is Script.LATIN])
     )
@@ -131,6 +131,31 @@ def query_terms(text: str) -> list[str]:
     terms = [t for g in groups for t in dict.fromkeys(stem[p] for p in g)
              if t == stem[g[0]] or t not in first]  # fmt: skip
     return [t for t in terms if len(t) <= MAX_TERM_CHARS][:MAX_TERMS]
+
+
+def _content(text: str, found: list[_Piece]) -> list[_Piece]:
+    """A query's pieces without the function words its language left in: where no Latin
+    language has :data:`MIN_VOTES` of its stop words in the query, its words are stemmed as
+    English, so a stop word of a language with more of them than English has ("mein" in "mein
+    Beruf", "mon" in "mon travail") is left out; a Chinese or Japanese bigram of two function
+    characters (我的, 私の) is left out always. Kept where nothing else would remain (a query
+    of function words only: "die")."""
+    latin = {w for s, w in runs(text) if s is Script.LATIN}
+    votes = _votes(text, latin) if latin & _VOTES.keys() else [0]
+    unsure = {i for i, n in enumerate(votes) if n > votes[0]} if max(votes) < MIN_VOTES else set()
+    kept = [p for p in found if not _function(p, unsure)]
+    return kept or found
+
+
+def _function(piece: _Piece, unsure: set[int]) -> bool:
+    """Whether ``piece`` is a CJK bigram of two function characters, or a stop word of one of
+    the ``unsure`` Latin languages (their places in the vote)."""
+    name, word, _ = piece
+    if not name:
+        return len(word) == 2 and word[0] in stopwords.CJK and word[1] in stopwords.CJK
+    if not unsure:
+        return False
+    return any(i in unsure for w in {word, unaccented(word)} for i in _VOTES.get(w, ()))
 
 
 def latin_language(text: str) -> str:

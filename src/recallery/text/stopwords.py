@@ -99,6 +99,7 @@ RUSSIAN = frozenset(
     эту этой того потому какой ним здесь мой моя моё мое мои моего моей мою моих моим моими
     моем твой твоя твои свой своя свои свою тем чтобы нее сейчас всех при два над тот через нас
     про всего них много три перед том им более всегда всю между
+    какая какое какие какую каком каких почему зачем сколько куда откуда кем
     """.split()  # noqa: SIM905
 )
 
@@ -107,15 +108,17 @@ ARABIC = frozenset(
     في من على إلى الى عن مع هو هي هم هن هما أنا انا أنت انت أنتم نحن هذا هذه ذلك تلك هؤلاء
     التي الذي الذين اللذان اللتان و أو او ثم لا لم لن ما ماذا كان كانت يكون قد كل بعد قبل
     عند لدي لي له لها لهم إن ان أن إنه انه أنه هل يا بين حتى أي اي كما لكن ذات فيه فيها
-    منه منها عليه عليها به بها
+    منه منها عليه عليها به بها أين اين متى كيف لماذا كم الآن الان
     """.split()  # noqa: SIM905
 )
 
-#: Korean words that are stop words whole (after a particle is stripped: "나는" is "나").
+#: Korean words that are stop words whole (after a particle is stripped: "나는" is "나"),
+#: question words among them (뭐, 어디, 누가 as 누), as English lists "what" and "where".
 KOREAN = frozenset(
     """
     나 내 저 제 너 네 우리 저희 너희 그 그녀 그들 이 저것 이것 그것 것 수 등 및 그리고
     그러나 하지만 또는 또 더 매우 아주 정말 너무
+    뭐 무엇 무슨 어디 언제 누 누구 어떤 어느 왜 어떻게 몇 지금 요즘
     """.split()  # noqa: SIM905
 )
 
@@ -130,13 +133,16 @@ KOREAN_PARTICLES: tuple[tuple[str, str], ...] = tuple(
     sorted((p.partition(":")[::2] for p in _PARTICLES.split()), key=lambda p: -len(p[0]))
 )
 
-#: Chinese and Japanese function characters and bigrams: never indexed alone, never a term.
+#: Chinese and Japanese function characters and bigrams, question words among them (什么, 哪里,
+#: 何, どこ), as English lists "what" and "where": never indexed alone, never a term.
 CJK = frozenset(
     """
     的 了 是 在 和 与 及 也 就 都 而 着 或 之 其 这 那 我 你 他 她 它 们 吗 呢 吧 啊
     我们 你们 他们 她们 它们 这个 那个 这些 那些 就是 但是 因为 所以 如果 而且 或者
     の は が を に で と も へ や か ね よ 私
     です ます まし した して この その あの これ それ あれ から まで ので けど
+    什么 哪里 哪儿 哪个 怎么 为什 多少 谁 哪 几 现在
+    何 誰 なに どこ いつ だれ どう なぜ どの どれ 今
     """.split()  # noqa: SIM905
 )
 
