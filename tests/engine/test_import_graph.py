@@ -1,4 +1,4 @@
-"""The house order, checked: imports flow adapters → engine → services → core, with no circle,
+"""The house order, checked: imports flow inwards through the house's layers, with no circle,
 and no module grows past what one reader can hold.
 
 Every ``import`` in ``src/recallery`` counts, at module level or inside a function, and under
@@ -15,11 +15,42 @@ import pytest
 SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = SRC / "recallery"
 
-#: Layers from the outside in; a module may import its own layer or an inner one only.
-ADAPTERS = ("recallery.api", "recallery.cli", "recallery.__main__", "recallery.client")
-ADAPTERS += ("recallery.web", "recallery.mcp", "recallery.integrations")
+#: The layers from the inside out (issue 56); a module may import its own layer or an inner
+#: one only. A name covers the module and everything under it.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # plain types, errors, decisions and settings every room shares
+    ("kernel", ("models", "errors", "access", "settings", "clock", "audit", "validation")),
+    ("kernel", ("extras", "text")),
+    # what adapters build and read (requests/) and its JSON (wire/); the moved modules'
+    # aliases stay here for their release
+    ("requests/wire", ("requests", "wire", "requestlog", "subjects", "people")),
+    # the store port with its backends, and the model providers with the listeners they
+    # report to (observe)
+    ("store/providers", ("store", "providers", "observe")),
+    # rules over plain data: retrieval, extraction, policies, and the job protocol
+    ("domain", ("retrieval", "extraction", "policies", "jobs")),
+    ("services", ("services",)),
+    ("engine", ("engine", "acting")),
+    # the HTTP edge REST, the web UI and MCP share: guard, throttle, declared kinds
+    ("edge", ("edge", "throttle")),
+    ("adapters", ("api", "web", "mcp", "cli", "client", "integrations", "__main__")),
+)
+ORDER = list(dict.fromkeys(name for name, _ in LAYERS))
+#: The adapter packages: each may use another in one direction only (the REST app installs
+#: the web UI; the command line serves both).
+ADAPTERS = tuple(f"recallery.{p}" for name, ps in LAYERS if name == "adapters" for p in ps)
 #: Shipped test support (fakes, the conformance suite) may use everything, like a test.
 SUPPORT = ("recallery.testing",)
+#: Imports that still point outwards and are to move (issue 56); the list must match what is
+#: found exactly, so a new one fails, and so does one moved but left listed.
+PENDING_OUTWARD = {
+    "recallery.requests.messages -> recallery.providers.usage",
+    "recallery.store.gather -> recallery.retrieval.candidates",
+    "recallery.store.owners -> recallery.policies.people",
+    "recallery.store.supersession -> recallery.retrieval.slots",
+    "recallery.wire.jobs -> recallery.extraction.runs",
+    "recallery.wire.statements -> recallery.providers.usage",
+}
 MAX_LINES = 400
 
 
@@ -37,16 +68,15 @@ def _within(name: str, prefixes: tuple[str, ...]) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
-def _layer(name: str) -> int:
-    """1: adapters and the package root (its public names); 2: the engine; 3: services;
-    4: the core."""
-    if name == "recallery" or _within(name, ADAPTERS):
-        return 1
-    if name in ("recallery.engine", "recallery.acting"):
-        return 2
-    if _within(name, ("recallery.services",)):
-        return 3
-    return 4
+def _layer(name: str) -> str:
+    """The layer of a module by :data:`LAYERS`; the package root (its public names) is an
+    adapter's. A module no layer names fails: each new room is placed on purpose."""
+    if name == "recallery":
+        return "adapters"
+    for layer, packages in LAYERS:
+        if _within(name, tuple(f"recallery.{p}" for p in packages)):
+            return layer
+    raise AssertionError(f"{name} is in no layer of LAYERS")
 
 
 def _imports(name: str) -> set[str]:
@@ -98,14 +128,50 @@ def test_no_import_circle() -> None:
             pytest.fail("import circle: " + " -> ".join(circle))
 
 
+def test_every_module_is_in_a_layer() -> None:
+    assert {_layer(name) for name in GRAPH} == set(ORDER)
+
+
 def test_imports_point_inwards() -> None:
-    outward = [
+    outward = {
         f"{name} -> {dep}"
         for name, deps in sorted(GRAPH.items())
         for dep in sorted(deps)
-        if _layer(dep) < _layer(name) and not _within(dep, SUPPORT)
-    ]
-    assert outward == []
+        if ORDER.index(_layer(dep)) > ORDER.index(_layer(name)) and not _within(dep, SUPPORT)
+    }
+    assert outward == PENDING_OUTWARD
+
+
+def test_the_layer_test_sees_a_misplaced_import() -> None:
+    """Today's kinds of misplacement each point outwards (the web UI reaching into the REST
+    adapter's edge was one: now the shared edge)."""
+    assert ORDER.index(_layer("recallery.edge.guard")) < ORDER.index(_layer("recallery.web"))
+    for inner, outer in [
+        ("recallery.store.supersession", "recallery.retrieval.slots"),
+        ("recallery.wire.jobs", "recallery.extraction.runs"),
+        ("recallery.services.backup", "recallery.engine"),
+        ("recallery.edge.guard", "recallery.api.app"),
+    ]:
+        assert ORDER.index(_layer(inner)) < ORDER.index(_layer(outer)), (inner, outer)
+
+
+def test_adapter_packages_use_each_other_one_way() -> None:
+    """No circle between adapter packages either: the web UI does not import the REST API,
+    which installs it; what both need is the shared edge."""
+
+    def package(name: str) -> str:
+        return ".".join(name.split(".")[:2])
+
+    uses = {
+        (package(name), package(dep))
+        for name, deps in GRAPH.items()
+        if _within(name, ADAPTERS)
+        for dep in deps
+        if _within(dep, ADAPTERS) and package(dep) != package(name)
+    }
+    assert ("recallery.api", "recallery.web") in uses
+    both_ways = sorted(f"{a} <-> {b}" for a, b in uses if (b, a) in uses)
+    assert both_ways == []
 
 
 def test_nothing_outside_testing_imports_the_test_support() -> None:

@@ -9,10 +9,10 @@ from fastapi import APIRouter, Query
 import recallery
 from recallery import validation as v
 from recallery import wire
-from recallery.api import params
-from recallery.api import schemas as S
-from recallery.api.bodies import REQUIRED_BODY, NewKey, NewMember, NewUser
 from recallery.api.deps import Actor, EngineDep
+from recallery.edge import params
+from recallery.edge import schemas as S
+from recallery.edge.bodies import REQUIRED_BODY, NewKey, NewMember, NewUser
 from recallery.errors import InvalidInput
 
 router = APIRouter(tags=["accounts and audit"])

@@ -24,18 +24,18 @@ from recallery.api import (
     subjects,
 )
 from recallery.api.deps import caller
-from recallery.api.guard import Guard, rules
 from recallery.api.health import Readiness, install_probes
 from recallery.api.metrics import install_metrics
 from recallery.api.requestlog import install_request_log
-from recallery.api.responses import (
+from recallery.api.tracing import install_tracing
+from recallery.edge.guard import Guard, rules
+from recallery.edge.responses import (
     ERROR_RESPONSES,
     EnvelopeResponse,
     documented,
     error_response,
     routing_error,
 )
-from recallery.api.tracing import install_tracing
 from recallery.engine import Engine
 from recallery.errors import InvalidInput, RecalleryError
 from recallery.settings import Settings

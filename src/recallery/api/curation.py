@@ -9,10 +9,10 @@ from pydantic import ConfigDict, Field
 
 from recallery import validation as v
 from recallery import wire
-from recallery.api import params
-from recallery.api import schemas as S
-from recallery.api.bodies import REQUIRED_BODY, Lenient
 from recallery.api.deps import Actor, EngineDep
+from recallery.edge import params
+from recallery.edge import schemas as S
+from recallery.edge.bodies import REQUIRED_BODY, Lenient
 from recallery.errors import InvalidInput
 from recallery.requests import MAX_BUCKETS, Bucket, BulkAction, TimelineClock
 from recallery.services.curation import MAX_BULK_IDS

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from recallery.api.guard import PRINCIPAL
+from recallery.edge.guard import PRINCIPAL
 from recallery.engine import Engine
 from recallery.errors import Unauthorized
 from recallery.models import Principal

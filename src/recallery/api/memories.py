@@ -9,10 +9,10 @@ from fastapi import APIRouter, Body, Depends, Query
 from fastapi.responses import Response
 
 from recallery import wire
-from recallery.api import declared, params
-from recallery.api import schemas as S
-from recallery.api.bodies import REQUIRED_BODY, MemoryFields, NewMemory
 from recallery.api.deps import Actor, EngineDep
+from recallery.edge import declared, params
+from recallery.edge import schemas as S
+from recallery.edge.bodies import REQUIRED_BODY, MemoryFields, NewMemory
 from recallery.engine import Engine
 from recallery.errors import InvalidInput
 from recallery.models import Memory

@@ -9,9 +9,10 @@ from fastapi import APIRouter, Depends
 
 from recallery import validation as v
 from recallery import wire
-from recallery.api import declared, params
-from recallery.api import schemas as S
-from recallery.api.bodies import (
+from recallery.api.deps import Actor, EngineDep
+from recallery.edge import declared, params
+from recallery.edge import schemas as S
+from recallery.edge.bodies import (
     REQUIRED_BODY,
     AddMessage,
     Correct,
@@ -20,7 +21,6 @@ from recallery.api.bodies import (
     Review,
     SetStatus,
 )
-from recallery.api.deps import Actor, EngineDep
 from recallery.errors import InvalidInput
 from recallery.requests import DEFAULT_MAX_TOKENS
 

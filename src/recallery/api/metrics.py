@@ -28,10 +28,10 @@ from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
 from starlette.concurrency import run_in_threadpool
 
-from recallery.api.guard import authenticate, bearer_key, refusal
 from recallery.api.health import PROBES
 from recallery.api.measure import UNMATCHED, Measured, route_template, watch
 from recallery.api.observed import ObservedSeries
+from recallery.edge.guard import authenticate, bearer_key, refusal
 from recallery.engine import Engine
 from recallery.errors import Forbidden, Throttled, Unauthorized
 from recallery.models import ALL_CAPABILITIES, Principal

@@ -19,12 +19,12 @@ from fastapi import APIRouter, Query
 
 from recallery import validation as v
 from recallery import wire
-from recallery.api import params
 from recallery.api.deps import Actor, EngineDep
-from recallery.api.guard import PRINCIPAL
 from recallery.api.health import PROBES
 from recallery.api.measure import Measured, watch
 from recallery.api.metrics import PATH as METRICS
+from recallery.edge import params
+from recallery.edge.guard import PRINCIPAL
 from recallery.engine import Engine
 from recallery.errors import InvalidInput
 from recallery.models import Page, Principal

@@ -11,9 +11,9 @@ from pydantic import Field
 
 from recallery import validation as v
 from recallery import wire
-from recallery.api import schemas as S
-from recallery.api.bodies import Lenient
 from recallery.api.deps import Actor, EngineDep
+from recallery.edge import schemas as S
+from recallery.edge.bodies import Lenient
 from recallery.requests.subjects import SubjectKind
 from recallery.wire.entries import entry_dict
 

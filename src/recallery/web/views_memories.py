@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from recallery.api.guard import takes_files
+from recallery.edge.guard import takes_files
 from recallery.engine import Engine
 from recallery.errors import Conflict, Forbidden, InvalidInput
 from recallery.extraction.runs import ChatCheck

@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from recallery.api import declared
-from recallery.api.declared import wire_default
+from recallery.edge import declared
+from recallery.edge.declared import wire_default
 from recallery.engine import Engine
 from recallery.errors import InvalidInput
 from recallery.models import (

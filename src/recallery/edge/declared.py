@@ -1,0 +1,248 @@
+"""The REST edges of the declared requests: the search's query parameters and JSON body, and
+the Messages list's filters, built from the fields of :class:`~recallery.requests.SearchRequest`
+and :class:`~recallery.requests.MessageFilter`, and the values sent read back into them.
+
+A field declares its wire name, kind of value, default and description once; this module
+knows, per kind, how the API documents and reads it (the schema of a query parameter and of
+a body field, and whether it is a list). Adding a search knob or a list filter is a field in
+:mod:`recallery.requests`; nothing here names one. Values are read as sent, as RAGFlow does,
+and checked by the service that uses them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import MISSING, Field
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+
+from fastapi import Query
+from pydantic import create_model
+
+from recallery.edge import params
+from recallery.edge import schemas as S
+from recallery.edge.bodies import IDS, TRUST, TYPES, Lenient, field_of, requires
+from recallery.errors import InvalidInput
+from recallery.requests import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TOP_N,
+    MessageFilter,
+    SearchRequest,
+    message_filter_fields,
+    search_fields,
+)
+
+
+class Kind(NamedTuple):
+    """How one kind of declared value is documented in a query string and in a body."""
+
+    query: S.Schema
+    body: S.Schema
+    #: Sent as a list in a query string (repeated or comma-separated).
+    listed: bool = False
+    #: Read by FastAPI as a boolean (true/false, 1/0, yes/no), not as text.
+    boolean: bool = False
+
+
+def _choices(item: S.Schema) -> S.Schema:
+    """A list of ``item``'s values in a body, or one text with them comma-separated."""
+    return S.nullable({"anyOf": [{"type": "array", "items": item}, S.listed(item["enum"])]})
+
+
+_WHOLE: S.Schema = {"type": "integer", "minimum": 0}
+#: The kinds of the search's fields.
+SEARCH_KINDS: dict[str, Kind] = {
+    "query": Kind(S.NON_BLANK, S.NON_BLANK),
+    "memories": Kind(S.MEMORY_ID, IDS, listed=True),
+    "size": Kind(S.LENIENT_SIZE, S.LENIENT_TOP_N),
+    "unit": Kind(S.UNIT, S.nullable(S.UNIT)),
+    "id": Kind(S.TEXT, S.nullable(S.TEXT)),
+    "types": Kind(S.ENTRY_TYPE, TYPES, listed=True),
+    "time": Kind(S.TIME, S.nullable(S.TIME)),
+    "fusion": Kind(S.FUSION, {**S.FUSION, "enum": [*S.FUSION["enum"], None]}),
+    "trust": Kind(S.SEARCHABLE_TRUST, TRUST, listed=True),
+    "span": Kind({**_WHOLE, "maximum": 5}, S.nullable({**_WHOLE, "maximum": 5})),
+    "length": Kind(_WHOLE, S.nullable(_WHOLE)),
+    "origins": Kind(S.ORIGIN, _choices(S.ORIGIN), listed=True),
+    "flag": Kind(S.BOOLEAN, S.nullable(S.BOOLEAN), boolean=True),
+}
+#: The kinds of the Messages list's filters.
+FILTER_KINDS: dict[str, Kind] = {
+    "agents": Kind(S.TEXT, S.nullable({"type": "array", "items": S.TEXT}), listed=True),
+    "text": Kind(S.TEXT, S.nullable(S.TEXT)),
+    "types": Kind(S.ENTRY_TYPE, TYPES, listed=True),
+    "flag": Kind(S.BOOLEAN, S.nullable(S.BOOLEAN), boolean=True),
+    "trust": Kind(S.TRUST, _choices(S.TRUST), listed=True),
+    "origins": Kind(S.ORIGIN, _choices(S.ORIGIN), listed=True),
+    "time": Kind(S.TIME, S.nullable(S.TIME)),
+}
+
+
+def wire_default(spec: Field[Any]) -> Any:
+    """A field's default as the wire carries it (None: no default to document)."""
+    default = spec.default
+    if default is MISSING or default is None:
+        return None
+    return getattr(default, "value", default)
+
+
+def _about(spec: Field[Any], kind: Kind) -> str:
+    about = str(spec.metadata["about"])
+    if kind.listed:
+        about += " Repeated or comma-separated."
+    if kind.query is S.LENIENT_SIZE:
+        about += f" {params.SIZE}"
+    default = wire_default(spec)
+    if isinstance(default, bool):
+        default = str(default).lower()  # as JSON and a query string write it
+    return about if default is None else f"{about.rstrip('.')} (default {default})."
+
+
+def _parameter(spec: Field[Any], kind: Kind) -> inspect.Parameter:
+    schema = {"type": "array", "items": dict(kind.query)} if kind.listed else dict(kind.query)
+    default = wire_default(spec)
+    if default is not None and schema.get("type") == "string":
+        default = str(default)  # what a query string would carry (FastAPI documents it)
+    if kind.boolean:
+        found: Any = Query(description=_about(spec, kind))
+    else:
+        found = params.query(schema, _about(spec, kind))
+    parsed: Any = list[str] | None if kind.listed else bool | None if kind.boolean else str | None
+    return inspect.Parameter(
+        spec.metadata["wire"],
+        inspect.Parameter.KEYWORD_ONLY,
+        default=default,
+        annotation=Annotated[parsed, found],
+    )
+
+
+def query_parameters(
+    specs: Iterable[Field[Any]], kinds: Mapping[str, Kind]
+) -> Callable[..., dict[str, Any]]:
+    """A FastAPI dependency taking one query parameter per declared field (by its wire
+    name, documented as its kind says) and answering the values sent, by wire name."""
+
+    def sent(**values: Any) -> dict[str, Any]:
+        return values
+
+    declared = [_parameter(spec, kinds[spec.metadata["kind"]]) for spec in specs]
+    sent.__signature__ = inspect.Signature(declared)  # type: ignore[attr-defined]
+    return sent
+
+
+#: The search's query parameters (GET /messages/search and /messages/context).
+search_parameters = query_parameters(search_fields(), SEARCH_KINDS)
+#: The Messages list's filters (GET /memories/{memory_id}).
+filter_parameters = query_parameters(message_filter_fields(), FILTER_KINDS)
+
+
+def _body_field(spec: Field[Any]) -> tuple[Any, Any]:
+    kind = SEARCH_KINDS[spec.metadata["kind"]]
+    return Any, field_of(kind.body, _about(spec, kind))
+
+
+class _Context(Lenient):
+    model_config = requires("query", "memory_id")
+
+
+_CONTEXT_FIELDS: dict[str, Any] = {
+    **{spec.metadata["wire"]: _body_field(spec) for spec in search_fields()},
+    "max_tokens": (
+        Any,
+        field_of(
+            S.nullable({"type": "integer", "minimum": 1}),
+            f"Token budget of the block (default {DEFAULT_MAX_TOKENS}).",
+        ),
+    ),
+}
+if TYPE_CHECKING:
+    ContextQuery = _Context
+else:
+    #: The body of POST /messages/context: every search field, and the token budget.
+    ContextQuery = create_model("ContextQuery", __base__=_Context, **_CONTEXT_FIELDS)
+
+
+def _listed(value: object, field: str) -> object:
+    """A list filter: a list is split as ids are; one text (maybe comma-separated) is passed
+    on as sent."""
+    if value is None or isinstance(value, str):
+        return value
+    if not isinstance(value, list):
+        raise InvalidInput(field, f"{field} must be a list or comma-separated text.")
+    return params.ids(value, field)
+
+
+def _size(value: object, field: str) -> object:
+    """``top_n`` read RAGFlow's lenient way (invalid or below 1: 30)."""
+    if value is None:
+        return None
+    return params.size(str(value), DEFAULT_TOP_N, field)
+
+
+#: How a kind's value sent is read (a list kind without an entry: :func:`_listed`).
+_READERS: dict[str, Callable[[object, str], object]] = {
+    "memories": lambda value, field: tuple(params.ids(value, field)),
+    "size": _size,
+    "fusion": lambda value, field: None if value == "" else value,
+    "span": lambda value, field: params.whole(value),
+    "length": lambda value, field: params.whole(value),
+    "flag": lambda value, field: _flag(value),
+}
+
+
+def _flag(value: object) -> object:
+    """A yes or no sent as text (a form's "true", "1", "on") read as a boolean; anything
+    else is passed on for the service to refuse, naming the field."""
+    if isinstance(value, str):
+        return {
+            "true": True,
+            "1": True,
+            "on": True,
+            "yes": True,
+            "false": False,
+            "0": False,
+            "off": False,
+            "no": False,
+            "": None,
+        }.get(value.strip().lower(), value)
+    return value
+
+
+def search_request(sent: Mapping[str, Any]) -> SearchRequest:
+    """One search request from query parameters or a JSON body, by wire name: lists split,
+    ``top_n`` read leniently; what was not sent takes the request's defaults. The service
+    checks every value (a query that is missing included)."""
+    values: dict[str, Any] = {"query": sent.get("query")}
+    for spec in search_fields():
+        wire, kind = spec.metadata["wire"], spec.metadata["kind"]
+        read = _READERS.get(kind, _listed if SEARCH_KINDS[kind].listed else None)
+        value = sent.get(wire) if read is None else read(sent.get(wire), wire)
+        if value is not None:
+            values[spec.name] = value
+    return SearchRequest(**values)
+
+
+def message_filter(sent: Mapping[str, Any]) -> MessageFilter:
+    """The Messages filters sent as query parameters, by wire name, as sent (lists split;
+    empty text filters nothing); the service checks each."""
+    values: dict[str, Any] = {}
+    for spec in message_filter_fields():
+        wire = spec.metadata["wire"]
+        value = sent.get(wire)
+        if FILTER_KINDS[spec.metadata["kind"]].listed:
+            value = params.id_list(value, wire) or None
+        values[wire] = params.optional(value) if isinstance(value, str) else value
+    return MessageFilter.sent(values)
+
+
+__all__ = [
+    "FILTER_KINDS",
+    "SEARCH_KINDS",
+    "ContextQuery",
+    "Kind",
+    "filter_parameters",
+    "message_filter",
+    "search_parameters",
+    "search_request",
+    "wire_default",
+]
