@@ -40,7 +40,7 @@ from recallery.errors import CapacityExceeded, ChatError, ModelError, RecalleryE
 from recallery.models import Job, JobKind, JobState, Outcome
 from recallery.observe import Observer
 from recallery.providers.base import ChatModel, ChatReply, ChatRequest
-from recallery.providers.usage import Usage
+from recallery.providers.usage import Meter
 from recallery.settings import Settings
 from recallery.store.base import Store
 from recallery.store.writer import Writer
@@ -208,7 +208,7 @@ class JobContext:
         self.queue = queue
         self.job = job
         self.owner = owner
-        self.usage = Usage.from_result(job.result)
+        self.usage = Meter.from_result(job.result)
         """LLM cost of this job so far, earlier attempts included."""
 
     def progress(self, value: float, message: str, w: Writer | None = None) -> None:

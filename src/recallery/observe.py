@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol
 
 from recallery.models import Job, JobKind, JobState
-from recallery.providers.usage import Usage
+from recallery.requests.usage import Usage
 
 #: What is timed: each step of a search (the query's embedding; the keyword leg, conversation
 #: windows included; the gather, the one read of everything else ranking needs: the vector

@@ -12,7 +12,9 @@ from types import ModuleType
 
 import pytest
 
+from recallery import ownership
 from recallery.edge import bodies, declared, guard, params, responses, schemas, throttle
+from recallery.requests import gathered, runs
 from recallery.requests import requestlog as requestlog_types
 from recallery.requests import subjects as subject_types
 from recallery.wire import requestlog as requestlog_shapes
@@ -27,6 +29,9 @@ MOVED: dict[str, tuple[ModuleType, ...]] = {
 #: Old module -> the module it now is, moved whole.
 MOVED_WHOLE: dict[str, ModuleType] = {
     "recallery.throttle": throttle,
+    "recallery.retrieval.candidates": gathered,
+    "recallery.policies.people": ownership,
+    "recallery.extraction.runs": runs,
     **{
         f"recallery.api.{m.__name__.rsplit('.', 1)[1]}": m
         for m in (bodies, declared, guard, params, responses, schemas)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from recallery import Engine, Principal, SearchRequest, TurnInput
-from recallery.retrieval.candidates import Gathered, Pools
+from recallery.requests.gathered import Gathered, Pools
 from recallery.retrieval.fusion import Scored
 from recallery.retrieval.recency import with_time_band
 from recallery.retrieval.stages import Ranked, Ranking

@@ -20,7 +20,7 @@ from recallery.errors import ChatError
 from recallery.jobs import Worker
 from recallery.models import Entry
 from recallery.providers.base import ChatReply, ChatRequest
-from recallery.providers.usage import Usage
+from recallery.providers.usage import Meter
 from recallery.store.base import Store
 from recallery.testing import DeterministicEmbedder, FakeLLM, FrozenClock, Reply
 
@@ -182,7 +182,7 @@ def test_a_failed_model_call_counts_the_time_it_took(monkeypatch: pytest.MonkeyP
 
     ticks = iter([10.0, 10.25])
     monkeypatch.setattr("recallery.providers.usage.perf_counter", lambda: next(ticks))
-    usage = Usage()
+    usage = Meter()
     with pytest.raises(ChatError):
         usage.call(Down(), ChatRequest(messages=()))  # type: ignore[arg-type]
     assert (usage.calls, usage.latency_ms) == (1, 250)  # before: 1 call, 0 ms

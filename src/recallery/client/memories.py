@@ -10,10 +10,10 @@ from typing import Any
 from recallery import wire
 from recallery.client.call import Call, carried, none
 from recallery.errors import RecalleryWarning
-from recallery.extraction.runs import ChatCheck, Retried
 from recallery.models import Job, Memory, Page
 from recallery.requests import ImportReport, MessageFilter, MessagePage, message_filter_fields
 from recallery.requests.either import message_filter
+from recallery.requests.runs import ChatCheck, Retried
 from recallery.wire import MemorySummary, transfer
 
 

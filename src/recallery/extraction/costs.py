@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from recallery.models import Job, JobState
-from recallery.providers.usage import Usage
+from recallery.requests.usage import Usage
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """What a candidate is compared with: near entries of its type and of its person in its memory
-(:mod:`recallery.policies.people`), found with the hybrid search's candidate pools (keyword and
+(:mod:`recallery.ownership`), found with the hybrid search's candidate pools (keyword and
 vector) through a store Reader."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from typing import Any
 
 from recallery.errors import InvalidInput
 from recallery.models import Entry, EntryType, Job, Origin, Tombstone, Trust
-from recallery.providers.usage import Usage
+from recallery.requests.usage import Usage
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 
 from recallery.models import Hit
-from recallery.policies.people import same_person
+from recallery.ownership import same_person
 from recallery.requests import Context
 from recallery.retrieval.slots import slots
 

@@ -25,10 +25,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from recallery.models import Entry, Fusion
-from recallery.policies.people import same_person
+from recallery.ownership import same_person
+from recallery.requests.gathered import Gathered, Pools, Wants
 from recallery.retrieval import plan
 from recallery.retrieval.adaptive import context_shares
-from recallery.retrieval.candidates import Gathered, Pools, Wants
 from recallery.retrieval.fusion import RRF_K, Fused, Scored, rank, score
 from recallery.retrieval.recency import with_recency, with_time_band
 from recallery.retrieval.slots import slots, statements

@@ -11,7 +11,7 @@ Every caller goes through it: a single disable, enable, forget, restore or erase
   entries extracted from it;
 - erasing takes every version of an entry and everything extracted from them, followed a batch
   at a time;
-- nothing crosses people (:mod:`recallery.policies.people`): a version link is followed only
+- nothing crosses people (:mod:`recallery.ownership`): a version link is followed only
   to an entry of the same user of the same memory, whatever links exist; what was extracted
   from a person's turn goes with the turn (the words were theirs);
 - an entry already in the wanted state is neither changed nor counted;
@@ -34,8 +34,8 @@ from datetime import datetime
 from recallery.audit import summary
 from recallery.errors import InvalidInput
 from recallery.models import AuditAction, Entry, EntryType, Principal, Scope, Trust
+from recallery.ownership import same_person
 from recallery.policies.eviction import delete_with_tombstones
-from recallery.policies.people import same_person
 from recallery.requests import BulkAction
 from recallery.store.filters import EntryFilter
 from recallery.store.reader import Reader

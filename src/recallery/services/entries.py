@@ -35,6 +35,7 @@ from recallery.requests import (
     job_entry_ids,
     message_filter_fields,
 )
+from recallery.retrieval.slots import slots
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
 from recallery.store.reader import Reader
@@ -146,7 +147,7 @@ class EntryService:
         ]
         make_room(w, memory, sum(e.size_bytes for e in new), now)
         ids = w.insert_entries(new, vectors, now, audit=(actor.user_id, AuditAction.ENTRY_ADD))
-        w.record_slots(ids, new)
+        w.record_slots(ids, new, [slots(e.content) for e in new])
         if memory.extracted_types:
             w.enqueue_jobs(
                 kind=JobKind.EXTRACTION,

@@ -15,7 +15,6 @@ from recallery import validation as v
 from recallery.access import Action, authorised
 from recallery.clock import Clock
 from recallery.errors import ChatError, Conflict, InvalidInput, NotFound
-from recallery.extraction.runs import ChatCheck, Retried
 from recallery.models import (
     AuditAction,
     EntryType,
@@ -29,6 +28,7 @@ from recallery.models import (
 )
 from recallery.providers.base import ChatMessage, ChatRequest
 from recallery.providers.registry import ModelRegistry
+from recallery.requests.runs import ChatCheck, Retried
 from recallery.store.base import Store
 from recallery.store.writer import Writer
 

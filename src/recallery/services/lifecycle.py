@@ -24,9 +24,9 @@ from recallery.models import (
     Scope,
     Trust,
 )
+from recallery.ownership import check_link
 from recallery.policies.capacity import entry_size
 from recallery.policies.eviction import make_room
-from recallery.policies.people import check_link
 from recallery.providers.registry import ModelRegistry
 from recallery.requests import BulkAction
 from recallery.services import changes
@@ -214,7 +214,7 @@ class LifecycleService:
         self, actor: Principal, memory_id: object, message_id: object, *, reason: str = ""
     ) -> EraseReceipt:
         """Hard-delete an entry, every version of it and everything extracted from them (the
-        same person's only: :mod:`recallery.policies.people`)."""
+        same person's only: :mod:`recallery.ownership`)."""
         mid, eid = v.memory_id(memory_id), v.message_id(message_id)
         now = self.clock.now()
         with self.store.write() as w:

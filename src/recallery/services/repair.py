@@ -2,7 +2,7 @@
 people's entries (one user's fact "superseded" by another's) are found, reported, and on
 request undone, each older entry current again, every change audited with the reason.
 
-Invariant 7 (:mod:`recallery.policies.people`) stops new links of that kind at every path and in
+Invariant 7 (:mod:`recallery.ownership`) stops new links of that kind at every path and in
 the store itself; this undoes the ones an earlier release wrote. The docs' upgrade notes say to
 run it once (``recallery repair-links``, a dry run unless ``--apply``).
 """
@@ -17,7 +17,7 @@ from recallery.access import Action, authorised, decide, require_admin
 from recallery.audit import summary
 from recallery.clock import Clock
 from recallery.models import AuditAction, Entry, Memory, Principal, Scope
-from recallery.policies.people import named
+from recallery.ownership import named
 from recallery.services.lifecycle import reopened_end
 from recallery.services.memories import visible_memories
 from recallery.store.base import Store

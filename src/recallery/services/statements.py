@@ -40,11 +40,11 @@ from recallery.models import (
     Principal,
     Scope,
 )
+from recallery.ownership import named
 from recallery.policies.capacity import need_bytes
-from recallery.policies.people import named
 from recallery.providers.base import ChatModel
 from recallery.providers.registry import ModelRegistry
-from recallery.providers.usage import Usage
+from recallery.providers.usage import Meter, Usage
 from recallery.requests import AddedEntries, EntryInput, EntryOutcome
 from recallery.services.entries import existing
 from recallery.store.base import Store
@@ -100,7 +100,7 @@ class StatementService:
         embedder = self.models.embedder(memory.embd_id)
         need_bytes([c.content for c in candidates], embedder.dimension, memory.memory_size)
         vectors = embedder.embed([c.content for c in candidates])
-        usage = Usage()
+        usage = Meter()
         provenance = _provenance(actor, raw, ids)
         planned, notes = self._plan(memory, provenance.user_id, candidates, vectors, usage)
         with self.store.write() as w:
@@ -149,7 +149,7 @@ class StatementService:
         user_id: str,
         candidates: Sequence[Candidate],
         vectors: NDArray[np.float32],
-        usage: Usage,
+        usage: Meter,
     ) -> tuple[list[Planned], list[str]]:
         """Each candidate's decision, asking the chat model (metered into ``usage``) where it
         takes judgement; an item repeating an earlier one of the call is its duplicate. A

@@ -1,5 +1,5 @@
 """A search's one read: every candidate with what ranking needs, drawn inside the store with
-one filter (:class:`~recallery.retrieval.candidates.Gathered`). The ranking stages
+one filter (:class:`~recallery.requests.gathered.Gathered`). The ranking stages
 (:mod:`recallery.retrieval.stages`) then run over plain data and never enter the store.
 
 The read runs in order: the keyword and vector legs (and conversation windows), the
@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from recallery.clock import from_epoch
 from recallery.models import Scope
-from recallery.retrieval.candidates import Gathered, Pools, Wants
+from recallery.requests.gathered import Gathered, Pools, Wants
 from recallery.store.filters import EntryFilter
 from recallery.store.reader import Reader
 

@@ -1,6 +1,6 @@
 """Whose entries are, as the store's own guard of invariant 7: a version link (``supersedes``,
 ``superseded_by``) joins two entries of one person of one memory
-(:mod:`recallery.policies.people`), whichever path writes it. Reads ids, memories and users only,
+(:mod:`recallery.ownership`), whichever path writes it. Reads ids, memories and users only,
 never content."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from recallery.policies.people import Owned, check_link
+from recallery.ownership import Owned, check_link
 from recallery.store.sql import Conn, chunks, marks
 
 #: Ids per ``IN (...)`` list.

@@ -3,14 +3,14 @@ an older turn to the later one of the same user and memory that fills a slot of 
 new value (``supersessions``). Written with the turns, in their transaction; both go with
 their entries (a trigger in SQLite, a cascading foreign key in PostgreSQL), so an erased
 turn leaves no slot and no link. Links never cross memories or users: a turn is only
-compared with turns of its own memory and user."""
+compared with turns of its own memory and user. What a turn's slots are is retrieval's rule
+(:func:`recallery.retrieval.slots.slots`); the caller reads them and the store keeps them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from recallery.models import NewEntry
-from recallery.retrieval.slots import slots
 from recallery.store.sql import Conn, chunks, marks
 
 
@@ -39,14 +39,18 @@ class SupersessionWrites:
 
     conn: Conn
 
-    def record_slots(self, ids: Sequence[int], entries: Sequence[NewEntry]) -> int:
-        """The slots of new raw turns ``entries`` (written as ``ids``), and a link from each
-        earlier turn of the same memory and user that one of them fills with another value;
-        how many links were written. Turns are taken in order, so a batch links within
-        itself."""
+    def record_slots(
+        self,
+        ids: Sequence[int],
+        entries: Sequence[NewEntry],
+        filled: Sequence[Mapping[str, str]],
+    ) -> int:
+        """The slots ``filled`` by new raw turns ``entries`` (written as ``ids``; one mapping
+        of slot to value a turn), and a link from each earlier turn of the same memory and user
+        that one of them fills with another value; how many links were written. Turns are
+        taken in order, so a batch links within itself."""
         links = 0
-        for message_id, e in zip(ids, entries, strict=True):
-            found = slots(e.content)
+        for message_id, e, found in zip(ids, entries, filled, strict=True):
             if not found:
                 continue
             user = e.user_id or ""

@@ -12,9 +12,9 @@ from starlette.responses import Response
 from recallery.edge.guard import takes_files
 from recallery.engine import Engine
 from recallery.errors import Conflict, Forbidden, InvalidInput
-from recallery.extraction.runs import ChatCheck
 from recallery.models import EntryType, Memory, Outcome
 from recallery.requests import ImportReport
+from recallery.requests.runs import ChatCheck
 from recallery.services.extraction import RETRYABLE
 from recallery.web.chart import chart
 from recallery.web.frame import (

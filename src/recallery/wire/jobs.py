@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from recallery.extraction.runs import ChatCheck, Retried
 from recallery.models import Job, JobState
+from recallery.requests.runs import ChatCheck, Retried
 from recallery.wire.envelope import Json
 from recallery.wire.times import millis, parse_time, required_time
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from recallery.providers.usage import Usage
 from recallery.requests import AddedEntries, EntryOutcome
+from recallery.requests.usage import Usage
 from recallery.wire.envelope import Json
 
 
