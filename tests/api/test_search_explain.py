@@ -63,7 +63,9 @@ def test_a_turn_about_another_statement_is_never_first_for_where_the_user_lives(
         if seeded["job"] in ids:
             assert ids.index(seeded["lisbon"]) < ids.index(seeded["job"])
     # a question about the job is about the statement replaced: the later turn leads
-    job = search(api, memory, "where does ana work as a UX designer?", user_id="ana")
+    job = search(
+        api, memory, "which job does ana have, does she work as a UX designer?", user_id="ana"
+    )
     assert job[0]["message_id"] == seeded["job"]
 
 
@@ -86,7 +88,7 @@ def test_explained_contributions_add_up_to_each_score(seeded: dict[str, Any]) ->
 
 def test_the_stale_mark_names_only_the_statement_replaced(seeded: dict[str, Any]) -> None:
     api, memory = seeded["api"], seeded["memory"]
-    body = {"query": "ana work live", "memory_id": memory, "top_n": 10, "user_id": "ana"}
+    body = {"query": "ana job work live", "memory_id": memory, "top_n": 10, "user_id": "ana"}
     block = ok(api.post(f"{API}/messages/context", json=body))["text"]
     label = next(line for line in block.splitlines() if f"id:{seeded['lisbon']} " in line)
     assert f"older-than:id:{seeded['job']} stale:work" in label

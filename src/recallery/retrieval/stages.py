@@ -184,21 +184,34 @@ class Ranking:
     def _about_the_question(self, g: Gathered, ranked: set[int]) -> dict[int, int]:
         """The links whose newer turn replaces what the question asks of the older one: of
         the same person, and where the older turn states more than the slots the newer one
-        restates (a turn of two facts), only when the question shares a term with the
-        statement replaced ("where does the user live?" is not about a new job)."""
+        restates (a turn of two facts), only when the question is about the slot that
+        changed: it shares a term with that slot's own words (the statement replaced less
+        the words of the statements kept: "where does the user live?" is not about a new
+        job), and the newer turn has relevance of its own, a cosine at least the candidates'
+        mean (what the embedder gives a text about anything). A stem is not a meaning:
+        "what does the customer do for a living?" shares "live" with "I live in Graz and I
+        work as an accountant", but "We've just moved to Gdansk" is no nearer to it than
+        any other turn, so the move is not lifted above the job."""
         out: dict[int, int] = {}
         terms: set[str] | None = None
+        floor: float | None = None
         for old, new in g.superseding.items():
             before, after = g.linked.get(old), g.linked.get(new)
             if old not in ranked or before is None or after is None:
                 continue
             if not same_person(before, after):
                 continue
-            replaced = _replaced(before, after)
-            if replaced is not None:
+            parts = _replaced(before, after)
+            if parts is not None:
+                replaced, kept = parts
                 if terms is None:
                     terms = set(query_terms(self.k.query))
-                if not terms & set(analyze(" ".join(replaced)).terms):
+                    floor = _mean([c for _, c in g.pools.vector])
+                own = set(analyze(" ".join(_apart(replaced, kept))).terms)
+                own -= set(analyze(" ".join(_apart(kept, replaced))).terms)
+                if not terms & own:
+                    continue
+                if g.linked_cosine.get(new, 0.0) < (floor or 0.0):
                     continue
             out[old] = new
         return out
@@ -210,14 +223,27 @@ def _mean(cosines: Sequence[float]) -> float:
     return sum(cosines) / len(cosines) if cosines else 0.0
 
 
-def _replaced(before: Entry, after: Entry) -> list[str] | None:
-    """The statements of ``before`` that ``after`` restates, where ``before`` says more than
-    those (None: all it says is replaced)."""
+def _replaced(before: Entry, after: Entry) -> tuple[list[str], list[str]] | None:
+    """The statements of ``before`` that ``after`` restates and those it keeps, where
+    ``before`` says more than those restated (None: all it says is replaced)."""
     said = statements(before.content)
     restated = set(said) & set(slots(after.content))
     if not restated or restated == set(said):
         return None
-    return [said[slot] for slot in sorted(restated)]
+    replaced = [said[slot] for slot in sorted(restated)]
+    return replaced, [said[slot] for slot in sorted(set(said) - restated)]
+
+
+def _apart(these: Sequence[str], others: Sequence[str]) -> list[str]:
+    """``these`` statements less any of ``others`` they run on over (a value runs to the end
+    of its clause: "I live in Graz and I work as an accountant" holds the job statement)."""
+    out = []
+    for said in these:
+        for other in others:
+            if other != said and other in said:
+                said = said.replace(other, " ")
+        out.append(said)
+    return out
 
 
 def _add(added: dict[int, dict[str, float]], i: int, stage: str, delta: float) -> None:
