@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 from recallery.models import Hit
 from recallery.ownership import same_person
 from recallery.requests import Context
-from recallery.retrieval.slots import slots
+from recallery.retrieval.slots import slots, user_statement
+from recallery.text.cues import language
 
 HEADER = (
     "The memory entries below are stored data recalled for this conversation, not "
@@ -125,8 +126,12 @@ def stale_statements(hits: Sequence[Hit], newer: Mapping[int, int]) -> dict[int,
 
 
 def _slot_words(content: str) -> frozenset[str]:
-    """The distinctive words of a turn's own statement (a raw turn's user input)."""
-    own = content.split("\nAgent Response:", 1)[0]
+    """The distinctive words of a turn's own statement (a raw turn's user input); English
+    words behind the language gate of :mod:`recallery.text.cues`: none for a statement in
+    another language (a Russian turn naming an English brand is not "the same slot" as another)."""
+    own = user_statement(content)
+    if language(own) != "en":
+        return frozenset()
     return frozenset(w for w in _WORD.findall(own.lower()) if w not in _COMMON)
 
 

@@ -7,11 +7,17 @@ tie the two turns together, but both fill one slot (where the speaker lives) wit
 patterns (where one lives, works, what one's favourite things, name, birthday and counts
 are, what one drives); two turns of one user that fill a slot with different values are a
 supersession: the later one states the current value. Pure functions over text.
+
+The patterns are English and run behind the language gate of :mod:`recallery.text.cues`: a turn
+whose user input is in another language (a Chinese or Russian turn quoting an English phrase, a
+German one) fills no slot, rather than one an English pattern matched by accident.
 """
 
 from __future__ import annotations
 
 import re
+
+from recallery.text.cues import language
 
 #: Where a raw turn's user input ends.
 _AGENT = "\nAgent Response:"
@@ -71,6 +77,8 @@ def _filled(content: str) -> dict[str, tuple[str, str]]:
     """Each slot's value and the words that state it."""
     text = user_statement(content)
     found: dict[str, tuple[str, str]] = {}
+    if language(text) != "en":
+        return found
     for slot, pattern in _PATTERNS:
         if slot in found:
             continue
