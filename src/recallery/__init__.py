@@ -34,7 +34,7 @@ from recallery.models import (
     Trust,
     User,
 )
-from recallery.requests import MessageFilter, MessagePage, SearchRequest, TurnInput
+from recallery.requests import FactFilter, MessageFilter, MessagePage, SearchRequest, TurnInput
 from recallery.settings import Settings
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ __all__ = [
     "Entry",
     "EntryType",
     "EraseReceipt",
+    "FactFilter",
     "Forbidden",
     "ForgettingPolicy",
     "Fusion",

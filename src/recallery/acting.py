@@ -234,6 +234,7 @@ class Acting:
     task_status = _bound(Engine.task_status)
     bulk = _bound(Engine.bulk)
     review_queue = _bound(Engine.review_queue)
+    facts = _bound(Engine.facts)
     timeline = _bound(Engine.timeline)
     forget_subject = _bound(Engine.forget_subject)
     erase_subject = _bound(Engine.erase_subject)

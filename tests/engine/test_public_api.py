@@ -14,6 +14,7 @@ EXPECTED = {
     "Entry",
     "EntryType",
     "EraseReceipt",
+    "FactFilter",
     "Forbidden",
     "ForgettingPolicy",
     "Fusion",

@@ -1,16 +1,17 @@
-"""Curation routes: bulk changes with a dry run, the review queue and entries over time."""
+"""Curation routes: bulk changes with a dry run, the review queue, the Facts listing and
+entries over time."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from pydantic import ConfigDict, Field
 
 from recallery import validation as v
 from recallery import wire
 from recallery.api.deps import Actor, EngineDep
-from recallery.edge import params
+from recallery.edge import declared, params
 from recallery.edge import schemas as S
 from recallery.edge.bodies import REQUIRED_BODY, Lenient
 from recallery.errors import InvalidInput
@@ -148,6 +149,29 @@ def review_queue(
         page_size=params.size(page_size, params.FALLBACK_SIZE),
     )
     return wire.envelope(curation.review_page_dict(found))
+
+
+@router.get(
+    "/memories/{memory_id}/facts",
+    summary="The memory's current facts (extracted entries), newest first by valid time, with "
+    "what became of the facts the filters select",
+)
+def facts(
+    engine: EngineDep,
+    actor: Actor,
+    memory_id: params.MemoryId,
+    filters: Annotated[dict[str, Any], Depends(declared.fact_parameters)],
+    page: params.Page = None,
+    page_size: params.Size = None,
+) -> Any:
+    found = engine.facts(
+        actor,
+        params.path_memory_id(memory_id),
+        declared.fact_filter(filters),
+        page=params.page(page),
+        page_size=params.size(page_size, params.FALLBACK_SIZE),
+    )
+    return wire.envelope(curation.fact_page_dict(found))
 
 
 @router.get(

@@ -39,7 +39,7 @@ from recallery.client.accounts import (  # noqa: F401
 )
 from recallery.client.agents import add_entries, task_status  # noqa: F401
 from recallery.client.call import Call
-from recallery.client.curation import bulk, review_queue, timeline  # noqa: F401
+from recallery.client.curation import bulk, facts, review_queue, timeline  # noqa: F401
 from recallery.client.memories import (  # noqa: F401
     create_memory,
     delete_memory,

@@ -1,12 +1,21 @@
-"""The SDK's curation operations: bulk changes with a dry run, the review queue and entries
-over time (shapes from :mod:`recallery.wire.curation`)."""
+"""The SDK's curation operations: bulk changes with a dry run, the review queue, the Facts
+listing and entries over time (shapes from :mod:`recallery.wire.curation`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from recallery.client.call import Call, carried
-from recallery.requests import BulkResult, MessageFilter, ReviewPage, Timeline
+from recallery.requests import (
+    BulkResult,
+    FactFilter,
+    FactPage,
+    MessageFilter,
+    ReviewPage,
+    Timeline,
+    fact_filter_fields,
+)
+from recallery.requests.either import fact_filter
 from recallery.wire import curation
 
 
@@ -49,6 +58,33 @@ def review_queue(
     params.update({"page": page, "page_size": page_size})
     path = f"/memories/{memory_id}/review"
     return Call("GET", path, curation.review_page_from_dict, params=params)
+
+
+def facts(
+    memory_id: str,
+    where: FactFilter | None = None,
+    *,
+    types: str | Iterable[str] | None = None,
+    trust: str | Iterable[str] | None = None,
+    status: bool | None = None,
+    forgotten: bool | None = None,
+    user_id: str | None = None,
+    text: str | None = None,
+    page: int = 1,
+    page_size: int = 50,
+) -> Call[FactPage]:
+    """The memory's current facts, newest first by valid time, with what became of the facts
+    the filters select. Each filter is a field of :class:`recallery.FactFilter` (by its SDK
+    keyword), which says what it selects; None filters nothing. A
+    :class:`~recallery.FactFilter` as ``where`` says it all (then give no filter keyword)."""
+    given = locals()
+    args = {spec.metadata["arg"]: given[spec.metadata["arg"]] for spec in fact_filter_fields()}
+    chosen = fact_filter(where, args)
+    params: dict[str, object] = {"page": page, "page_size": page_size}
+    for spec in fact_filter_fields():
+        params[spec.metadata["wire"]] = carried(getattr(chosen, spec.name), joined=True)
+    path = f"/memories/{memory_id}/facts"
+    return Call("GET", path, curation.fact_page_from_dict, params=params)
 
 
 def timeline(

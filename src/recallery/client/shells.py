@@ -184,6 +184,7 @@ class Client(_Base):
     task_status = _sync(agents.task_status)
     bulk = _sync(curation.bulk)
     review_queue = _sync(curation.review_queue)
+    facts = _sync(curation.facts)
     timeline = _sync(curation.timeline)
     forget_subject = _sync(subjects.forget_subject)
     erase_subject = _sync(subjects.erase_subject)
@@ -277,6 +278,7 @@ class AsyncClient(_Base):
     task_status = _async(agents.task_status)
     bulk = _async(curation.bulk)
     review_queue = _async(curation.review_queue)
+    facts = _async(curation.facts)
     timeline = _async(curation.timeline)
     forget_subject = _async(subjects.forget_subject)
     erase_subject = _async(subjects.erase_subject)
@@ -326,6 +328,7 @@ OPERATIONS = (
     "leave_team",
     "bulk",
     "review_queue",
+    "facts",
     "timeline",
     "forget_subject",
     "erase_subject",

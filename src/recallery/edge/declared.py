@@ -1,6 +1,7 @@
 """The REST edges of the declared requests: the search's query parameters and JSON body, and
-the Messages list's filters, built from the fields of :class:`~recallery.requests.SearchRequest`
-and :class:`~recallery.requests.MessageFilter`, and the values sent read back into them.
+the Messages and Facts listings' filters, built from the fields of
+:class:`~recallery.requests.SearchRequest`, :class:`~recallery.requests.MessageFilter` and
+:class:`~recallery.requests.FactFilter`, and the values sent read back into them.
 
 A field declares its wire name, kind of value, default and description once; this module
 knows, per kind, how the API documents and reads it (the schema of a query parameter and of
@@ -26,8 +27,10 @@ from recallery.errors import InvalidInput
 from recallery.requests import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_TOP_N,
+    FactFilter,
     MessageFilter,
     SearchRequest,
+    fact_filter_fields,
     message_filter_fields,
     search_fields,
 )
@@ -75,6 +78,14 @@ FILTER_KINDS: dict[str, Kind] = {
     "trust": Kind(S.TRUST, _choices(S.TRUST), listed=True),
     "origins": Kind(S.ORIGIN, _choices(S.ORIGIN), listed=True),
     "time": Kind(S.TIME, S.nullable(S.TIME)),
+}
+
+#: The kinds of the Facts listing's filters.
+FACT_KINDS: dict[str, Kind] = {
+    "fact_types": Kind(S.FACT_TYPE, _choices(S.FACT_TYPE), listed=True),
+    "trust": FILTER_KINDS["trust"],
+    "flag": FILTER_KINDS["flag"],
+    "text": FILTER_KINDS["text"],
 }
 
 
@@ -134,6 +145,8 @@ def query_parameters(
 search_parameters = query_parameters(search_fields(), SEARCH_KINDS)
 #: The Messages list's filters (GET /memories/{memory_id}).
 filter_parameters = query_parameters(message_filter_fields(), FILTER_KINDS)
+#: The Facts listing's filters (GET /memories/{memory_id}/facts).
+fact_parameters = query_parameters(fact_filter_fields(), FACT_KINDS)
 
 
 def _body_field(spec: Field[Any]) -> tuple[Any, Any]:
@@ -235,11 +248,27 @@ def message_filter(sent: Mapping[str, Any]) -> MessageFilter:
     return MessageFilter.sent(values)
 
 
+def fact_filter(sent: Mapping[str, Any]) -> FactFilter:
+    """The Facts filters sent as query parameters, by wire name, as sent (lists split;
+    empty text filters nothing); the service checks each."""
+    values: dict[str, Any] = {}
+    for spec in fact_filter_fields():
+        wire = spec.metadata["wire"]
+        value = sent.get(wire)
+        if FACT_KINDS[spec.metadata["kind"]].listed:
+            value = params.id_list(value, wire) or None
+        values[wire] = params.optional(value) if isinstance(value, str) else value
+    return FactFilter.sent(values)
+
+
 __all__ = [
+    "FACT_KINDS",
     "FILTER_KINDS",
     "SEARCH_KINDS",
     "ContextQuery",
     "Kind",
+    "fact_filter",
+    "fact_parameters",
     "filter_parameters",
     "message_filter",
     "search_parameters",

@@ -6,7 +6,8 @@ without importing the engine; their defaults are written here and nowhere else.
   context block;
 - :mod:`~recallery.requests.messages`: turns in, pages out, the Messages filter, stated
   entries;
-- :mod:`~recallery.requests.curation`: bulk changes, the review queue, facts, timelines;
+- :mod:`~recallery.requests.curation`: bulk changes, the review queue, the Facts filter and
+  its page, timelines;
 - :mod:`~recallery.requests.transfer`: what an import wrote;
 - :mod:`~recallery.requests.requestlog`: the request log's query, rows and the call being
   answered.
@@ -19,6 +20,7 @@ from recallery.requests.curation import (
     Bucket,
     BulkAction,
     BulkResult,
+    FactFilter,
     FactPage,
     ReviewItem,
     ReviewPage,
@@ -27,6 +29,7 @@ from recallery.requests.curation import (
     bucket,
     bucket_starts,
     bulk_action,
+    fact_filter_fields,
     timeline_clock,
 )
 from recallery.requests.messages import (
@@ -78,6 +81,7 @@ __all__ = [
     "Context",
     "EntryInput",
     "EntryOutcome",
+    "FactFilter",
     "FactPage",
     "ImportReport",
     "MessageFilter",
@@ -91,6 +95,7 @@ __all__ = [
     "bucket",
     "bucket_starts",
     "bulk_action",
+    "fact_filter_fields",
     "job_entry_ids",
     "message_filter_fields",
     "search_fields",

@@ -3,6 +3,9 @@ applying it), the review queue, a page of facts and the counts of entries over t
 operations are :mod:`recallery.services.curation`'s; the JSON shapes
 :mod:`recallery.wire.curation`'s.
 
+The Facts listing's filters are declared once, in :class:`FactFilter`, as the Messages
+filters are: the REST query, the SDK's keywords and the OpenAPI document come from its fields.
+
 A bulk change selects entries of one memory by id, or raw turns by a
 :class:`~recallery.requests.MessageFilter` (the filters of the Messages page), and disables,
 enables, forgets, restores, confirms, rejects or erases each through the same lifecycle rules
@@ -14,12 +17,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import Field, dataclass, field, fields
 from datetime import UTC, datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from recallery.errors import InvalidInput
-from recallery.models import Entry, EntryType
+from recallery.models import Entry, EntryType, Trust
+from recallery.requests.messages import said
 
 
 class BulkAction(enum.StrEnum):
@@ -79,6 +83,43 @@ class FactCounts:
     replaced: int = 0
     erased: int | None = 0
     evicted: int | None = 0
+
+
+@dataclass(frozen=True)
+class FactFilter:
+    """Which current facts (extracted entries) of a memory the Facts listing selects. ``None``
+    leaves a field unfiltered. Each field is declared once here, with its wire name and SDK
+    keyword (:func:`fact_filter_fields`); values are checked once, by the curation service
+    (an adapter builds one with :meth:`sent`)."""
+
+    types: frozenset[EntryType] | None = said(
+        "message_type", "types", "fact_types", "facts of these extracted types"
+    )
+    trust: frozenset[Trust] | None = said("trust", "trust", "trust", "facts in these trust states")
+    status: bool | None = said(
+        "status", "status", "flag", "enabled (true) or disabled (false) facts"
+    )
+    forgotten: bool | None = said(
+        "forgotten", "forgotten", "flag", "forgotten (true) or not forgotten (false) facts"
+    )
+    user_id: str | None = said("user_id", "user_id", "text", "facts of this user (exact)")
+    text: str | None = said("text", "text", "text", "facts whose text contains this, any case")
+
+    @classmethod
+    def sent(cls, values: Mapping[str, Any], field_prefix: str = "") -> FactFilter:
+        """A filter of the values an adapter received, by wire name, as sent: the service
+        checks each. A name no field has is refused (``field_prefix`` + the name)."""
+        by_wire = {spec.metadata["wire"]: spec.name for spec in fields(cls)}
+        unknown = sorted(set(values) - set(by_wire))
+        if unknown:
+            name = field_prefix + unknown[0]
+            raise InvalidInput(name, f"Unknown filter field '{name}'.")
+        return cls(**{by_wire[k]: v for k, v in values.items() if v is not None})
+
+
+def fact_filter_fields() -> tuple[Field[Any], ...]:
+    """The declared fields of :class:`FactFilter` (``metadata``: wire, arg, kind, about)."""
+    return fields(FactFilter)
 
 
 @dataclass(frozen=True)
@@ -172,6 +213,7 @@ __all__ = [
     "Bucket",
     "BulkAction",
     "BulkResult",
+    "FactFilter",
     "FactPage",
     "ReviewItem",
     "ReviewPage",
@@ -180,5 +222,6 @@ __all__ = [
     "bucket",
     "bucket_starts",
     "bulk_action",
+    "fact_filter_fields",
     "timeline_clock",
 ]

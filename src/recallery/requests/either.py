@@ -1,5 +1,5 @@
 """A request object or its fields: the SDK and the engine bound to a caller
-(:class:`recallery.acting.Acting`) take a search, a Messages filter or a request-log query
+(:class:`recallery.acting.Acting`) take a search, a Messages or Facts filter or a request-log query
 either as one typed request or as keyword arguments, and read both the same way here.
 
 Giving a request and one of its fields too is refused, naming the field: which of the two
@@ -14,6 +14,7 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from recallery.errors import InvalidInput
+from recallery.requests.curation import FactFilter, fact_filter_fields
 from recallery.requests.messages import MessageFilter, message_filter_fields
 from recallery.requests.search import SearchRequest, search_fields, search_knobs
 
@@ -88,9 +89,22 @@ def message_filter(where: MessageFilter | None, args: Mapping[str, Any]) -> Mess
     return MessageFilter(**{by_arg[k]: v for k, v in args.items() if v is not None})
 
 
+def fact_filter(where: FactFilter | None, args: Mapping[str, Any]) -> FactFilter:
+    """The Facts filter given, or the one the keywords (``arg`` of each field) describe,
+    values as given (the curation service checks each)."""
+    if where is not None:
+        if not isinstance(where, FactFilter):
+            raise InvalidInput("where", "where must be a FactFilter (or give its fields).")
+        alone(where, args)
+        return where
+    by_arg = {spec.metadata["arg"]: spec.name for spec in fact_filter_fields()}
+    return FactFilter(**{by_arg[k]: v for k, v in args.items() if v is not None})
+
+
 __all__ = [
     "SENT_BY_DEFAULT",
     "alone",
+    "fact_filter",
     "message_filter",
     "search_request",
     "search_signature",

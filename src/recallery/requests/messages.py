@@ -54,7 +54,7 @@ def job_entry_ids(job: Job | None) -> dict[str, tuple[int, ...]]:
     }
 
 
-def _said(wire: str, arg: str, kind: str, about: str) -> Any:
+def said(wire: str, arg: str, kind: str, about: str) -> Any:
     """A filter field's declaration: its name in the REST query and the JSON bodies
     (``wire``), its keyword in the SDK (``arg``), the kind of value it takes (``kind``) and
     what it selects."""
@@ -68,37 +68,37 @@ class MessageFilter:
     wire name and SDK keyword (:func:`message_filter_fields`); values are checked once, in
     the service that uses the filter (an adapter builds one with :meth:`sent`)."""
 
-    agent_ids: frozenset[str] | None = _said(
+    agent_ids: frozenset[str] | None = said(
         "agent_id", "agent_ids", "agents", "turns of these agents"
     )
-    session_contains: str | None = _said(
+    session_contains: str | None = said(
         "keywords", "keywords", "text", "session ids containing this text, any case"
     )
-    session_id: str | None = _said("session_id", "session_id", "text", "turns of this session")
-    user_id: str | None = _said("user_id", "user_id", "text", "turns of this user")
-    types: frozenset[EntryType] | None = _said(
+    session_id: str | None = said("session_id", "session_id", "text", "turns of this session")
+    user_id: str | None = said("user_id", "user_id", "text", "turns of this user")
+    types: frozenset[EntryType] | None = said(
         "message_type", "types", "types", "turns with a current extract of these types"
     )
-    status: bool | None = _said(
+    status: bool | None = said(
         "status", "status", "flag", "enabled (true) or disabled (false) turns"
     )
-    trust: frozenset[Trust] | None = _said("trust", "trust", "trust", "turns in these trust states")
-    forgotten: bool | None = _said(
+    trust: frozenset[Trust] | None = said("trust", "trust", "trust", "turns in these trust states")
+    forgotten: bool | None = said(
         "forgotten", "forgotten", "flag", "forgotten (true) or not forgotten (false) turns"
     )
-    origin: frozenset[Origin] | None = _said(
+    origin: frozenset[Origin] | None = said(
         "origin", "origin", "origins", "turns that came about in these ways: conversation, import"
     )
-    recorded_since: datetime | None = _said(
+    recorded_since: datetime | None = said(
         "recorded_since", "recorded_since", "time", "turns recorded at or after this time"
     )
-    recorded_before: datetime | None = _said(
+    recorded_before: datetime | None = said(
         "recorded_before", "recorded_before", "time", "turns recorded before this time"
     )
-    valid_since: datetime | None = _said(
+    valid_since: datetime | None = said(
         "valid_since", "valid_since", "time", "turns whose conversation time is at or after this"
     )
-    valid_before: datetime | None = _said(
+    valid_before: datetime | None = said(
         "valid_before", "valid_before", "time", "turns whose conversation time is before this"
     )
 
@@ -188,4 +188,5 @@ __all__ = [
     "MessagePage",
     "TurnInput",
     "message_filter_fields",
+    "said",
 ]

@@ -20,6 +20,7 @@ from recallery.requests import (
     MAX_BUCKETS,
     BulkAction,
     BulkResult,
+    FactFilter,
     FactPage,
     MessageFilter,
     ReviewItem,
@@ -31,6 +32,7 @@ from recallery.requests import (
     timeline_clock,
 )
 from recallery.requests import bucket as bucket_kind
+from recallery.requests.either import fact_filter
 from recallery.services import changes
 from recallery.services.entries import checked_filter, turns_filter
 from recallery.services.lifecycle import LifecycleService
@@ -148,6 +150,7 @@ class CurationService:
         self,
         actor: Principal,
         memory_id: object,
+        where: FactFilter | None = None,
         *,
         types: object = None,
         trust: object = None,
@@ -158,25 +161,26 @@ class CurationService:
         page: int = 1,
         page_size: int = 50,
     ) -> FactPage:
-        """The current extracted entries (facts) of a memory, newest first by valid time.
-        Filters (None: any): ``types`` (extracted types only), ``trust`` states, ``status``
-        enabled or not, ``forgotten`` or not, exact ``user_id``, and ``text`` the fact's text
-        contains (any case). With the page, in the same read, what became of the facts the
+        """The current extracted entries (facts) of a memory, newest first by valid time,
+        filtered by ``where`` or by its fields as keywords (:class:`FactFilter` says what each
+        selects; None: any). With the page, in the same read, what became of the facts the
         filters select (:class:`~recallery.requests.curation.FactCounts`)."""
+        given = {"types": types, "trust": trust, "status": status, "forgotten": forgotten}
+        f = fact_filter(where, {**given, "user_id": user_id, "text": text})
         mid = v.memory_id(memory_id)
         size = _page_size(page_size)
         offset = (v.page(page) - 1) * size
-        state = None if status is None else v.boolean(status, "status")
-        gone = None if forgotten is None else v.boolean(forgotten, "forgotten")
+        state = None if f.status is None else v.boolean(f.status, "status")
+        gone = None if f.forgotten is None else v.boolean(f.forgotten, "forgotten")
         wanted = EntryFilter(
-            types=_fact_types(types) or frozenset(EntryType.extracted()),
-            trust=v.trust_states(trust),
+            types=_fact_types(f.types) or frozenset(EntryType.extracted()),
+            trust=v.trust_states(f.trust),
             enabled_only=state is True,
             disabled_only=state is False,
             hide_forgotten=gone is False,
             forgotten_only=gone is True,
-            user_id=v.optional_id_text(user_id, "user_id") or None,
-            content_contains=v.text(text or "", "text", limit=v.MAX_ID_TEXT) or None,
+            user_id=v.optional_id_text(f.user_id, "user_id") or None,
+            content_contains=v.text(f.text or "", "text", limit=v.MAX_ID_TEXT) or None,
         )
         with self.store.read() as r:
             memory = authorised(actor, Action.READ, r.memory(mid), mid)
@@ -278,7 +282,9 @@ def _fact_types(value: object) -> frozenset[EntryType] | None:
     """Extracted types to filter by (None: any); a raw turn is not a fact."""
     kinds = v.entry_types(value or None, "message_type")
     if kinds and EntryType.RAW in kinds:
-        raise InvalidInput("message_type", "a raw turn is not a fact: choose an extracted type.")
+        raise InvalidInput(
+            "message_type", "message_type: a raw turn is not a fact: choose an extracted type."
+        )
     return kinds or None
 
 

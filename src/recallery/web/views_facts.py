@@ -39,6 +39,7 @@ def facts(
     status = wanted.get("status")
     if status is not None and status not in STATUSES:
         raise InvalidInput("status", f"status must be one of {', '.join(STATUSES)}.")
+    chosen = STATUSES.get(status or "", {})
     return engine.facts(
         me,
         memory_id,
@@ -48,7 +49,8 @@ def facts(
         text=wanted.get("text"),
         page=number,
         page_size=size,
-        **STATUSES.get(status or "", {}),
+        status=chosen.get("status"),
+        forgotten=chosen.get("forgotten"),
     )
 
 

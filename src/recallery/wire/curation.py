@@ -13,6 +13,7 @@ from recallery.requests import (
     Bucket,
     BulkAction,
     BulkResult,
+    FactPage,
     MessageFilter,
     ReviewItem,
     ReviewPage,
@@ -20,6 +21,7 @@ from recallery.requests import (
     TimelineClock,
     message_filter_fields,
 )
+from recallery.requests.curation import FactCounts
 from recallery.wire.entries import entry_dict, entry_from_dict
 from recallery.wire.envelope import Json
 from recallery.wire.times import iso, required_time
@@ -88,6 +90,33 @@ def review_page_from_dict(d: Mapping[str, Any]) -> ReviewPage:
     return ReviewPage(items, int(d["total_count"]))
 
 
+def fact_page_dict(p: FactPage) -> Json:
+    """A page of facts, how many the filters select, and what became of them (``erased``
+    and ``evicted`` are null when a filter other than the type was given)."""
+    c = p.counts
+    counts: dict[str, int | None] = {"current": c.current, "repeated": c.repeated}
+    counts["replaced"] = c.replaced
+    counts |= {"erased": c.erased, "evicted": c.evicted}
+    return {"items": [entry_dict(e) for e in p.items], "total_count": p.total, "counts": counts}
+
+
+def fact_page_from_dict(d: Mapping[str, Any]) -> FactPage:
+    c = d.get("counts") or {}
+
+    def maybe(name: str) -> int | None:
+        return None if c.get(name) is None else int(c[name])
+
+    counts = FactCounts(
+        current=int(c.get("current", 0)),
+        repeated=int(c.get("repeated", 0)),
+        replaced=int(c.get("replaced", 0)),
+        erased=maybe("erased"),
+        evicted=maybe("evicted"),
+    )
+    items = tuple(entry_from_dict(e) for e in d["items"])
+    return FactPage(items, int(d["total_count"]), counts)
+
+
 def timeline_dict(t: Timeline) -> Json:
     return {
         "bucket": t.bucket.value,
@@ -109,6 +138,8 @@ def timeline_from_dict(d: Mapping[str, Any]) -> Timeline:
 __all__ = [
     "bulk_result_dict",
     "bulk_result_from_dict",
+    "fact_page_dict",
+    "fact_page_from_dict",
     "message_filter_dict",
     "message_filter_from_dict",
     "review_page_dict",
