@@ -56,6 +56,7 @@ export const OPERATIONS = {
   leaveTeam: accounts.leaveTeam,
   bulk: curation.bulk,
   reviewQueue: curation.reviewQueue,
+  facts: curation.facts,
   timeline: curation.timeline,
   forgetSubject: curation.forgetSubject,
   eraseSubject: curation.eraseSubject,

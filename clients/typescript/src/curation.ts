@@ -1,12 +1,17 @@
 /**
- * The curation operations: bulk changes with a dry run, the review queue, entries over time
+ * The curation operations: bulk changes with a dry run, the review queue, the Facts listing,
+ * entries over time
  * (the Python SDK's `recallery.client.curation`), and data-subject requests
  * (`recallery.client.subjects`).
  */
-import { type Call, type RequestOptions, same, seg, split } from "./call.js";
+import { type Call, type QueryValue, type RequestOptions, same, seg, split } from "./call.js";
 import type {
   BulkAction,
   BulkResult,
+  Entry,
+  FactCounts,
+  FactPage,
+  FactsQuery,
   MessageFilter,
   Page,
   ReviewItem,
@@ -59,6 +64,47 @@ export function reviewQueue(
     total: d.total_count,
   });
   return { method: "GET", path: `/memories/${seg(memory_id)}/review`, parse, query, options: request };
+}
+
+/** The Facts listing's filters (`recallery.FactFilter`, by its SDK keyword). */
+export interface FactsOptions {
+  /** Only facts of these extracted types. */
+  types?: NonNullable<FactsQuery["message_type"]>[number] | readonly NonNullable<FactsQuery["message_type"]>[number][];
+  trust?: NonNullable<FactsQuery["trust"]>[number] | readonly NonNullable<FactsQuery["trust"]>[number][];
+  /** Enabled (true) or disabled (false) facts. */
+  status?: boolean;
+  /** Forgotten (true) or not forgotten (false) facts. */
+  forgotten?: boolean;
+  /** Facts of this user (exact). */
+  user_id?: string;
+  /** Facts whose text contains this, any case. */
+  text?: string;
+  /** Default 1. */
+  page?: number;
+  /** Default 50. */
+  page_size?: number;
+}
+
+/** The memory's current facts (extracted entries), newest first by valid time, with what became
+ * of the facts the filters select. */
+export function facts(memory_id: string, options?: FactsOptions & RequestOptions): Call<FactPage> {
+  const [o, request] = split(options);
+  const query: Record<string, QueryValue> = {
+    page: o.page ?? 1,
+    page_size: o.page_size ?? 50,
+    message_type: o.types,
+    trust: o.trust,
+    status: o.status,
+    forgotten: o.forgotten,
+    user_id: o.user_id,
+    text: o.text,
+  };
+  const parse = (d: { items: Entry[]; total_count: number; counts: FactCounts }) => ({
+    items: d.items,
+    total: d.total_count,
+    counts: d.counts,
+  });
+  return { method: "GET", path: `/memories/${seg(memory_id)}/facts`, parse, query, options: request };
 }
 
 export interface TimelineOptions {

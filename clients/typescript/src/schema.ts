@@ -179,6 +179,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memories/{memory_id}/facts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The memory's current facts (extracted entries), newest first by valid time, with what became of the facts the filters select */
+        get: operations["facts_api_v1_memories__memory_id__facts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memories/{memory_id}/import": {
         parameters: {
             query?: never;
@@ -2747,6 +2764,136 @@ export interface operations {
                 };
                 content: {
                     "application/x-ndjson": string;
+                };
+            };
+            /** @description Bad input (code 101); `data.field` names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid API key (code 401). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The caller may not do this (code 403). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found, or not visible to the caller (code 404). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Contradicts the current state (code 409), or the memory is full (code 102). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the server's limit (code 101, `data.field` `body`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A multipart body where no form takes a file (code 101, `data.field` `body`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many failed authentications from this address (code 429); `Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The store failed (code 500), or a bug (code 100). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An embedding or chat model failed (code 500). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    facts_api_v1_memories__memory_id__facts_get: {
+        parameters: {
+            query?: {
+                /** @description forgotten (true) or not forgotten (false) facts */
+                forgotten?: boolean | null;
+                /** @description facts of these extracted types Repeated or comma-separated. */
+                message_type?: ("semantic" | "episodic" | "procedural")[];
+                /** @description The page, from 1; invalid or below 1 means 1 (RAGFlow's leniency). */
+                page?: string;
+                /** @description Invalid or below 1 means 30; above 100 is refused. */
+                page_size?: string;
+                /** @description enabled (true) or disabled (false) facts */
+                status?: boolean | null;
+                /** @description facts whose text contains this, any case */
+                text?: string;
+                /** @description facts in these trust states Repeated or comma-separated. */
+                trust?: ("unreviewed" | "confirmed" | "rejected")[];
+                /** @description facts of this user (exact) */
+                user_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A memory's id (32 hex digits); any other id answers 404. */
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
                 };
             };
             /** @description Bad input (code 101); `data.field` names the field. */

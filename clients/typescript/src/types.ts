@@ -28,6 +28,8 @@ export type ContextQuery = Schemas["ContextQuery"];
 export type MessagesQuery = Query<"/api/v1/memories/{memory_id}", "get">;
 export type JobsQuery = Query<"/api/v1/memories/{memory_id}/jobs", "get">;
 export type TimelineQuery = Query<"/api/v1/memories/{memory_id}/timeline", "get">;
+/** The Facts listing's query parameters (`recallery.FactFilter`, by wire name). */
+export type FactsQuery = Query<"/api/v1/memories/{memory_id}/facts", "get">;
 export type RequestsQuery = Query<"/api/v1/admin/requests", "get">;
 export type PeopleQuery = Query<"/api/v1/people", "get">;
 
@@ -267,6 +269,21 @@ export interface BulkResult {
   changed: number[];
   /** Apply with this token to change exactly what the dry run found. */
   token: string;
+}
+
+/** What became of the facts a Facts listing's filters select; `erased` and `evicted` are null
+ * when a filter other than the type is given (a tombstone keeps only its type). */
+export interface FactCounts {
+  current: number;
+  repeated: number;
+  replaced: number;
+  erased: number | null;
+  evicted: number | null;
+}
+
+/** A page of current facts, newest first by valid time, with what became of them. */
+export interface FactPage extends Page<Entry> {
+  counts: FactCounts;
 }
 
 export interface ReviewItem {

@@ -99,7 +99,7 @@ test("an entry's life: status, forget, restore, correct, history, evidence, eras
   await assert.rejects(admin.getEntry(memory.id, id), NotFound);
 });
 
-test("stated entries, review, bulk with a token, the timeline and the export", async () => {
+test("stated entries, review, bulk with a token, the timeline, facts and the export", async () => {
   const memory = await admin.createMemory(unique("facts"), ["raw", "semantic"], EMBEDDER, UNCONFIGURED_LLM);
   const added = await admin.addEntries(memory.id, ["The user drinks green tea", { content: "The user lives in Lyon" }], {
     user_id: "u-anna",
@@ -124,6 +124,16 @@ test("stated entries, review, bulk with a token, the timeline and the export", a
   const timeline = await admin.timeline(memory.id, { bucket: "day", buckets: 2 });
   assert.equal(timeline.starts.length, 2);
   assert.equal(timeline.counts.semantic?.at(-1), 2);
+
+  await admin.addEntries(memory.id, ["Пользователь живёт в Казани"], { user_id: "u-борис" });
+  const annas = await admin.facts(memory.id, { user_id: "u-anna" });
+  assert.deepEqual(new Set(annas.items.map((e) => e.message_id)), new Set(ids));
+  assert.equal(annas.total, 2);
+  assert.equal(annas.counts.current, 2); // one of them disabled: still current
+  assert.equal(annas.counts.erased, null);
+  const boris = await admin.facts(memory.id, { user_id: "u-борис", types: ["semantic"], text: "живёт" });
+  assert.deepEqual(boris.items.map((e) => e.user_id), ["u-борис"]);
+  await assert.rejects(admin.facts(memory.id, { types: "raw" as "semantic" }), InvalidInput);
 
   const records = await admin.exportMemory(memory.id);
   assert.equal(records[0]?.["record"], "memory");

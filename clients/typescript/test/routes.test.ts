@@ -55,6 +55,7 @@ const SAMPLES: Record<keyof typeof OPERATIONS, ((c: Client) => Promise<unknown>)
   leaveTeam: [(c) => c.leaveTeam(T, U)],
   bulk: [(c) => c.bulk(M, "x" as "forget")],
   reviewQueue: [(c) => c.reviewQueue(M)],
+  facts: [(c) => c.facts(M)],
   timeline: [(c) => c.timeline(M)],
   forgetSubject: [(c) => c.forgetSubject(U)],
   eraseSubject: [(c) => c.eraseSubject(U)],
