@@ -106,11 +106,6 @@ def test_each_declared_filter_selects_over_rest(as_alice: TestClient, seeded: An
     )
 
 
-@pytest.mark.xfail(
-    reason="SQLite's lower() and LIKE fold ASCII only, and the filter lowers the text in "
-    "Python: a capital outside ASCII (Казани) never matches on SQLite",
-    strict=False,
-)
 def test_the_text_filter_ignores_case_beyond_ascii(as_alice: TestClient, seeded: Any) -> None:
     assert listed(as_alice, seeded["memory"], text="Казани") == {seeded["boris"]}
 

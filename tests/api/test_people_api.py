@@ -139,3 +139,19 @@ def test_the_sdk_lists_people_and_reaches_odd_ids(
         assert user in {p.id for p in ms.people(keywords=user).items}
         receipt = ms.forget_subject(user)
         assert (receipt.user_id, receipt.count, receipt.dry_run) == (user, 1, True), user
+
+
+def test_people_are_found_by_any_case_in_any_script(
+    engine: Engine, as_alice: TestClient, alice: Account
+) -> None:
+    memory = engine.create_memory(
+        alice.principal, name="m", memory_type=["raw"], embd_id="x@Builtin", llm_id="y@Z"
+    )
+    for user in ("Борис", "Ärger", "tom"):
+        engine.add_turn(
+            alice.principal, [memory.id], user_input="hi", agent_response="ok", user_id=user
+        )
+    found = ok(as_alice.get(f"{API}/people", params={"keywords": "борис"}))["people"]
+    assert [p["id"] for p in found] == ["Борис"]
+    found = ok(as_alice.get(f"{API}/people", params={"keywords": "ärg"}))["people"]
+    assert [p["id"] for p in found] == ["Ärger"]

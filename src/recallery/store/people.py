@@ -32,8 +32,8 @@ _RAW = EntryType.RAW.value
 
 def _like(text: str) -> str:
     """``text`` as a LIKE pattern matching it anywhere, literally. Both sides go through the
-    database's ``lower``, so an id typed as stored always matches, whatever its script (SQLite
-    folds only ASCII letters; PostgreSQL folds every script)."""
+    database's ``lower``, which folds every script on both stores (SQLite's is replaced by
+    Python's: :func:`recallery.store.sqlite.connections.connect`)."""
     escaped = text.replace("!", "!!").replace("%", "!%").replace("_", "!_")
     return f"%{escaped}%"
 

@@ -38,7 +38,8 @@ class RawConn:
 
 def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are begun explicitly), WAL, with
-    ``secure_delete`` on, shareable across threads (the store serialises its use)."""
+    ``secure_delete`` on, shareable across threads (the store serialises its use), whose
+    ``lower()`` folds every letter as PostgreSQL's does."""
     raw = sqlite3.connect(
         path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
     )
@@ -51,7 +52,14 @@ def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Conne
         "cache_size = -65536",
     ):
         raw.execute(f"PRAGMA {pragma}")
+    # SQLite's own lower() folds ASCII only, so `lower(content) LIKE '%казани%'` never found
+    # "Казани"; the filters' SQL is shared with PostgreSQL, whose lower() folds every letter
+    raw.create_function("lower", 1, _lower, deterministic=True)
     return raw
+
+
+def _lower(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
 
 
 __all__ = ["BUSY_TIMEOUT_MS", "RawConn", "connect"]
