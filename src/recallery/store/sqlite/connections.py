@@ -58,7 +58,8 @@ def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Conne
     return raw
 
 
-def _lower(value: object) -> object:
+def _lower(value: str | bytes | float | None) -> str | bytes | float | None:
+    """SQL ``lower(x)``: text in lower case, every script; other values as they are."""
     return value.lower() if isinstance(value, str) else value
 
 
