@@ -34,7 +34,14 @@ from recallery.models import (
     Trust,
     User,
 )
-from recallery.requests import FactFilter, MessageFilter, MessagePage, SearchRequest, TurnInput
+from recallery.requests import (
+    FactFilter,
+    MessageFilter,
+    MessagePage,
+    ReviewFilter,
+    SearchRequest,
+    TurnInput,
+)
 from recallery.settings import Settings
 
 if TYPE_CHECKING:
@@ -84,6 +91,7 @@ __all__ = [
     "Principal",
     "RecalleryError",
     "RecalleryWarning",
+    "ReviewFilter",
     "SearchRequest",
     "Settings",
     "StoreError",

@@ -32,6 +32,7 @@ EXPECTED = {
     "Principal",
     "RecalleryError",
     "RecalleryWarning",
+    "ReviewFilter",
     "SearchRequest",
     "Settings",
     "StoreError",

@@ -127,24 +127,14 @@ def review_queue(
     engine: EngineDep,
     actor: Actor,
     memory_id: params.MemoryId,
-    user_id: Annotated[
-        str | None, params.query(S.TEXT, "Only this user's entries (exact).")
-    ] = None,
-    message_type: Annotated[
-        list[str] | None,
-        params.listing(
-            S.FACT_TYPE,
-            "Only entries of these extracted types (default: any). Repeated or comma-separated.",
-        ),
-    ] = None,
+    filters: Annotated[dict[str, Any], Depends(declared.review_parameters)],
     page: params.Page = None,
     page_size: params.Size = None,
 ) -> Any:
     found = engine.review_queue(
         actor,
         params.path_memory_id(memory_id),
-        user_id=params.optional(user_id),
-        types=params.ids(message_type, "message_type") or None,
+        declared.review_filter(filters),
         page=params.page(page),
         page_size=params.size(page_size, params.FALLBACK_SIZE),
     )

@@ -11,11 +11,13 @@ from recallery.requests import (
     FactFilter,
     FactPage,
     MessageFilter,
+    ReviewFilter,
     ReviewPage,
     Timeline,
     fact_filter_fields,
+    review_filter_fields,
 )
-from recallery.requests.either import fact_filter
+from recallery.requests.either import fact_filter, review_filter
 from recallery.wire import curation
 
 
@@ -46,16 +48,23 @@ def bulk(
 
 def review_queue(
     memory_id: str,
+    where: ReviewFilter | None = None,
     *,
     user_id: str | None = None,
-    types: Sequence[str] | None = None,
+    types: str | Iterable[str] | None = None,
     page: int = 1,
     page_size: int = 30,
 ) -> Call[ReviewPage]:
-    """Extracted entries nobody has reviewed, oldest first, each with its source turn; only
-    ``user_id``'s, only of ``types`` when given."""
-    params = {"user_id": user_id, "message_type": carried(types, joined=True)}
-    params.update({"page": page, "page_size": page_size})
+    """Extracted entries nobody has reviewed, oldest first, each with its source turn. Each
+    filter is a field of :class:`recallery.ReviewFilter` (by its SDK keyword), which says
+    what it selects; None filters nothing. A :class:`~recallery.ReviewFilter` as ``where``
+    says it all (then give no filter keyword)."""
+    given = locals()
+    args = {spec.metadata["arg"]: given[spec.metadata["arg"]] for spec in review_filter_fields()}
+    chosen = review_filter(where, args)
+    params: dict[str, object] = {"page": page, "page_size": page_size}
+    for spec in review_filter_fields():
+        params[spec.metadata["wire"]] = carried(getattr(chosen, spec.name), joined=True)
     path = f"/memories/{memory_id}/review"
     return Call("GET", path, curation.review_page_from_dict, params=params)
 

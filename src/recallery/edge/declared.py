@@ -1,7 +1,8 @@
 """The REST edges of the declared requests: the search's query parameters and JSON body, and
-the Messages and Facts listings' filters, built from the fields of
-:class:`~recallery.requests.SearchRequest`, :class:`~recallery.requests.MessageFilter` and
-:class:`~recallery.requests.FactFilter`, and the values sent read back into them.
+the Messages and Facts listings' and the review queue's filters, built from the fields of
+:class:`~recallery.requests.SearchRequest`, :class:`~recallery.requests.MessageFilter`,
+:class:`~recallery.requests.FactFilter` and :class:`~recallery.requests.ReviewFilter`, and
+the values sent read back into them.
 
 A field declares its wire name, kind of value, default and description once; this module
 knows, per kind, how the API documents and reads it (the schema of a query parameter and of
@@ -29,9 +30,11 @@ from recallery.requests import (
     DEFAULT_TOP_N,
     FactFilter,
     MessageFilter,
+    ReviewFilter,
     SearchRequest,
     fact_filter_fields,
     message_filter_fields,
+    review_filter_fields,
     search_fields,
 )
 
@@ -147,6 +150,8 @@ search_parameters = query_parameters(search_fields(), SEARCH_KINDS)
 filter_parameters = query_parameters(message_filter_fields(), FILTER_KINDS)
 #: The Facts listing's filters (GET /memories/{memory_id}/facts).
 fact_parameters = query_parameters(fact_filter_fields(), FACT_KINDS)
+#: The review queue's filters (GET /memories/{memory_id}/review).
+review_parameters = query_parameters(review_filter_fields(), FACT_KINDS)
 
 
 def _body_field(spec: Field[Any]) -> tuple[Any, Any]:
@@ -248,17 +253,29 @@ def message_filter(sent: Mapping[str, Any]) -> MessageFilter:
     return MessageFilter.sent(values)
 
 
-def fact_filter(sent: Mapping[str, Any]) -> FactFilter:
-    """The Facts filters sent as query parameters, by wire name, as sent (lists split;
-    empty text filters nothing); the service checks each."""
+def _sent(
+    specs: Iterable[Field[Any]], kinds: Mapping[str, Kind], sent: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Filters sent as query parameters, by wire name, as sent (lists split; empty text
+    filters nothing)."""
     values: dict[str, Any] = {}
-    for spec in fact_filter_fields():
+    for spec in specs:
         wire = spec.metadata["wire"]
         value = sent.get(wire)
-        if FACT_KINDS[spec.metadata["kind"]].listed:
+        if kinds[spec.metadata["kind"]].listed:
             value = params.id_list(value, wire) or None
         values[wire] = params.optional(value) if isinstance(value, str) else value
-    return FactFilter.sent(values)
+    return values
+
+
+def fact_filter(sent: Mapping[str, Any]) -> FactFilter:
+    """The Facts filters sent as query parameters; the service checks each."""
+    return FactFilter.sent(_sent(fact_filter_fields(), FACT_KINDS, sent))
+
+
+def review_filter(sent: Mapping[str, Any]) -> ReviewFilter:
+    """The review queue's filters sent as query parameters; the service checks each."""
+    return ReviewFilter.sent(_sent(review_filter_fields(), FACT_KINDS, sent))
 
 
 __all__ = [
@@ -271,6 +288,8 @@ __all__ = [
     "fact_parameters",
     "filter_parameters",
     "message_filter",
+    "review_filter",
+    "review_parameters",
     "search_parameters",
     "search_request",
     "wire_default",

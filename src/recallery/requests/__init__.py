@@ -22,6 +22,7 @@ from recallery.requests.curation import (
     BulkResult,
     FactFilter,
     FactPage,
+    ReviewFilter,
     ReviewItem,
     ReviewPage,
     Timeline,
@@ -30,6 +31,7 @@ from recallery.requests.curation import (
     bucket_starts,
     bulk_action,
     fact_filter_fields,
+    review_filter_fields,
     timeline_clock,
 )
 from recallery.requests.messages import (
@@ -86,6 +88,7 @@ __all__ = [
     "ImportReport",
     "MessageFilter",
     "MessagePage",
+    "ReviewFilter",
     "ReviewItem",
     "ReviewPage",
     "SearchRequest",
@@ -98,6 +101,7 @@ __all__ = [
     "fact_filter_fields",
     "job_entry_ids",
     "message_filter_fields",
+    "review_filter_fields",
     "search_fields",
     "search_knobs",
     "timeline_clock",

@@ -3,8 +3,9 @@ applying it), the review queue, a page of facts and the counts of entries over t
 operations are :mod:`recallery.services.curation`'s; the JSON shapes
 :mod:`recallery.wire.curation`'s.
 
-The Facts listing's filters are declared once, in :class:`FactFilter`, as the Messages
-filters are: the REST query, the SDK's keywords and the OpenAPI document come from its fields.
+The Facts listing's and the review queue's filters are declared once, in :class:`FactFilter`
+and :class:`ReviewFilter`, as the Messages filters are: the REST query, the SDK's keywords and
+the OpenAPI document come from their fields.
 
 A bulk change selects entries of one memory by id, or raw turns by a
 :class:`~recallery.requests.MessageFilter` (the filters of the Messages page), and disables,
@@ -71,6 +72,42 @@ class ReviewPage:
 
 
 @dataclass(frozen=True)
+class ReviewFilter:
+    """Which waiting facts the review queue lists. ``None`` leaves a field unfiltered. Each
+    field is declared once here, with its wire name and SDK keyword
+    (:func:`review_filter_fields`); values are checked once, by the curation service."""
+
+    user_id: str | None = said("user_id", "user_id", "text", "Only this user's entries (exact).")
+    types: frozenset[EntryType] | None = said(
+        "message_type",
+        "types",
+        "fact_types",
+        "Only entries of these extracted types (default: any).",
+    )
+
+    @classmethod
+    def sent(cls, values: Mapping[str, Any], field_prefix: str = "") -> ReviewFilter:
+        """A filter of the values an adapter received, by wire name, as sent (a name no
+        field has is refused, naming it)."""
+        return cls(**_by_name(cls, values, field_prefix))
+
+
+def review_filter_fields() -> tuple[Field[Any], ...]:
+    """The declared fields of :class:`ReviewFilter` (``metadata``: wire, arg, kind, about)."""
+    return fields(ReviewFilter)
+
+
+def _by_name(cls: type, values: Mapping[str, Any], field_prefix: str) -> dict[str, Any]:
+    """The values sent by wire name, keyed by ``cls``'s field names (None left out)."""
+    by_wire = {spec.metadata["wire"]: spec.name for spec in fields(cls)}
+    unknown = sorted(set(values) - set(by_wire))
+    if unknown:
+        name = field_prefix + unknown[0]
+        raise InvalidInput(name, f"Unknown filter field '{name}'.")
+    return {by_wire[k]: v for k, v in values.items() if v is not None}
+
+
+@dataclass(frozen=True)
 class FactCounts:
     """What became of the facts a Facts page's filters select, in the outcomes a turn's row
     on the Messages page counts: ``current`` now, ``repeated`` (times a turn still held said
@@ -109,12 +146,7 @@ class FactFilter:
     def sent(cls, values: Mapping[str, Any], field_prefix: str = "") -> FactFilter:
         """A filter of the values an adapter received, by wire name, as sent: the service
         checks each. A name no field has is refused (``field_prefix`` + the name)."""
-        by_wire = {spec.metadata["wire"]: spec.name for spec in fields(cls)}
-        unknown = sorted(set(values) - set(by_wire))
-        if unknown:
-            name = field_prefix + unknown[0]
-            raise InvalidInput(name, f"Unknown filter field '{name}'.")
-        return cls(**{by_wire[k]: v for k, v in values.items() if v is not None})
+        return cls(**_by_name(cls, values, field_prefix))
 
 
 def fact_filter_fields() -> tuple[Field[Any], ...]:
@@ -215,6 +247,7 @@ __all__ = [
     "BulkResult",
     "FactFilter",
     "FactPage",
+    "ReviewFilter",
     "ReviewItem",
     "ReviewPage",
     "Timeline",
@@ -223,5 +256,6 @@ __all__ = [
     "bucket_starts",
     "bulk_action",
     "fact_filter_fields",
+    "review_filter_fields",
     "timeline_clock",
 ]

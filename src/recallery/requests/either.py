@@ -1,6 +1,7 @@
 """A request object or its fields: the SDK and the engine bound to a caller
-(:class:`recallery.acting.Acting`) take a search, a Messages or Facts filter or a request-log query
-either as one typed request or as keyword arguments, and read both the same way here.
+(:class:`recallery.acting.Acting`) take a search, a Messages, Facts or review filter or a
+request-log query either as one typed request or as keyword arguments, and read both the same
+way here.
 
 Giving a request and one of its fields too is refused, naming the field: which of the two
 should win is not something to guess.
@@ -14,7 +15,12 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from recallery.errors import InvalidInput
-from recallery.requests.curation import FactFilter, fact_filter_fields
+from recallery.requests.curation import (
+    FactFilter,
+    ReviewFilter,
+    fact_filter_fields,
+    review_filter_fields,
+)
 from recallery.requests.messages import MessageFilter, message_filter_fields
 from recallery.requests.search import SearchRequest, search_fields, search_knobs
 
@@ -101,11 +107,24 @@ def fact_filter(where: FactFilter | None, args: Mapping[str, Any]) -> FactFilter
     return FactFilter(**{by_arg[k]: v for k, v in args.items() if v is not None})
 
 
+def review_filter(where: ReviewFilter | None, args: Mapping[str, Any]) -> ReviewFilter:
+    """The review queue's filter given, or the one the keywords (``arg`` of each field)
+    describe, values as given (the curation service checks each)."""
+    if where is not None:
+        if not isinstance(where, ReviewFilter):
+            raise InvalidInput("where", "where must be a ReviewFilter (or give its fields).")
+        alone(where, args)
+        return where
+    by_arg = {spec.metadata["arg"]: spec.name for spec in review_filter_fields()}
+    return ReviewFilter(**{by_arg[k]: v for k, v in args.items() if v is not None})
+
+
 __all__ = [
     "SENT_BY_DEFAULT",
     "alone",
     "fact_filter",
     "message_filter",
+    "review_filter",
     "search_request",
     "search_signature",
     "search_values",

@@ -23,6 +23,7 @@ from recallery.requests import (
     FactFilter,
     FactPage,
     MessageFilter,
+    ReviewFilter,
     ReviewItem,
     ReviewPage,
     Timeline,
@@ -32,7 +33,7 @@ from recallery.requests import (
     timeline_clock,
 )
 from recallery.requests import bucket as bucket_kind
-from recallery.requests.either import fact_filter
+from recallery.requests.either import fact_filter, review_filter
 from recallery.services import changes
 from recallery.services.entries import checked_filter, turns_filter
 from recallery.services.lifecycle import LifecycleService
@@ -118,6 +119,7 @@ class CurationService:
         self,
         actor: Principal,
         memory_id: object,
+        where: ReviewFilter | None = None,
         *,
         user_id: object = None,
         types: object = None,
@@ -125,15 +127,17 @@ class CurationService:
         page_size: int = 30,
     ) -> ReviewPage:
         """Extracted entries nobody has confirmed or rejected yet (current, enabled, not
-        forgotten), oldest first, each with the raw turn it came from; only ``user_id``'s,
-        only of ``types`` (None: any)."""
+        forgotten), oldest first, each with the raw turn it came from, filtered by ``where``
+        or by its fields as keywords (:class:`ReviewFilter` says what each selects; None:
+        any)."""
+        f = review_filter(where, {"user_id": user_id, "types": types})
         mid = v.memory_id(memory_id)
         size = _page_size(page_size)
         offset = (v.page(page) - 1) * size
         wanted = replace(
             UNREVIEWED,
-            user_id=v.optional_id_text(user_id, "user_id") or None,
-            types=_fact_types(types) or UNREVIEWED.types,
+            user_id=v.optional_id_text(f.user_id, "user_id") or None,
+            types=_fact_types(f.types) or UNREVIEWED.types,
         )
         with self.store.read() as r:
             memory = authorised(actor, Action.READ, r.memory(mid), mid)
