@@ -27,13 +27,20 @@ from recallery.engine import Engine
 from recallery.models import AuditEvent, Entry, Hit, Memory, Page, Principal, User
 from recallery.requests import (
     DEFAULT_MAX_TOKENS,
+    AuditFilter,
     Context,
     MessageFilter,
     MessagePage,
     SearchRequest,
     requestlog,
 )
-from recallery.requests.either import alone, message_filter, search_request, search_signature
+from recallery.requests.either import (
+    alone,
+    audit_filter,
+    message_filter,
+    search_request,
+    search_signature,
+)
 from recallery.requests.requestlog import LoggedRequest, RequestQuery
 
 P = ParamSpec("P")
@@ -193,6 +200,7 @@ class Acting:
     # --- accounts and the audit log
     def audit_log(
         self,
+        where: AuditFilter | None = None,
         *,
         memory_id: str | None = None,
         message_id: int | None = None,
@@ -203,16 +211,19 @@ class Acting:
         page: int = 1,
         page_size: int = 30,
     ) -> Page[AuditEvent]:
-        """Audit events newest first, paged as the SDK pages them."""
+        """Audit events newest first, filtered by ``where`` or its fields as keywords
+        (:class:`~recallery.requests.AuditFilter`), paged as the SDK pages them."""
+        given = {"memory_id": memory_id, "message_id": message_id, "actor_id": actor_id}
+        f = audit_filter(where, {**given, "action": action, "since": since, "until": until})
         size = v.top_n(page_size, "page_size")
         return self.engine.audit_log(
             self.principal,
-            memory_id=memory_id,
-            message_id=message_id,
-            actor_id=actor_id,
-            action=action,
-            since=since,
-            until=until,
+            memory_id=f.memory_id,
+            message_id=f.message_id,
+            actor_id=f.actor_id,
+            action=f.action,
+            since=f.since,
+            until=f.until,
             limit=size,
             offset=(v.page(page) - 1) * size,
         )

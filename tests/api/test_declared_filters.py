@@ -17,10 +17,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from tests.support.api import API, Account, error, ok
 
-from recallery import Client, InvalidInput, ReviewFilter
+from recallery import Client, Engine, InvalidInput, ReviewFilter
 from recallery.acting import Acting
 from recallery.models import EntryType
-from recallery.requests import EntryInput, review_filter_fields
+from recallery.requests import AuditFilter, EntryInput, audit_filter_fields, review_filter_fields
 
 Sdk = Callable[[str | None], Client]
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "api.md"
@@ -43,7 +43,8 @@ def _declared_everywhere(
     method, path = route
     operation = app.openapi()["paths"][f"/api/v1{path}"][method.lower()]
     names = {p["name"] for p in operation["parameters"]}
-    assert names - {"memory_id"} - paging == {spec.metadata["wire"] for spec in specs}
+    path_names = {p["name"] for p in operation["parameters"] if p["in"] == "path"}
+    assert names - path_names - paging == {spec.metadata["wire"] for spec in specs}
     keywords = inspect.signature(sdk).parameters
     row = _doc_row(f"{method} {path}")
     for spec in specs:
@@ -114,3 +115,38 @@ def test_the_sdk_takes_a_review_filter_or_its_keywords(
     with pytest.raises(InvalidInput) as refused:
         me.review_queue(m, ReviewFilter(user_id="ana"), user_id="маша")
     assert refused.value.field == "user_id"
+
+
+# --- the audit log
+
+
+def test_every_audit_filter_field_reaches_rest_the_sdk_and_the_docs(app: FastAPI) -> None:
+    specs = audit_filter_fields()
+    _declared_everywhere(app, specs, ("GET", "/audit"), Client.audit_log, {"page", "page_size"})
+    bound = inspect.signature(Acting.audit_log).parameters
+    assert {spec.metadata["arg"] for spec in specs} <= set(bound)
+    operation = app.openapi()["paths"]["/api/v1/audit"]["get"]
+    assert all(p.get("description") for p in operation["parameters"])
+
+
+def test_the_audit_filters_over_rest_the_sdk_and_the_bound_engine(
+    as_alice: TestClient,
+    sdk: Sdk,
+    engine: Engine,
+    alice: Account,
+    waiting: tuple[str, str],
+) -> None:
+    m, other = waiting
+    me = sdk(alice.key)
+    masha = me.review_queue(m, user_id="маша").items[0].entry.message_id
+    me.forget(m, masha)
+    me.forget(other, me.review_queue(other).items[0].entry.message_id)
+    events = ok(as_alice.get(f"{API}/audit", params={"memory_id": m, "action": "entry.forget"}))
+    assert [e["message_id"] for e in events["events"]] == [masha]  # not the other memory's
+    chosen = AuditFilter(memory_id=m, action="entry.forget")
+    for surface in (me, Acting(engine, alice.principal, key=alice.key)):
+        assert [e.message_id for e in surface.audit_log(chosen).items] == [masha]
+        assert surface.audit_log(memory_id=m, action="entry.forget") == surface.audit_log(chosen)
+        with pytest.raises(InvalidInput) as refused:
+            surface.audit_log(chosen, action="entry.restore")
+        assert refused.value.field == "action"

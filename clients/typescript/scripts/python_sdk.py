@@ -61,11 +61,10 @@ def placeholder(param: inspect.Parameter) -> Any:
 
 
 def _request_object(param: inspect.Parameter) -> bool:
-    """A parameter that takes a whole request (a MessageFilter, a FactFilter, a RequestQuery)
-    in place of its fields: a caller of the SDK's keywords leaves it out."""
-    return any(
-        kind in str(param.annotation) for kind in ("MessageFilter", "FactFilter", "RequestQuery")
-    )
+    """A parameter that takes a whole request (a Messages, Facts, review or audit filter, a
+    RequestQuery) in place of its fields: a caller of the SDK's keywords leaves it out."""
+    kinds = ("MessageFilter", "FactFilter", "ReviewFilter", "AuditFilter", "RequestQuery")
+    return any(kind in str(param.annotation) for kind in kinds)
 
 
 def sent(call: Call[Any]) -> dict[str, Any]:

@@ -1444,15 +1444,21 @@ export interface operations {
     audit_api_v1_audit_get: {
         parameters: {
             query?: {
+                /** @description Events of this action, e.g. entry.forget (exact). */
                 action?: string;
+                /** @description Events by this user id (exact). */
                 actor?: string;
+                /** @description Events of this memory. */
                 memory_id?: string | "";
+                /** @description Events of this message (entry) id. */
                 message_id?: number | "";
                 /** @description The page, from 1; invalid or below 1 means 1 (RAGFlow's leniency). */
                 page?: string;
                 /** @description Invalid or below 1 means 30; above 100 is refused. */
                 page_size?: string;
+                /** @description Events at or after this time (ISO 8601; naive means UTC). */
                 since?: string | "";
+                /** @description Events before this time (ISO 8601; naive means UTC). */
                 until?: string | "";
             };
             header?: never;

@@ -4,25 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends
 
 import recallery
 from recallery import validation as v
 from recallery import wire
 from recallery.api.deps import Actor, EngineDep
-from recallery.edge import params
-from recallery.edge import schemas as S
+from recallery.edge import declared, params
 from recallery.edge.bodies import REQUIRED_BODY, NewKey, NewMember, NewUser
 from recallery.errors import InvalidInput
 
 router = APIRouter(tags=["accounts and audit"])
-
-Text = params.Free
-
-
-def _or_empty(schema: S.Schema) -> S.Schema:
-    """An optional filter: empty text means no filter."""
-    return {"anyOf": [schema, {"enum": [""]}]}
 
 
 @router.get("/health", summary="Liveness (no key needed)", tags=["system"])
@@ -105,26 +97,20 @@ def remove_member(engine: EngineDep, actor: Actor, tenant_id: str, user_id: str)
 def audit(
     engine: EngineDep,
     actor: Actor,
-    memory_id: Annotated[str | None, params.query(_or_empty(S.MEMORY_ID))] = None,
-    message_id: Annotated[str | None, params.query(_or_empty(S.MESSAGE_ID))] = None,
-    actor_id: Annotated[
-        str | None, Query(alias="actor", json_schema_extra=S.documented({"type": "string"}))
-    ] = None,
-    action: Text = None,
-    since: Annotated[str | None, params.query(_or_empty(S.TIME))] = None,
-    until: Annotated[str | None, params.query(_or_empty(S.TIME))] = None,
+    filters: Annotated[dict[str, Any], Depends(declared.audit_parameters)],
     page: params.Page = None,
     page_size: params.Size = None,
 ) -> Any:
     number, size = v.page(params.page(page)), params.size(page_size, params.FALLBACK_SIZE)
+    f = declared.audit_filter(filters)
     found = engine.audit_log(
         actor,
-        memory_id=None if not memory_id else params.path_memory_id(memory_id),
-        message_id=params.optional(message_id),
-        actor_id=params.optional(actor_id),
-        action=params.optional(action),
-        since=params.optional(since),
-        until=params.optional(until),
+        memory_id=None if not f.memory_id else params.path_memory_id(str(f.memory_id)),
+        message_id=f.message_id,
+        actor_id=f.actor_id,
+        action=f.action,
+        since=f.since,
+        until=f.until,
         limit=size,
         offset=(number - 1) * size,
     )

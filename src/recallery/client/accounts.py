@@ -7,11 +7,14 @@ from datetime import datetime
 from typing import Any
 
 from recallery import wire
-from recallery.client.call import Call, none, time_text
+from recallery.client.call import Call, carried, none
 from recallery.models import ApiKey, AuditEvent, Page, Principal, User
+from recallery.requests import AuditFilter, audit_filter_fields
+from recallery.requests.either import audit_filter
 
 
 def audit_log(
+    where: AuditFilter | None = None,
     *,
     memory_id: str | None = None,
     message_id: int | None = None,
@@ -22,16 +25,16 @@ def audit_log(
     page: int = 1,
     page_size: int = 30,
 ) -> Call[Page[AuditEvent]]:
-    params = {
-        "memory_id": memory_id,
-        "message_id": message_id,
-        "actor": actor_id,
-        "action": action,
-        "since": time_text(since),
-        "until": time_text(until),
-        "page": page,
-        "page_size": page_size,
-    }
+    """Audit events newest first, of memories the caller can read. Each filter is a field of
+    :class:`recallery.requests.AuditFilter` (by its SDK keyword), which says what it selects;
+    None filters nothing. An ``AuditFilter`` as ``where`` says it all (then give no filter
+    keyword)."""
+    given = locals()
+    args = {spec.metadata["arg"]: given[spec.metadata["arg"]] for spec in audit_filter_fields()}
+    chosen = audit_filter(where, args)
+    params: dict[str, object] = {"page": page, "page_size": page_size}
+    for spec in audit_filter_fields():
+        params[spec.metadata["wire"]] = carried(getattr(chosen, spec.name))
     return Call("GET", "/audit", wire.audit_page_from_dict, params=params)
 
 

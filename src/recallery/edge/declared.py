@@ -1,7 +1,8 @@
 """The REST edges of the declared requests: the search's query parameters and JSON body, and
-the Messages and Facts listings' and the review queue's filters, built from the fields of
-:class:`~recallery.requests.SearchRequest`, :class:`~recallery.requests.MessageFilter`,
-:class:`~recallery.requests.FactFilter` and :class:`~recallery.requests.ReviewFilter`, and
+the Messages and Facts listings', the review queue's and the audit log's filters, built from
+the fields of :class:`~recallery.requests.SearchRequest`,
+:class:`~recallery.requests.MessageFilter`, :class:`~recallery.requests.FactFilter`,
+:class:`~recallery.requests.ReviewFilter` and :class:`~recallery.requests.AuditFilter`, and
 the values sent read back into them.
 
 A field declares its wire name, kind of value, default and description once; this module
@@ -28,10 +29,12 @@ from recallery.errors import InvalidInput
 from recallery.requests import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_TOP_N,
+    AuditFilter,
     FactFilter,
     MessageFilter,
     ReviewFilter,
     SearchRequest,
+    audit_filter_fields,
     fact_filter_fields,
     message_filter_fields,
     review_filter_fields,
@@ -89,6 +92,20 @@ FACT_KINDS: dict[str, Kind] = {
     "trust": FILTER_KINDS["trust"],
     "flag": FILTER_KINDS["flag"],
     "text": FILTER_KINDS["text"],
+}
+
+
+def _or_empty(schema: S.Schema) -> S.Schema:
+    """An optional filter in a query string: empty text means no filter."""
+    return {"anyOf": [schema, {"enum": [""]}]}
+
+
+#: The kinds of the audit log's filters.
+AUDIT_KINDS: dict[str, Kind] = {
+    "memory": Kind(_or_empty(S.MEMORY_ID), S.nullable(S.MEMORY_ID)),
+    "message": Kind(_or_empty(S.MESSAGE_ID), S.nullable(S.MESSAGE_ID)),
+    "free": Kind({"type": "string"}, S.nullable({"type": "string"})),
+    "time": Kind(_or_empty(S.TIME), S.nullable(S.TIME)),
 }
 
 
@@ -152,6 +169,8 @@ filter_parameters = query_parameters(message_filter_fields(), FILTER_KINDS)
 fact_parameters = query_parameters(fact_filter_fields(), FACT_KINDS)
 #: The review queue's filters (GET /memories/{memory_id}/review).
 review_parameters = query_parameters(review_filter_fields(), FACT_KINDS)
+#: The audit log's filters (GET /audit).
+audit_parameters = query_parameters(audit_filter_fields(), AUDIT_KINDS)
 
 
 def _body_field(spec: Field[Any]) -> tuple[Any, Any]:
@@ -278,12 +297,21 @@ def review_filter(sent: Mapping[str, Any]) -> ReviewFilter:
     return ReviewFilter.sent(_sent(review_filter_fields(), FACT_KINDS, sent))
 
 
+def audit_filter(sent: Mapping[str, Any]) -> AuditFilter:
+    """The audit log's filters sent as query parameters (empty text filters nothing); the
+    service checks each."""
+    return AuditFilter.sent(_sent(audit_filter_fields(), AUDIT_KINDS, sent))
+
+
 __all__ = [
+    "AUDIT_KINDS",
     "FACT_KINDS",
     "FILTER_KINDS",
     "SEARCH_KINDS",
     "ContextQuery",
     "Kind",
+    "audit_filter",
+    "audit_parameters",
     "fact_filter",
     "fact_parameters",
     "filter_parameters",

@@ -8,6 +8,7 @@ without importing the engine; their defaults are written here and nowhere else.
   entries;
 - :mod:`~recallery.requests.curation`: bulk changes, the review queue, the Facts filter and
   its page, timelines;
+- :mod:`~recallery.requests.audit`: the audit log's filter;
 - :mod:`~recallery.requests.transfer`: what an import wrote;
 - :mod:`~recallery.requests.requestlog`: the request log's query, rows and the call being
   answered.
@@ -15,6 +16,7 @@ without importing the engine; their defaults are written here and nowhere else.
 
 from __future__ import annotations
 
+from recallery.requests.audit import AuditFilter, audit_filter_fields
 from recallery.requests.curation import (
     MAX_BUCKETS,
     Bucket,
@@ -77,6 +79,7 @@ __all__ = [
     "MAX_BUCKETS",
     "MEMORY_UPDATABLE",
     "AddedEntries",
+    "AuditFilter",
     "Bucket",
     "BulkAction",
     "BulkResult",
@@ -95,6 +98,7 @@ __all__ = [
     "Timeline",
     "TimelineClock",
     "TurnInput",
+    "audit_filter_fields",
     "bucket",
     "bucket_starts",
     "bulk_action",

@@ -1,6 +1,6 @@
 """A request object or its fields: the SDK and the engine bound to a caller
-(:class:`recallery.acting.Acting`) take a search, a Messages, Facts or review filter or a
-request-log query either as one typed request or as keyword arguments, and read both the same
+(:class:`recallery.acting.Acting`) take a search, a Messages, Facts, review or audit filter or
+a request-log query either as one typed request or as keyword arguments, and read both the same
 way here.
 
 Giving a request and one of its fields too is refused, naming the field: which of the two
@@ -15,6 +15,7 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from recallery.errors import InvalidInput
+from recallery.requests.audit import AuditFilter, audit_filter_fields
 from recallery.requests.curation import (
     FactFilter,
     ReviewFilter,
@@ -119,9 +120,22 @@ def review_filter(where: ReviewFilter | None, args: Mapping[str, Any]) -> Review
     return ReviewFilter(**{by_arg[k]: v for k, v in args.items() if v is not None})
 
 
+def audit_filter(where: AuditFilter | None, args: Mapping[str, Any]) -> AuditFilter:
+    """The audit log's filter given, or the one the keywords (``arg`` of each field)
+    describe, values as given (the activity service checks each)."""
+    if where is not None:
+        if not isinstance(where, AuditFilter):
+            raise InvalidInput("where", "where must be an AuditFilter (or give its fields).")
+        alone(where, args)
+        return where
+    by_arg = {spec.metadata["arg"]: spec.name for spec in audit_filter_fields()}
+    return AuditFilter(**{by_arg[k]: v for k, v in args.items() if v is not None})
+
+
 __all__ = [
     "SENT_BY_DEFAULT",
     "alone",
+    "audit_filter",
     "fact_filter",
     "message_filter",
     "review_filter",
