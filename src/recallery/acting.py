@@ -267,8 +267,9 @@ class Acting:
         page_size: int = 30,
     ) -> Page[LoggedRequest]:
         """Logged requests, newest first, filtered as ``GET /admin/requests`` filters them."""
-        values: dict[str, object] = {"key": key, "user": user, "route": route, "status": status}
-        values.update({"slow": slow, "memory": memory, "entry": entry})
+        given = locals()
+        fields = requestlog.request_filter_fields()
+        values = {s.metadata["wire"]: given[s.metadata["arg"]] for s in fields}
         if where is not None:
             alone(where, values)
             values = requestlog.query_filters(where)

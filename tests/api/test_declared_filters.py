@@ -21,6 +21,13 @@ from recallery import Client, Engine, InvalidInput, ReviewFilter
 from recallery.acting import Acting
 from recallery.models import EntryType
 from recallery.requests import AuditFilter, EntryInput, audit_filter_fields, review_filter_fields
+from recallery.requests.requestlog import (
+    FILTERS,
+    RequestQuery,
+    parse_query,
+    query_filters,
+    request_filter_fields,
+)
 
 Sdk = Callable[[str | None], Client]
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "api.md"
@@ -150,3 +157,36 @@ def test_the_audit_filters_over_rest_the_sdk_and_the_bound_engine(
         with pytest.raises(InvalidInput) as refused:
             surface.audit_log(chosen, action="entry.restore")
         assert refused.value.field == "action"
+
+
+# --- the request log
+
+
+def test_every_request_log_filter_reaches_rest_the_sdk_and_the_docs(app: FastAPI) -> None:
+    specs = request_filter_fields()
+    route = ("GET", "/admin/requests")
+    _declared_everywhere(app, specs, route, Client.requests, {"page", "page_size"})
+    bound = inspect.signature(Acting.requests).parameters
+    assert {spec.metadata["arg"] for spec in specs} <= set(bound)
+    assert {spec.metadata["wire"]: spec.metadata["about"] for spec in specs} == FILTERS
+    paging = {"limit", "offset", "within", "own_key"}  # set by the listing, never a filter
+    assert {spec.name for spec in specs} | paging == set(RequestQuery.__dataclass_fields__)
+
+
+def test_each_request_log_filter_reads_back_what_it_wrote() -> None:
+    q = RequestQuery(
+        key_id="k-1",
+        user_id="u-борис",
+        route="/api/v1/messages/search",
+        status=404,
+        slow_ms=12.5,
+        memory_id="m" * 32,
+        entry_id=7,
+    )
+    sent = {wire: str(value) for wire, value in query_filters(q).items()}
+    assert parse_query(sent) == q
+    assert parse_query({"status": " ", "user": ""}) == RequestQuery()
+    for wire in ("status", "slow", "entry"):
+        with pytest.raises(InvalidInput) as refused:
+            parse_query({wire: "soon"})
+        assert refused.value.field == wire

@@ -1316,23 +1316,23 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description an entry id the request returned or named */
-                entry?: string | null;
+                entry?: string;
                 /** @description the API key's id */
-                key?: string | null;
+                key?: string;
                 /** @description a memory id the request named or searched */
-                memory?: string | null;
+                memory?: string;
                 /** @description The page, from 1; invalid or below 1 means 1 (RAGFlow's leniency). */
                 page?: string;
                 /** @description Invalid or below 1 means 30; above 100 is refused. */
                 page_size?: string;
                 /** @description the route template, e.g. /api/v1/messages/search, or the MCP tool */
-                route?: string | null;
+                route?: string;
                 /** @description only requests that took at least this many milliseconds */
-                slow?: string | null;
+                slow?: string;
                 /** @description the HTTP status (an MCP tool: 200, or 500 when it failed) */
-                status?: string | null;
+                status?: string;
                 /** @description the calling user's id */
-                user?: string | null;
+                user?: string;
             };
             header?: never;
             path?: never;

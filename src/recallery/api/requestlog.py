@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends
 
 from recallery import validation as v
 from recallery import wire
@@ -23,7 +23,7 @@ from recallery.api.deps import Actor, EngineDep
 from recallery.api.health import PROBES
 from recallery.api.measure import Measured, watch
 from recallery.api.metrics import PATH as METRICS
-from recallery.edge import params
+from recallery.edge import declared, params
 from recallery.edge.guard import PRINCIPAL
 from recallery.engine import Engine
 from recallery.errors import InvalidInput
@@ -38,31 +38,16 @@ SKIPPED_UNDER = ("/static/",)
 router = APIRouter(tags=["request log"])
 
 
-def _filter(name: str) -> Any:
-    schema: dict[str, Any] = {"type": "string"}
-    if name in requestlog.NUMBERS:  # the text the filter parses, or none (no filter)
-        schema["pattern"] = f"^\\s*({requestlog.NUMBERS[name][0]})?\\s*$"
-    return Query(description=requestlog.FILTERS[name], json_schema_extra=schema)
-
-
 @router.get("/admin/requests", summary="The request log, newest first (admin: all; else own)")
 def requests(
     engine: EngineDep,
     actor: Actor,
-    key: Annotated[str | None, _filter("key")] = None,
-    user: Annotated[str | None, _filter("user")] = None,
-    route: Annotated[str | None, _filter("route")] = None,
-    status: Annotated[str | None, _filter("status")] = None,
-    slow: Annotated[str | None, _filter("slow")] = None,
-    memory: Annotated[str | None, _filter("memory")] = None,
-    entry: Annotated[str | None, _filter("entry")] = None,
+    filters: Annotated[dict[str, Any], Depends(declared.request_parameters)],
     page: params.Page = None,
     page_size: params.Size = None,
 ) -> Any:
     number, size = v.page(params.page(page)), params.size(page_size, params.FALLBACK_SIZE)
-    values = {"key": key, "user": user, "route": route, "status": status}
-    values.update({"slow": slow, "memory": memory, "entry": entry})
-    q = requestlog.parse_query(values, limit=size, offset=(number - 1) * size)
+    q = requestlog.parse_query(filters, limit=size, offset=(number - 1) * size)
     found, total = engine.requests(actor, q)
     return wire.envelope(wire.requests_page_dict(Page(tuple(found), total)))
 

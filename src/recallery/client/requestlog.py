@@ -7,7 +7,13 @@ from __future__ import annotations
 from recallery.client.call import Call
 from recallery.models import Page
 from recallery.requests.either import alone
-from recallery.requests.requestlog import EntryReads, LoggedRequest, RequestQuery, query_filters
+from recallery.requests.requestlog import (
+    EntryReads,
+    LoggedRequest,
+    RequestQuery,
+    query_filters,
+    request_filter_fields,
+)
 from recallery.wire.requestlog import entry_reads_from_dict, requests_page_from_dict
 
 
@@ -27,8 +33,8 @@ def requests(
     """Logged requests, newest first, filtered as ``GET /admin/requests`` filters them;
     a :class:`~recallery.requests.requestlog.RequestQuery` as ``where`` names the filters instead
     (its own paging left to ``page`` and ``page_size``)."""
-    params: dict[str, object] = {"key": key, "user": user, "route": route, "status": status}
-    params.update({"slow": slow, "memory": memory, "entry": entry})
+    given = locals()
+    params = {s.metadata["wire"]: given[s.metadata["arg"]] for s in request_filter_fields()}
     if where is not None:
         alone(where, params)
         params = query_filters(where)

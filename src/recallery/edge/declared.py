@@ -1,9 +1,9 @@
 """The REST edges of the declared requests: the search's query parameters and JSON body, and
-the Messages and Facts listings', the review queue's and the audit log's filters, built from
-the fields of :class:`~recallery.requests.SearchRequest`,
+the Messages and Facts listings', the review queue's, the audit log's and the request log's
+filters, built from the fields of :class:`~recallery.requests.SearchRequest`,
 :class:`~recallery.requests.MessageFilter`, :class:`~recallery.requests.FactFilter`,
-:class:`~recallery.requests.ReviewFilter` and :class:`~recallery.requests.AuditFilter`, and
-the values sent read back into them.
+:class:`~recallery.requests.ReviewFilter`, :class:`~recallery.requests.AuditFilter` and
+:class:`~recallery.requests.requestlog.RequestQuery`, and the values sent read back into them.
 
 A field declares its wire name, kind of value, default and description once; this module
 knows, per kind, how the API documents and reads it (the schema of a query parameter and of
@@ -40,6 +40,7 @@ from recallery.requests import (
     review_filter_fields,
     search_fields,
 )
+from recallery.requests.requestlog import NUMBERS, request_filter_fields
 
 
 class Kind(NamedTuple):
@@ -108,6 +109,19 @@ AUDIT_KINDS: dict[str, Kind] = {
     "time": Kind(_or_empty(S.TIME), S.nullable(S.TIME)),
 }
 
+#: The kinds of the request log's filters: text, or a number sent as text (its pattern the
+#: one the request log parses with, or empty: no filter).
+REQUEST_KINDS: dict[str, Kind] = {
+    "text": Kind({"type": "string"}, S.nullable({"type": "string"})),
+    **{
+        name: Kind(
+            {"type": "string", "pattern": f"^\\s*({pattern})?\\s*$"},
+            S.nullable({"type": "string"}),
+        )
+        for name, (pattern, _) in NUMBERS.items()
+    },
+}
+
 
 def wire_default(spec: Field[Any]) -> Any:
     """A field's default as the wire carries it (None: no default to document)."""
@@ -171,6 +185,8 @@ fact_parameters = query_parameters(fact_filter_fields(), FACT_KINDS)
 review_parameters = query_parameters(review_filter_fields(), FACT_KINDS)
 #: The audit log's filters (GET /audit).
 audit_parameters = query_parameters(audit_filter_fields(), AUDIT_KINDS)
+#: The request log's filters (GET /admin/requests), read by ``requestlog.parse_query``.
+request_parameters = query_parameters(request_filter_fields(), REQUEST_KINDS)
 
 
 def _body_field(spec: Field[Any]) -> tuple[Any, Any]:
@@ -307,6 +323,7 @@ __all__ = [
     "AUDIT_KINDS",
     "FACT_KINDS",
     "FILTER_KINDS",
+    "REQUEST_KINDS",
     "SEARCH_KINDS",
     "ContextQuery",
     "Kind",
@@ -316,6 +333,7 @@ __all__ = [
     "fact_parameters",
     "filter_parameters",
     "message_filter",
+    "request_parameters",
     "review_filter",
     "review_parameters",
     "search_parameters",

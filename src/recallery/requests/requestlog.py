@@ -8,6 +8,10 @@ opens a :class:`Call` with :func:`begin`; what it learns on the way (the caller,
 authenticated; what a search returned) is noted into it through :func:`note_caller` and
 :func:`note_search`, which do nothing outside a call. Query text is personal data: a
 :class:`Call` keeps it, and the log stores it only when the operator turns that on.
+
+A listing's filters are declared once, as fields of :class:`RequestQuery` (wire name, SDK
+keyword, kind, what it filters on): the REST query and its OpenAPI, the web form, the SDK's and
+the bound engine's keywords come from them (:func:`request_filter_fields`).
 """
 
 from __future__ import annotations
@@ -16,12 +20,13 @@ import contextvars
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import Field, dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
 from recallery.errors import InvalidInput
 from recallery.models import Principal
+from recallery.requests.messages import said
 
 #: Channels a request comes in by.
 CHANNELS = ("rest", "web", "mcp")
@@ -69,73 +74,80 @@ class RequestQuery:
     for a scoped key, never from the wire): only requests that named memories, all of them
     among these, or that ``own_key`` made."""
 
-    key_id: str | None = None
-    user_id: str | None = None
-    route: str | None = None
-    status: int | None = None
-    slow_ms: float | None = None
-    memory_id: str | None = None
-    entry_id: int | None = None
+    key_id: str | None = said("key", "key", "text", "the API key's id")
+    user_id: str | None = said("user", "user", "text", "the calling user's id")
+    route: str | None = said(
+        "route",
+        "route",
+        "text",
+        "the route template, e.g. /api/v1/messages/search, or the MCP tool",
+    )
+    status: int | None = said(
+        "status", "status", "status", "the HTTP status (an MCP tool: 200, or 500 when it failed)"
+    )
+    slow_ms: float | None = said(
+        "slow", "slow", "slow", "only requests that took at least this many milliseconds"
+    )
+    memory_id: str | None = said(
+        "memory", "memory", "text", "a memory id the request named or searched"
+    )
+    entry_id: int | None = said(
+        "entry", "entry", "entry", "an entry id the request returned or named"
+    )
     limit: int = 100
     offset: int = 0
     within: frozenset[str] | None = None
     own_key: str = ""
 
 
+def request_filter_fields() -> tuple[Field[Any], ...]:
+    """The declared filters of :class:`RequestQuery` (``metadata``: wire, arg, kind, about);
+    its paging and scoping fields are not filters."""
+    return tuple(spec for spec in fields(RequestQuery) if "wire" in spec.metadata)
+
+
 #: The filters of a request-log listing by wire name (REST query, web form, SDK argument),
-#: each with what it filters on.
+#: each with what it filters on (from :class:`RequestQuery`'s declaration).
 FILTERS: dict[str, str] = {
-    "key": "the API key's id",
-    "user": "the calling user's id",
-    "route": "the route template, e.g. /api/v1/messages/search, or the MCP tool",
-    "status": "the HTTP status (an MCP tool: 200, or 500 when it failed)",
-    "slow": "only requests that took at least this many milliseconds",
-    "memory": "a memory id the request named or searched",
-    "entry": "an entry id the request returned or named",
+    spec.metadata["wire"]: spec.metadata["about"] for spec in request_filter_fields()
 }
 
-
-def parse_query(
-    values: Mapping[str, str | None], limit: int = 100, offset: int = 0
-) -> RequestQuery:
-    """A :class:`RequestQuery` from text filters named as in :data:`FILTERS` (empty or
-    missing: no filter); a value that cannot be one is refused, naming its filter."""
-    text = {k: (values.get(k) or "").strip() or None for k in FILTERS}
-    return RequestQuery(
-        key_id=text["key"],
-        user_id=text["user"],
-        route=text["route"],
-        status=_number(text["status"], "status", int),
-        slow_ms=_number(text["slow"], "slow", float),
-        memory_id=text["memory"],
-        entry_id=_number(text["entry"], "entry", int),
-        limit=limit,
-        offset=offset,
-    )
-
-
-def query_filters(q: RequestQuery) -> dict[str, object]:
-    """A query's filters by wire name, as :func:`parse_query` reads them back."""
-    values = (q.key_id, q.user_id, q.route, q.status, q.slow_ms, q.memory_id, q.entry_id)
-    return dict(zip(FILTERS, values, strict=True))
-
-
-#: The text each numeric filter takes (its OpenAPI pattern too: the two cannot differ): an
-#: HTTP status; milliseconds, up to 8 digits (a day is 86,400,000); an entry id, up to 15.
+#: The text each numeric kind of filter takes (its OpenAPI pattern too: the two cannot differ):
+#: an HTTP status; milliseconds, up to 8 digits (a day is 86,400,000); an entry id, up to 15.
 NUMBERS: dict[str, tuple[str, str]] = {
     "status": ("[1-5][0-9]{2}", "an HTTP status from 100 to 599"),
     "slow": ("[0-9]{1,8}(\\.[0-9]{1,3})?", "milliseconds, at most 8 digits"),
     "entry": ("[0-9]{1,15}", "an entry id of at most 15 digits"),
 }
+#: What each numeric kind's text is read as.
+_READ: dict[str, type[Any]] = {"status": int, "slow": float, "entry": int}
 
 
-def _number(text: str | None, name: str, kind: type[Any]) -> Any:
+def parse_query(
+    values: Mapping[str, str | None], limit: int = 100, offset: int = 0
+) -> RequestQuery:
+    """A :class:`RequestQuery` from text filters by wire name (empty or missing: no filter);
+    a value that cannot be one is refused, naming its filter."""
+    found: dict[str, Any] = {}
+    for spec in request_filter_fields():
+        wire, kind = spec.metadata["wire"], spec.metadata["kind"]
+        text = (values.get(wire) or "").strip() or None
+        found[spec.name] = text if kind not in NUMBERS else _number(text, wire, kind)
+    return RequestQuery(**found, limit=limit, offset=offset)
+
+
+def query_filters(q: RequestQuery) -> dict[str, object]:
+    """A query's filters by wire name, as :func:`parse_query` reads them back."""
+    return {spec.metadata["wire"]: getattr(q, spec.name) for spec in request_filter_fields()}
+
+
+def _number(text: str | None, name: str, kind: str) -> Any:
     if text is None:
         return None
-    pattern, what = NUMBERS[name]
+    pattern, what = NUMBERS[kind]
     if not re.fullmatch(pattern, text):
         raise InvalidInput(name, f"{name}: {FILTERS[name]}; {what}.")
-    return kind(text)
+    return _READ[kind](text)
 
 
 @dataclass(frozen=True)
@@ -220,4 +232,5 @@ __all__ = [
     "note_search",
     "parse_query",
     "query_filters",
+    "request_filter_fields",
 ]
