@@ -22,12 +22,12 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from recallery import Engine
 from recallery.api import create_app
-from recallery.edge.guard import Guard
-from recallery.edge.throttle import Throttle
 from recallery.providers.registry import ModelRegistry
 from recallery.settings import Settings
 from recallery.store.sqlite import SQLiteStore
 from recallery.testing import DeterministicEmbedder, FrozenClock
+from recallery.web.edge.guard import Guard
+from recallery.web.edge.throttle import Throttle
 
 pytestmark = pytest.mark.slow
 

@@ -17,8 +17,8 @@ from tests.support.api import API, Account, ok
 from recallery import Engine
 from recallery.api import create_app
 from recallery.cli.serve import server_config, trusted_proxies
-from recallery.edge.throttle import LIMIT
 from recallery.mcp.http import local_security, mount
+from recallery.web.edge.throttle import LIMIT
 
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 ACCEPT = {"Accept": "application/json, text/event-stream"}

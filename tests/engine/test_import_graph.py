@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("services", ("services",)),
     ("engine", ("engine", "acting")),
     # the HTTP edge REST, the web UI and MCP share: guard, throttle, declared kinds
-    ("edge", ("edge", "throttle")),
+    ("edge", ("web.edge", "throttle")),
     ("adapters", ("api", "web", "mcp", "cli", "client", "integrations", "__main__")),
 )
 ORDER = list(dict.fromkeys(name for name, _ in LAYERS))
@@ -137,12 +137,12 @@ def test_imports_point_inwards() -> None:
 def test_the_layer_test_sees_a_misplaced_import() -> None:
     """Today's kinds of misplacement each point outwards (the web UI reaching into the REST
     adapter's edge was one: now the shared edge)."""
-    assert ORDER.index(_layer("recallery.edge.guard")) < ORDER.index(_layer("recallery.web"))
+    assert ORDER.index(_layer("recallery.web.edge.guard")) < ORDER.index(_layer("recallery.web"))
     for inner, outer in [
         ("recallery.store.supersession", "recallery.retrieval.slots"),
         ("recallery.wire.jobs", "recallery.extraction.runs"),
         ("recallery.services.backup", "recallery.engine"),
-        ("recallery.edge.guard", "recallery.api.app"),
+        ("recallery.web.edge.guard", "recallery.api.app"),
     ]:
         assert ORDER.index(_layer(inner)) < ORDER.index(_layer(outer)), (inner, outer)
 

@@ -13,10 +13,10 @@ from types import ModuleType
 import pytest
 
 from recallery import ownership
-from recallery.edge import bodies, declared, guard, params, responses, schemas, throttle
 from recallery.requests import gathered, runs
 from recallery.requests import requestlog as requestlog_types
 from recallery.requests import subjects as subject_types
+from recallery.web.edge import bodies, declared, guard, params, responses, schemas, throttle
 from recallery.wire import requestlog as requestlog_shapes
 from recallery.wire import subjects as subject_shapes
 

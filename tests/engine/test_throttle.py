@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from recallery.edge.throttle import Throttle
 from recallery.errors import Throttled
+from recallery.web.edge.throttle import Throttle
 
 
 def test_an_address_is_refused_after_its_failures_until_they_age_out() -> None:

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from tests.support.web import Login, form_token, login_token
 
 from recallery import Engine, Memory, Principal
-from recallery.edge.throttle import LIMIT
+from recallery.web.edge.throttle import LIMIT
 
 HUGE = 200 * 1024 * 1024
 

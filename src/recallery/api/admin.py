@@ -10,9 +10,9 @@ import recallery
 from recallery import validation as v
 from recallery import wire
 from recallery.api.deps import Actor, EngineDep
-from recallery.edge import declared, params
-from recallery.edge.bodies import REQUIRED_BODY, NewKey, NewMember, NewUser
 from recallery.errors import InvalidInput
+from recallery.web.edge import declared, params
+from recallery.web.edge.bodies import REQUIRED_BODY, NewKey, NewMember, NewUser
 
 router = APIRouter(tags=["accounts and audit"])
 

@@ -10,9 +10,9 @@ from pydantic import ConfigDict, Field
 
 from recallery import wire
 from recallery.api.deps import Actor, EngineDep
-from recallery.edge import params
-from recallery.edge import schemas as S
-from recallery.edge.bodies import REQUIRED_BODY, Lenient
+from recallery.web.edge import params
+from recallery.web.edge import schemas as S
+from recallery.web.edge.bodies import REQUIRED_BODY, Lenient
 from recallery.wire.statements import added_dict
 
 router = APIRouter(tags=["agents"])

@@ -28,17 +28,17 @@ from recallery.api.health import Readiness, install_probes
 from recallery.api.metrics import install_metrics
 from recallery.api.requestlog import install_request_log
 from recallery.api.tracing import install_tracing
-from recallery.edge.guard import Guard, rules
-from recallery.edge.responses import (
+from recallery.engine import Engine
+from recallery.errors import InvalidInput, RecalleryError
+from recallery.settings import Settings
+from recallery.web.edge.guard import Guard, rules
+from recallery.web.edge.responses import (
     ERROR_RESPONSES,
     EnvelopeResponse,
     documented,
     error_response,
     routing_error,
 )
-from recallery.engine import Engine
-from recallery.errors import InvalidInput, RecalleryError
-from recallery.settings import Settings
 
 log = logging.getLogger("recallery.api")
 

@@ -1,4 +1,4 @@
-"""Deprecated: moved to :mod:`recallery.edge.bodies`, the HTTP edge that REST, the web UI and
+"""Deprecated: moved to :mod:`recallery.web.edge.bodies`, the HTTP edge that REST, the web UI and
 MCP share (issue 56); this name stays one release as an alias of that module, and warns on
 import."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import sys
 import warnings
 
-from recallery.edge import bodies
+from recallery.web.edge import bodies
 
 warnings.warn(
-    "recallery.api.bodies moved: import recallery.edge.bodies", DeprecationWarning, stacklevel=2
+    "recallery.api.bodies moved: import recallery.web.edge.bodies", DeprecationWarning, stacklevel=2
 )
 sys.modules[__name__] = bodies

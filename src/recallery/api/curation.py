@@ -11,12 +11,12 @@ from pydantic import ConfigDict, Field
 from recallery import validation as v
 from recallery import wire
 from recallery.api.deps import Actor, EngineDep
-from recallery.edge import declared, params
-from recallery.edge import schemas as S
-from recallery.edge.bodies import REQUIRED_BODY, Lenient
 from recallery.errors import InvalidInput
 from recallery.requests import MAX_BUCKETS, Bucket, BulkAction, TimelineClock
 from recallery.services.curation import MAX_BULK_IDS
+from recallery.web.edge import declared, params
+from recallery.web.edge import schemas as S
+from recallery.web.edge.bodies import REQUIRED_BODY, Lenient
 from recallery.wire import curation
 
 router = APIRouter(tags=["curation"])

@@ -7,10 +7,10 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from recallery.edge.guard import PRINCIPAL
 from recallery.engine import Engine
 from recallery.errors import Unauthorized
 from recallery.models import Principal
+from recallery.web.edge.guard import PRINCIPAL
 
 bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer <key>`.")
 

@@ -10,12 +10,12 @@ from fastapi.responses import Response
 
 from recallery import wire
 from recallery.api.deps import Actor, EngineDep
-from recallery.edge import declared, params
-from recallery.edge import schemas as S
-from recallery.edge.bodies import REQUIRED_BODY, MemoryFields, NewMemory
 from recallery.engine import Engine
 from recallery.errors import InvalidInput
 from recallery.models import Memory
+from recallery.web.edge import declared, params
+from recallery.web.edge import schemas as S
+from recallery.web.edge.bodies import REQUIRED_BODY, MemoryFields, NewMemory
 from recallery.wire import transfer
 
 router = APIRouter(tags=["memories"])

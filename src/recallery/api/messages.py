@@ -10,9 +10,11 @@ from fastapi import APIRouter, Depends
 from recallery import validation as v
 from recallery import wire
 from recallery.api.deps import Actor, EngineDep
-from recallery.edge import declared, params
-from recallery.edge import schemas as S
-from recallery.edge.bodies import (
+from recallery.errors import InvalidInput
+from recallery.requests import DEFAULT_MAX_TOKENS
+from recallery.web.edge import declared, params
+from recallery.web.edge import schemas as S
+from recallery.web.edge.bodies import (
     REQUIRED_BODY,
     AddMessage,
     Correct,
@@ -21,8 +23,6 @@ from recallery.edge.bodies import (
     Review,
     SetStatus,
 )
-from recallery.errors import InvalidInput
-from recallery.requests import DEFAULT_MAX_TOKENS
 
 router = APIRouter(tags=["messages"])
 

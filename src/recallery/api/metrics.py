@@ -31,11 +31,11 @@ from starlette.concurrency import run_in_threadpool
 from recallery.api.health import PROBES
 from recallery.api.measure import UNMATCHED, Measured, route_template, watch
 from recallery.api.observed import ObservedSeries
-from recallery.edge.guard import authenticate, bearer_key, refusal
 from recallery.engine import Engine
 from recallery.errors import Forbidden, Throttled, Unauthorized
 from recallery.models import ALL_CAPABILITIES, Principal
 from recallery.services.stats import StoreCounts as Counts
+from recallery.web.edge.guard import authenticate, bearer_key, refusal
 from recallery.wire.envelope import failure
 
 PATH = "/metrics"

@@ -1,4 +1,4 @@
-"""Deprecated: moved to :mod:`recallery.edge.params`, the HTTP edge that REST, the web UI and
+"""Deprecated: moved to :mod:`recallery.web.edge.params`, the HTTP edge that REST, the web UI and
 MCP share (issue 56); this name stays one release as an alias of that module, and warns on
 import."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import sys
 import warnings
 
-from recallery.edge import params
+from recallery.web.edge import params
 
 warnings.warn(
-    "recallery.api.params moved: import recallery.edge.params", DeprecationWarning, stacklevel=2
+    "recallery.api.params moved: import recallery.web.edge.params", DeprecationWarning, stacklevel=2
 )
 sys.modules[__name__] = params

@@ -9,8 +9,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from recallery.api.deps import Actor, EngineDep
-from recallery.edge import params
 from recallery.requests.subjects import SubjectKind
+from recallery.web.edge import params
 from recallery.wire.envelope import envelope
 from recallery.wire.people import people_page_dict
 

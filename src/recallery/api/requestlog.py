@@ -23,13 +23,13 @@ from recallery.api.deps import Actor, EngineDep
 from recallery.api.health import PROBES
 from recallery.api.measure import Measured, watch
 from recallery.api.metrics import PATH as METRICS
-from recallery.edge import declared, params
-from recallery.edge.guard import PRINCIPAL
 from recallery.engine import Engine
 from recallery.errors import InvalidInput
 from recallery.models import Page, Principal
 from recallery.requests import requestlog
 from recallery.requests.requestlog import Call
+from recallery.web.edge import declared, params
+from recallery.web.edge.guard import PRINCIPAL
 
 #: Paths never logged: probes, metrics, static files; MCP is logged per tool call.
 SKIPPED = (*PROBES, METRICS, "/mcp", "/favicon.ico")

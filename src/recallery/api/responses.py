@@ -1,4 +1,4 @@
-"""Deprecated: moved to :mod:`recallery.edge.responses`, the HTTP edge that REST, the web UI and
+"""Deprecated: moved to :mod:`recallery.web.edge.responses`, the HTTP edge that REST, the web UI and
 MCP share (issue 56); this name stays one release as an alias of that module, and warns on
 import."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import sys
 import warnings
 
-from recallery.edge import responses
+from recallery.web.edge import responses
 
 warnings.warn(
-    "recallery.api.responses moved: import recallery.edge.responses",
+    "recallery.api.responses moved: import recallery.web.edge.responses",
     DeprecationWarning,
     stacklevel=2,
 )

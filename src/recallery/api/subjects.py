@@ -12,9 +12,9 @@ from pydantic import Field
 from recallery import validation as v
 from recallery import wire
 from recallery.api.deps import Actor, EngineDep
-from recallery.edge import schemas as S
-from recallery.edge.bodies import Lenient
 from recallery.requests.subjects import SubjectKind
+from recallery.web.edge import schemas as S
+from recallery.web.edge.bodies import Lenient
 from recallery.wire.entries import entry_dict
 
 router = APIRouter(tags=["subjects"])

@@ -2,7 +2,7 @@
 
 Every request carries ``Authorization: Bearer <api key>`` (401 without a valid one); the key's
 principal is the caller of every message of that request. Wrong keys count against their
-address as they do on REST (:func:`recallery.edge.guard.authenticate`): 429 once it has failed
+address as they do on REST (:func:`recallery.web.edge.guard.authenticate`): 429 once it has failed
 too often, while a valid key is always let in. The transport is stateless with
 JSON answers, so any server process of a deployment answers any request. On a loopback
 address the SDK's DNS-rebinding protection checks ``Host`` and ``Origin``.
@@ -22,10 +22,10 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from recallery import wire
-from recallery.edge.guard import authenticate, bearer_key, refusal
 from recallery.engine import Engine
 from recallery.errors import Throttled, Unauthorized
 from recallery.models import Principal
+from recallery.web.edge.guard import authenticate, bearer_key, refusal
 
 from .backend import EngineBackend
 from .server import REQUEST_PRINCIPAL, build_server

@@ -30,7 +30,7 @@ class LoginRequired(Exception):
 
 
 #: Most fields a form may post (a bulk change ticks up to 10,000 rows); the body itself is
-#: limited before it is read (:mod:`recallery.edge.guard`).
+#: limited before it is read (:mod:`recallery.web.edge.guard`).
 MAX_FIELDS = 10_100
 
 

@@ -8,10 +8,10 @@ from collections.abc import Iterable, Mapping
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from recallery.edge.guard import authenticate
 from recallery.errors import Conflict, Forbidden, InvalidInput, NotFound, Throttled, Unauthorized
 from recallery.models import ApiKey
 from recallery.services.accounts import ScopedMemory
+from recallery.web.edge.guard import authenticate
 from recallery.web.frame import (
     Form,
     FormExpired,
@@ -52,7 +52,8 @@ async def login(request: Request) -> Response:
     """Open a session for a valid API key (the form's own token must match its cookie).
     Without the login cookie nothing is read. The key is looked up first: a valid one is never
     refused for its address's failed logins; a wrong one from an address that has failed too
-    often gets a 429 page that says when to retry (:func:`~recallery.edge.guard.authenticate`)."""
+    often gets a 429 page that says when to retry
+    (:func:`~recallery.web.edge.guard.authenticate`)."""
     parts = web(request)
     if LOGIN_COOKIE not in request.cookies:
         raise FormExpired

@@ -9,7 +9,6 @@ from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from recallery.edge.guard import takes_files
 from recallery.engine import Engine
 from recallery.errors import Conflict, Forbidden, InvalidInput
 from recallery.models import EntryType, Memory, Outcome
@@ -17,6 +16,7 @@ from recallery.requests import ImportReport
 from recallery.requests.runs import ChatCheck
 from recallery.services.extraction import RETRYABLE
 from recallery.web.chart import chart
+from recallery.web.edge.guard import takes_files
 from recallery.web.frame import (
     Posted,
     Viewer,

@@ -12,8 +12,6 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from recallery.edge import declared
-from recallery.edge.declared import wire_default
 from recallery.engine import Engine
 from recallery.errors import InvalidInput
 from recallery.models import (
@@ -23,6 +21,8 @@ from recallery.models import (
     Principal,
 )
 from recallery.requests import DEFAULT_MAX_TOKENS, search_knobs
+from recallery.web.edge import declared
+from recallery.web.edge.declared import wire_default
 from recallery.web.frame import WebDep, WebRoute, Who, number, page
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)

@@ -11,8 +11,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from recallery import wire
-from recallery.edge.params import REQUIRED_QUERY
 from recallery.errors import RecalleryError
+from recallery.web.edge.params import REQUIRED_QUERY
 
 
 class EnvelopeResponse(JSONResponse):

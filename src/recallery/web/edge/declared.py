@@ -22,9 +22,6 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 from fastapi import Query
 from pydantic import create_model
 
-from recallery.edge import params
-from recallery.edge import schemas as S
-from recallery.edge.bodies import IDS, TRUST, TYPES, Lenient, field_of, requires
 from recallery.errors import InvalidInput
 from recallery.requests import (
     DEFAULT_MAX_TOKENS,
@@ -41,6 +38,9 @@ from recallery.requests import (
     search_fields,
 )
 from recallery.requests.requestlog import NUMBERS, request_filter_fields
+from recallery.web.edge import params
+from recallery.web.edge import schemas as S
+from recallery.web.edge.bodies import IDS, TRUST, TYPES, Lenient, field_of, requires
 
 
 class Kind(NamedTuple):

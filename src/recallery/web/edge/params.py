@@ -9,8 +9,8 @@ from typing import Annotated, Any
 from fastapi import Path, Query
 
 from recallery import validation as v
-from recallery.edge import schemas as S
 from recallery.errors import InvalidInput, NotFound
+from recallery.web.edge import schemas as S
 
 #: RAGFlow's REST default page size, also what an invalid or too small size falls back to.
 FALLBACK_SIZE = 30

@@ -9,8 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from recallery import validation as v
-from recallery.edge import schemas as S
 from recallery.errors import InvalidInput
+from recallery.web.edge import schemas as S
 
 #: Memory ids in a body: a list, or one string (maybe comma-separated).
 IDS = {"anyOf": [S.MEMORY_IDS, {"type": "string", "pattern": "^[\\s,]*[0-9a-f]{32}[\\s,]*$"}]}

@@ -26,17 +26,17 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from recallery.edge.responses import error_response, routing_error
-from recallery.edge.throttle import Throttle
 from recallery.engine import Engine
 from recallery.errors import InvalidInput, RecalleryError, Throttled, Unauthorized
 from recallery.models import Principal
 from recallery.settings import Settings
+from recallery.web.edge.responses import error_response, routing_error
+from recallery.web.edge.throttle import Throttle
 
 #: Where the guard leaves the authenticated caller for the route (see ``api.deps``).
 PRINCIPAL = "recallery.principal"
 #: Where the guard leaves the app's :class:`Throttle` (the web login form counts by it too).
-THROTTLE = "recallery.edge.throttle"
+THROTTLE = "recallery.web.edge.throttle"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -209,8 +209,8 @@ def bearer_key(header: str) -> str:
 async def authenticate(scope: Scope, engine: Engine, key: str) -> Principal:
     """The holder of ``key``, however it was presented (a Bearer header, the login form).
     The key is looked up first: a valid one is never refused for its address's failed
-    attempts. An unknown one counts as a failure of the address (:mod:`recallery.edge.throttle`),
-    and once the address has failed too often it is answered :class:`Throttled` (429)."""
+    attempts. An unknown one counts as a failure of the address (:mod:`.throttle`), and once
+    the address has failed too often it is answered :class:`Throttled` (429)."""
     try:
         return await run_in_threadpool(engine.authenticate, key)
     except Unauthorized:
