@@ -131,6 +131,16 @@ class Memory:
     updated_at: datetime | None = None
     used_bytes: int = 0
     entry_count: int = 0
+    local_model: str | None = None
+    """The local model answering an ``@Builtin`` ``embd_id``, fixed when the memory was
+    created (its stored vectors are that model's); ``None`` for a configured provider and
+    for memories made before it was recorded, whose name alone decides."""
+
+    @property
+    def model_id(self) -> str:
+        """The id the model registry resolves this memory's embeddings by: the local model
+        fixed at creation as ``name@Builtin``, else ``embd_id``."""
+        return f"{self.local_model}@Builtin" if self.local_model else self.embd_id
 
     @property
     def extracted_types(self) -> tuple[EntryType, ...]:

@@ -12,7 +12,7 @@ import pytest
 from numpy.typing import NDArray
 
 from recallery import Engine, Principal, SearchRequest, TurnInput
-from recallery.errors import ModelError
+from recallery.errors import InvalidInput, ModelError
 from recallery.providers import e5
 from recallery.providers.base import embed_query
 from recallery.providers.batching import BatchingEmbedder
@@ -48,15 +48,36 @@ class QueryFormEmbedder(DeterministicEmbedder):
         return super().embed(texts)
 
 
-def test_the_name_selects_e5_and_any_other_builtin_name_the_default() -> None:
+def test_the_name_selects_what_it_says_it_reads_and_the_rest_the_default() -> None:
     minilm, multilingual = DeterministicEmbedder(), DeterministicEmbedder()
     models = ModelRegistry(builtin=lambda: minilm, e5=lambda: multilingual)
     assert models.embedder("multilingual-e5-small@Builtin") is multilingual
     assert models.embedder(" intfloat/Multilingual-E5-Small@builtin") is multilingual
+    # English models' names get the English model; others' names the multilingual one
     assert models.embedder("BAAI/bge-small-en-v1.5@Builtin") is minilm
-    assert models.embedder("multilingual-e5-large@Builtin") is minilm
+    assert models.embedder("all-MiniLM-L6-v2@Builtin") is minilm
+    for name in ("multilingual-e5-large", "BAAI/bge-m3", "BAAI/bge-large-zh-v1.5"):
+        assert models.embedder(f"{name}@Builtin") is multilingual, name
+    # a name that says neither: the install's default, e5 where it is given
+    assert models.default_local() == "multilingual-e5-small"
+    assert models.embedder("text-embedding-3-small@Builtin") is multilingual
     assert models.keyword_balance("multilingual-e5-small@Builtin") == E5_KEYWORD_BALANCE
     assert models.keyword_balance("all-MiniLM-L6-v2@Builtin") == BUILTIN_KEYWORD_BALANCE
+    assert models.offered()[0] == "multilingual-e5-small@Builtin"
+
+
+def test_without_e5_a_multilingual_name_gets_minilm_and_e5_by_name_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(e5, "available", lambda: False)
+    minilm = DeterministicEmbedder()
+    models = ModelRegistry(builtin=lambda: minilm)
+    assert models.default_local() == "all-MiniLM-L6-v2"
+    assert models.local_for("BAAI/bge-m3@Builtin") == "all-MiniLM-L6-v2"
+    assert models.local_for("anything@Builtin") == "all-MiniLM-L6-v2"
+    assert models.offered() == ("all-MiniLM-L6-v2@Builtin",)
+    with pytest.raises(InvalidInput, match="embd_id"):
+        models.check_new_embedder("multilingual-e5-small@Builtin")
 
 
 def test_a_search_embeds_its_query_in_the_query_form(tmp_path: Path) -> None:

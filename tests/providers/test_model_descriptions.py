@@ -22,11 +22,13 @@ def test_describe_says_which_model_an_id_resolves_to() -> None:
     )
     with pytest.raises(InvalidInput):
         models.describe("no-provider")
+    # the install's default first (this install has e5: the server extra)
     assert models.offered() == (
-        "all-MiniLM-L6-v2@Builtin",
         "multilingual-e5-small@Builtin",
+        "all-MiniLM-L6-v2@Builtin",
         "model@openai",
     )
+    assert "multilingual-e5-small" in models.describe("BAAI/bge-m3@Builtin")
 
 
 def test_an_unconfigured_provider_is_a_sentence_naming_the_variable_to_set() -> None:
@@ -40,4 +42,8 @@ def test_an_unconfigured_provider_is_a_sentence_naming_the_variable_to_set() -> 
     assert models.resolution("gpt-4o-mini@OpenAI") == (
         "Resolves to gpt-4o-mini at http://llm.local/v1 (provider 'openai')."
     )
-    assert models.resolution("x@Builtin").startswith("Resolves to the local all-MiniLM-L6-v2")
+    # a name that says nothing of what it reads: the install's default
+    assert models.resolution("x@Builtin").startswith("Resolves to the local multilingual-e5")
+    assert models.resolution("bge-small-en@Builtin").startswith(
+        "Resolves to the local all-MiniLM-L6-v2"
+    )

@@ -70,7 +70,7 @@ class Extraction:
         candidates = parsed.candidates
         n = len(candidates)
         ctx.progress(0.5, f"Extracted {n} fact{'' if n == 1 else 's'} from the turn.")
-        embedder = self.models.embedder(turn.memory.embd_id)
+        embedder = self.models.embedder(turn.memory.model_id)
         ctx.progress(0.65, "Embedding model prepared.")
         vectors = embedder.embed([c.content for c in candidates])
         ctx.progress(0.85, "Extracted content embedded.")

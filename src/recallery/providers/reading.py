@@ -6,16 +6,29 @@ and Korean, Russian or Arabic text lands near every other such text, so a questi
 nothing or anything. Nothing fails, which is why a write says so: a memory whose embedder
 reads Latin script only, given text mostly in another script, answers with a warning that
 names the script and the model to choose instead.
+
+A model's name often says what it reads (``bge-small-en``, ``bge-large-zh``, ``bge-m3``,
+``paraphrase-multilingual-...``): :func:`declared_reading` reads that, so an ``@Builtin`` id
+naming a Chinese or multilingual model gets the local multilingual model, and one naming an
+English model the English one.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 
 from recallery.text.scripts import Script, runs
 
-__all__ = ["SCRIPT_NAMES", "foreign_scripts", "unread_warning"]
+__all__ = [
+    "ENGLISH",
+    "MULTILINGUAL",
+    "SCRIPT_NAMES",
+    "declared_reading",
+    "foreign_scripts",
+    "unread_warning",
+]
 
 #: A script's name in a warning. Han and kana share one run kind (the analyzer bigrams both).
 SCRIPT_NAMES = {
@@ -32,6 +45,33 @@ SCRIPT_NAMES = {
 FOREIGN_SHARE = 0.2
 #: ...and at least this many letters are.
 FOREIGN_LETTERS = 2
+
+
+ENGLISH = "english"
+MULTILINGUAL = "multilingual"
+#: Words of a model's name (split at anything not a letter or digit) that say it reads more
+#: than English: a language code, a language, "multilingual", and multilingual families
+#: (bge-m3, m3e, LaBSE, XLM-R).
+MULTILINGUAL_WORDS = frozenset(
+    {
+        *("multilingual", "m3", "m3e", "labse", "xlm", "chinese", "cn"),
+        *("zh", "ja", "ko", "de", "fr", "es", "it", "pt", "nl", "ru", "ar", "hi", "vi"),
+    }
+)
+#: Words of a model's name that say it reads English only.
+ENGLISH_WORDS = frozenset({"en", "english", "minilm", "mpnet"})
+
+
+def declared_reading(name: str) -> str | None:
+    """What a model's name says it reads: :data:`MULTILINGUAL` (``bge-m3``,
+    ``bge-large-zh-v1.5``, ``paraphrase-multilingual-MiniLM-L12-v2``), :data:`ENGLISH`
+    (``bge-small-en-v1.5``, ``all-MiniLM-L6-v2``), or ``None`` when it does not say."""
+    words = set(re.split(r"[^0-9a-z]+", name.lower()))
+    if words & MULTILINGUAL_WORDS:
+        return MULTILINGUAL
+    if words & ENGLISH_WORDS:
+        return ENGLISH
+    return None
 
 
 def foreign_scripts(texts: Iterable[str]) -> list[str]:

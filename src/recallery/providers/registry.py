@@ -17,7 +17,13 @@ from recallery.providers.batching import BatchingEmbedder
 from recallery.providers.e5 import MODEL_ID as E5_MODEL_ID
 from recallery.providers.e5 import NAMES as E5_NAMES
 from recallery.providers.local import MODEL_ID as MINILM_MODEL_ID
-from recallery.providers.reading import foreign_scripts, unread_warning
+from recallery.providers.reading import (
+    ENGLISH,
+    MULTILINGUAL,
+    declared_reading,
+    foreign_scripts,
+    unread_warning,
+)
 from recallery.settings import ProviderConfig, normalise_provider, provider_variable
 
 BUILTIN = "builtin"
@@ -49,10 +55,16 @@ class ModelId:
 class ModelRegistry:
     """Resolves embedding model ids to embedders, each built once and shared.
 
-    ``@Builtin`` answers with the local multilingual-e5-small for that model name
-    (:data:`~recallery.providers.e5.NAMES`) and with the local default, MiniLM, for any other
-    name; other providers need an OpenAI-compatible endpoint in the settings. e5 is offered
-    and accepted for a new memory only where this install has it (or a factory was given).
+    ``@Builtin`` answers with one of two local models, by what the name says it reads
+    (:func:`~recallery.providers.reading.declared_reading`): multilingual-e5-small for its own
+    names and for a multilingual or non-English model's name (``bge-m3``, ``bge-large-zh``),
+    all-MiniLM-L6-v2 (English only) for an English model's name (``bge-small-en``,
+    ``all-MiniLM-L6-v2``), and for a name that says neither, the install's default: e5 where
+    it is installed, else MiniLM. A memory keeps the local model it was created with
+    (:attr:`~recallery.models.Memory.local_model`), so its vectors stay comparable whatever
+    this rule later says. Other providers need an OpenAI-compatible endpoint in the settings.
+    e5 is offered and accepted for a new memory only where this install has it (or a factory
+    was given); a registry given a MiniLM factory and none for e5 (a test's) defaults to it.
     """
 
     def __init__(
@@ -71,6 +83,7 @@ class ModelRegistry:
         self._builtin_factory = builtin or (lambda: _local_default(embed_threads))
         self._e5_factory = e5 or (lambda: _local_e5(embed_threads))
         self._e5_given = e5 is not None
+        self._builtin_given = builtin is not None
         self._remote_factory = remote or _openai_embedder
         self._chat_factory = chat or _openai_chat(chat_timeout)
         self._cache: dict[ModelId, Embedder] = {}
@@ -104,6 +117,24 @@ class ModelRegistry:
             )
         return model
 
+    def local_for(self, embd_id: str) -> str | None:
+        """The local model a new memory with ``embd_id`` gets (its vectors are that model's
+        for good): by what the name says it reads, else the install's default; ``None`` for
+        a configured provider. A multilingual name where e5 is not the default gets MiniLM
+        (a write of other scripts then warns); e5 named outright where it is not installed
+        is refused by :meth:`check_new_embedder`."""
+        model = ModelId.parse(embd_id, "embd_id")
+        if model.provider != BUILTIN:
+            return None
+        return _local_name(model, self.default_local())
+
+    def default_local(self) -> str:
+        """The local model of an ``@Builtin`` name that says nothing of what it reads: e5
+        where it can run, unless only a MiniLM factory was given."""
+        if self._e5_given or (not self._builtin_given and self.e5_installed()):
+            return E5_MODEL_ID
+        return MINILM_MODEL_ID
+
     def e5_installed(self) -> bool:
         """Whether the local multilingual-e5-small can run here."""
         return self._e5_given or e5_model.available()
@@ -117,6 +148,8 @@ class ModelRegistry:
                 return f"the local {E5_MODEL_ID}, not installed here ({e5_model.INSTALL})"
             return f"the local {E5_MODEL_ID} (384 dimensions, about a hundred languages)"
         if model.provider == BUILTIN:
+            if self.local_for(model_id) == E5_MODEL_ID:
+                return f"the local {E5_MODEL_ID} (384 dimensions, about a hundred languages)"
             return f"the local {MINILM_MODEL_ID} (384 dimensions, English only)"
         config = self.providers.get(model.provider)
         if config is None:
@@ -140,16 +173,20 @@ class ModelRegistry:
     def offered(self) -> tuple[str, ...]:
         """Model ids to offer in a form: the local embedders this install has, then one per
         configured provider as a pattern to complete (``name@provider``)."""
-        local: tuple[str, ...] = (f"{MINILM_MODEL_ID}@Builtin",)
+        local = [f"{MINILM_MODEL_ID}@Builtin"]
         if self.e5_installed():
-            local += (f"{E5_MODEL_ID}@Builtin",)
-        return local + tuple(f"model@{p}" for p in sorted(self.providers))
+            local.append(f"{E5_MODEL_ID}@Builtin")
+        local.sort(key=lambda m: not m.startswith(self.default_local()))  # the default first
+        return (*local, *(f"model@{p}" for p in sorted(self.providers)))
 
-    def unread_warning(self, embd_id: str, texts: Iterable[str]) -> str | None:
-        """Why ``texts`` will rarely be found by meaning in a memory embedded by ``embd_id``,
-        or ``None``: the local MiniLM reads English only, and these are mostly in another
-        script. Remote models and e5 are taken to read what they are given."""
-        if not self.english_only(embd_id):
+    def unread_warning(
+        self, embd_id: str, texts: Iterable[str], model_id: str | None = None
+    ) -> str | None:
+        """Why ``texts`` will rarely be found by meaning in a memory embedded by ``embd_id``
+        (resolved as ``model_id``, its :attr:`~recallery.models.Memory.model_id`, where
+        given), or ``None``: the local MiniLM reads English only, and these are mostly in
+        another script. Remote models and e5 are taken to read what they are given."""
+        if not self.english_only(model_id or embd_id):
             return None
         scripts = foreign_scripts(texts)
         if not scripts:
@@ -159,12 +196,10 @@ class ModelRegistry:
 
     def english_only(self, embd_id: str) -> bool:
         """Whether ``embd_id`` is the local MiniLM, which reads English only."""
-        model = ModelId.parse(embd_id, "embd_id")
-        return model.provider == BUILTIN and not self._is_e5(model)
+        return self.local_for(embd_id) == MINILM_MODEL_ID
 
-    @staticmethod
-    def _is_e5(model: ModelId) -> bool:
-        return model.provider == BUILTIN and _local_name(model) == E5_MODEL_ID
+    def _is_e5(self, model: ModelId) -> bool:
+        return model.provider == BUILTIN and model.name.strip().lower() in E5_NAMES
 
     def check_chat(self, llm_id: str) -> ModelId:
         """Chat ids only need the right shape; an unconfigured provider is reported by jobs."""
@@ -203,13 +238,14 @@ class ModelRegistry:
 
     def embedder(self, embd_id: str) -> Embedder:
         model = self.check_embedder(embd_id)
-        key = ModelId(_local_name(model), BUILTIN) if model.provider == BUILTIN else model
+        local = self.local_for(embd_id)
+        key = ModelId(local, BUILTIN) if local else model
         with self._lock:
             found = self._cache.get(key)
             if found is None:
-                if key.name == E5_MODEL_ID:
+                if local == E5_MODEL_ID:
                     found = self._e5_factory()
-                elif model.provider == BUILTIN:
+                elif local:
                     found = self._builtin_factory()
                 else:
                     found = self._remote_factory(model.name, self.providers[model.provider])
@@ -221,10 +257,8 @@ class ModelRegistry:
     def keyword_balance(self, embd_id: str) -> float:
         """The keyword weight balanced fusion centres on for ``embd_id``'s embedder."""
         model = self.check_embedder(embd_id)
-        if model.provider == BUILTIN:
-            return (
-                E5_KEYWORD_BALANCE if _local_name(model) == E5_MODEL_ID else BUILTIN_KEYWORD_BALANCE
-            )
+        if local := self.local_for(embd_id):
+            return E5_KEYWORD_BALANCE if local == E5_MODEL_ID else BUILTIN_KEYWORD_BALANCE
         configured = self.providers[model.provider].keyword_balance
         return REMOTE_KEYWORD_BALANCE if configured is None else configured
 
@@ -265,9 +299,18 @@ def _local_default(threads: int | None = None) -> Embedder:
     return BatchingEmbedder(LocalEmbedder(threads=threads))
 
 
-def _local_name(model: ModelId) -> str:
-    """Which local model a ``@Builtin`` id names: e5 by its names, else the default."""
-    return E5_MODEL_ID if model.name.strip().lower() in E5_NAMES else BUILTIN
+def _local_name(model: ModelId, default: str) -> str:
+    """Which local model a ``@Builtin`` id names: e5 by its names; else by what the name
+    says it reads (a multilingual name gets e5 only where it is the ``default``, so an
+    install without it, or a registry given only a MiniLM factory, answers with MiniLM);
+    else ``default``."""
+    name = model.name.strip().lower()
+    if name in E5_NAMES:
+        return E5_MODEL_ID
+    reads = declared_reading(name)
+    if reads == MULTILINGUAL:
+        return default
+    return MINILM_MODEL_ID if reads == ENGLISH else default
 
 
 def _local_e5(threads: int | None = None) -> Embedder:

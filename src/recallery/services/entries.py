@@ -100,7 +100,7 @@ class EntryService:
                 current = locked[memory.id]
                 if current is None:
                     raise NotFound(f"Memory '{memory.id}' not found.")
-                new = self.write_turns(w, actor, current, turns, vectors[memory.embd_id], now)
+                new = self.write_turns(w, actor, current, turns, vectors[memory.model_id], now)
                 stored = w.get_entries(Scope.of(current.id), new)
                 written.extend(stored[i] for i in new)
         return written
@@ -112,9 +112,11 @@ class EntryService:
         never fit a memory's whole budget has been refused (sizes are known before any model
         time is spent)."""
         for memory in memories:
-            dimension = self.models.embedder(memory.embd_id).dimension
+            dimension = self.models.embedder(memory.model_id).dimension
             need_bytes([t.content for t in turns], dimension, memory.memory_size)
-        return self.models.embed_by_model({m.embd_id for m in memories}, [t.content for t in turns])
+        return self.models.embed_by_model(
+            {m.model_id for m in memories}, [t.content for t in turns]
+        )
 
     def write_turns(
         self,

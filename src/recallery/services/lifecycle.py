@@ -103,7 +103,7 @@ class LifecycleService:
         new_valid = v.optional_timestamp(valid_at, "valid_at")
         with self.store.read() as r:
             memory = authorised(actor, Action.WRITE, r.memory(mid), mid)
-        vector = self.models.embedder(memory.embd_id).embed([text])
+        vector = self.models.embedder(memory.model_id).embed([text])
         now = self.clock.now()
         with self.store.write() as w:
             locked = authorised(actor, Action.WRITE, w.lock_memory(mid), mid)

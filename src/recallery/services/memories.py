@@ -75,12 +75,14 @@ class MemoryService:
         v.only_known(options, MEMORY_UPDATABLE, "memory")
         types = v.memory_types(memory_type)
         now = self.clock.now()
+        embd = self._check_embd(embd_id)
         memory = Memory(
             id=uuid.uuid4().hex,
             tenant_id=actor.user_id,
             name=v.name(name),
             memory_types=types,
-            embd_id=self._check_embd(embd_id),
+            embd_id=embd,
+            local_model=self.models.local_for(embd),
             llm_id=_check_llm(llm_id),
             system_prompt=default_system_prompt(types, self.settings.max_items_per_type),
             created_at=now,
@@ -107,8 +109,10 @@ class MemoryService:
         configure or show it: a chat model whose provider has no endpoint here, and recent
         text in a script its embedder cannot read."""
         found = [self.models.chat_warning(memory.llm_id)]
-        if self.models.english_only(memory.embd_id):
-            found.append(self.models.unread_warning(memory.embd_id, self._recent(memory)))
+        if self.models.english_only(memory.model_id):
+            found.append(
+                self.models.unread_warning(memory.embd_id, self._recent(memory), memory.model_id)
+            )
         return [w for w in found if w]
 
     def written_warnings(self, written: Sequence[Entry]) -> list[str]:
@@ -119,7 +123,7 @@ class MemoryService:
             texts.setdefault(entry.memory_id, []).append(entry.content)
         with self.store.read() as r:
             memories = r.memories(sorted(texts))
-        found = (self.models.unread_warning(m.embd_id, texts[m.id]) for m in memories)
+        found = (self.models.unread_warning(m.embd_id, texts[m.id], m.model_id) for m in memories)
         return [w for w in found if w]
 
     def _recent(self, memory: Memory) -> list[str]:
@@ -253,6 +257,10 @@ class MemoryService:
         locked = [k for k in ("embd_id", "memory_type") if k in wanted]
         if locked and memory.entry_count > 0:
             raise InvalidInput(locked[0], f"Can't update {locked} when memory isn't empty.")
+        if "embd_id" in wanted:  # an empty memory takes the new id's local model too
+            embd = wanted["embd_id"]
+            assert isinstance(embd, str)
+            wanted["local_model"] = self.models.local_for(embd)
         if (
             "memory_type" in wanted
             and "system_prompt" not in changes

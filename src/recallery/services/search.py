@@ -112,10 +112,10 @@ class SearchService:
             scope, memories = readable(actor, ids, {m.id: m for m in r.memories(ids)})
         if not scope:
             return []
-        embedders = {id(self.models.embedder(m.embd_id)): m.embd_id for m in memories}
+        embedders = {id(self.models.embedder(m.model_id)): m.model_id for m in memories}
         if len(embedders) > 1:
             raise InvalidInput("memory_id", "memories use different embedding models")
-        embd_id = memories[0].embd_id
+        embd_id = memories[0].model_id
         f = EntryFilter.retrieval(
             valid_on=req.valid_on or self.clock.now(),
             as_of=req.as_of,

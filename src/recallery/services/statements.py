@@ -97,7 +97,7 @@ class StatementService:
             memory = authorised(actor, Action.WRITE, r.memory(mid), mid)
             raw = None if source is None else _source_turn(r.entry(Scope.of(mid), source), mid)
         candidates = self._candidates(memory, entries)
-        embedder = self.models.embedder(memory.embd_id)
+        embedder = self.models.embedder(memory.model_id)
         need_bytes([c.content for c in candidates], embedder.dimension, memory.memory_size)
         vectors = embedder.embed([c.content for c in candidates])
         usage = Meter()

@@ -80,7 +80,7 @@ class TransferService:
                 memory = authorised(actor, Action.WRITE, w.lock_memory(memory.id), memory.id)
             written = (
                 self.entries.write_turns(
-                    w, actor, memory, turns, vectors[memory.embd_id], now, Origin.IMPORT
+                    w, actor, memory, turns, vectors[memory.model_id], now, Origin.IMPORT
                 )
                 if turns
                 else []

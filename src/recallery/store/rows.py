@@ -39,8 +39,17 @@ ENTRY_COLUMNS = (
 MEMORY_COLUMNS = (
     "id, tenant_id, name, memory_types, embd_id, llm_id, permissions, memory_size, "
     "forgetting_policy, temperature, system_prompt, user_prompt, avatar, description, "
-    "storage_type, created_at, updated_at, used_bytes, entry_count"
+    "storage_type, created_at, updated_at, used_bytes, entry_count, local_model"
 )
+#: The local model of each @Builtin memory made before :attr:`Memory.local_model` was
+#: recorded (a migration of each backend): e5 by its own names, MiniLM by any other name.
+BACKFILL_LOCAL_MODEL = (
+    "UPDATE memories SET local_model = CASE WHEN replace(lower(embd_id), ' ', '') IN "
+    "('multilingual-e5-small@builtin', 'intfloat/multilingual-e5-small@builtin') "
+    "THEN 'multilingual-e5-small' ELSE 'all-MiniLM-L6-v2' END "
+    "WHERE replace(lower(embd_id), ' ', '') LIKE '%@builtin';"
+)
+
 JOB_COLUMNS = (
     "id, kind, tenant_id, memory_id, message_id, state, attempts, progress, progress_msg, "
     "outcome, created_at, updated_at, run_after, lease_until, lease_owner, result"
@@ -116,6 +125,7 @@ def memory_from_row(row: Row) -> Memory:
         updated_at=from_epoch(row[16]),
         used_bytes=int(row[17]),
         entry_count=int(row[18]),
+        local_model=row[19],
     )
 
 

@@ -230,7 +230,7 @@ def _config_page(
         report=report,
         check=check,
         offered=_offered(engine),
-        embd_is=_described(engine, memory.embd_id),
+        embd_is=_described(engine, memory.model_id),
         llm_is=_described(engine, memory.llm_id),
     )
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from recallery.store.rows import BACKFILL_LOCAL_MODEL
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (
         1,
@@ -379,6 +381,13 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         # 61 ms at 100k entries). From this index alone: 7 to 19 ms.
         "CREATE INDEX entries_memory_state ON entries "
         "(memory_id, message_type, retired_at, forget_at, status, trust);",
+    ),
+    (
+        15,
+        "the local model a memory's vectors come from, fixed at creation (NULL: by its name)",
+        # Memories made before were resolved by name alone: e5 by its own names, MiniLM by
+        # any other @Builtin name; that is fixed here, whatever the names now say.
+        "ALTER TABLE memories ADD COLUMN local_model TEXT;\n" + BACKFILL_LOCAL_MODEL,
     ),
 )
 
