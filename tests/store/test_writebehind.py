@@ -18,11 +18,12 @@ class Writes:
     """A ``write`` that records its batches; the first one waits until released, so the
     items put meanwhile queue up."""
 
-    def __init__(self, fail_on: str | None = None) -> None:
+    def __init__(self, fail_on: str | None = None, error: type[Exception] = RecalleryError) -> None:
         self.batches: list[list[str]] = []
         self.first = threading.Event()
         self.release = threading.Event()
         self.fail_on = fail_on
+        self.error = error
 
     def __call__(self, batch: list[str]) -> None:
         if not self.batches:
@@ -30,7 +31,7 @@ class Writes:
             assert self.release.wait(10)
         self.batches.append(list(batch))
         if self.fail_on in batch:
-            raise RecalleryError(f"could not write {self.fail_on}")
+            raise self.error(f"could not write {self.fail_on}")
 
 
 def _queued(behind: WriteBehind[str], writes: Writes, *later: str) -> None:
@@ -60,6 +61,32 @@ def test_a_failed_batch_is_logged_and_the_next_is_written(
         _queued(behind, writes, "bad", "good")
     assert writes.batches == [["a"], ["bad"], ["good"]]
     assert "usage: could not write a batch of 1" in caplog.text
+    behind.close()
+
+
+@pytest.mark.parametrize("error", [RuntimeError, KeyError])
+def test_a_batch_failing_with_any_exception_leaves_the_thread_writing(
+    caplog: pytest.LogCaptureFixture, error: type[Exception]
+) -> None:
+    """Before, anything but a RecalleryError ended the thread: later items were never
+    written and flush() waited for ever."""
+    writes = Writes(fail_on="bad", error=error)
+    behind = WriteBehind("requests", writes, batch=1)
+    with caplog.at_level(logging.ERROR, logger="recallery.store.writebehind"):
+        behind.put("a")
+        assert writes.first.wait(10)
+        behind.put("bad")
+        behind.put("Москва")
+        writes.release.set()
+        for later in ("上海", None):
+            if later:
+                behind.put(later)
+            done = threading.Thread(target=behind.flush, daemon=True)
+            done.start()
+            done.join(10)
+            assert not done.is_alive(), "flush() waited for a thread that had died"
+    assert writes.batches == [["a"], ["bad"], ["Москва"], ["上海"]]
+    assert "requests: could not write a batch of 1" in caplog.text
     behind.close()
 
 

@@ -5,8 +5,10 @@ returned (:class:`~recallery.retrieval.usage.UsageRecorder`, LRU eviction's orde
 request log (:class:`~recallery.services.requestlog.RequestLog`). Each hands its items to a
 :class:`WriteBehind`, so the request pays for a queue put; the thread takes what has queued
 up (at most ``batch`` items) and writes it with the owner's ``write`` in one go. A batch
-whose write fails with a :class:`~recallery.errors.RecalleryError` is logged and dropped, and
-the thread goes on with the next. :meth:`WriteBehind.flush` waits until everything put so
+whose write fails, with any exception (a store error, a driver's, a bug), is logged and
+dropped, and the thread goes on with the next: one bad batch never stops the writes behind
+every later request, nor leaves :meth:`WriteBehind.flush` waiting for a thread that is gone.
+:meth:`WriteBehind.flush` waits until everything put so
 far is written (tests, a backup); :meth:`WriteBehind.close` writes the rest and stops.
 """
 
@@ -17,8 +19,6 @@ import queue
 import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
-
-from recallery.errors import RecalleryError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -68,7 +68,7 @@ class WriteBehind(Generic[T]):
             try:
                 if batch:
                     self._write(batch)
-            except RecalleryError:
+            except Exception:  # logged: the thread must outlive any batch
                 log.exception("%s: could not write a batch of %d", self.name, len(batch))
             finally:
                 for _ in range(len(batch) + stop):
