@@ -317,7 +317,7 @@ def test_filtered_search_on_the_hnsw_index_fills_the_limit(
     query /= np.linalg.norm(query)
     scope, f = Scope(frozenset({memory.id})), EntryFilter(user_id="u1")
     where, params = where_clause(scope, f)
-    indexed = search._vector_sql(where, 384, indexed=True)
+    indexed = search.vector_sql(where, 384, indexed=True)
     with hnsw_store.read() as r:
         plan = r.conn.execute("EXPLAIN " + indexed, [query, *params, 10])
         from_index = r.conn.execute(indexed, [query, *params, 10])

@@ -26,6 +26,7 @@ from recallery.store.neighbours import Near
 from recallery.store.queries import Passing
 from recallery.store.rows import AUDIT_INSERT
 from recallery.store.sql import Conn, marks
+from recallery.store.steps import FirstStep, SecondStep
 
 #: Writes an insert of entries hands over to run once their new ids are known.
 WithIds = Callable[[list[int]], None]
@@ -245,17 +246,40 @@ class Backend(ABC):
         holds in memory, or None to read them in SQL. Default: None."""
         return None
 
-    def cosines_and_lengths(
+    #: Whether the backend answers a search's gather in two steps (:meth:`first_step`,
+    #: :meth:`second_step`): where each read is a round trip (PostgreSQL).
+    gathers_in_steps = False
+
+    def first_step(
         self,
         conn: Conn,
         scope: Scope,
+        vector: NDArray[np.float32],
+        f: EntryFilter,
+        limit: int,
         cosine_ids: Sequence[int],
         length_ids: Sequence[int],
+    ) -> FirstStep | None:
+        """A search's first step in one read (:class:`~.steps.FirstStep`): the ``limit``
+        entries nearest ``vector`` that pass ``f``, the cosines of ``cosine_ids`` and the
+        lengths of the raw turns among ``length_ids``; None to read each apart. Default: None."""
+        return None
+
+    def second_step(
+        self,
+        conn: Conn,
+        scope: Scope,
+        f: EntryFilter,
         vector: NDArray[np.float32],
-    ) -> tuple[dict[int, float], dict[int, int]] | None:
-        """:meth:`cosines_of` ``cosine_ids`` and the lengths of the raw turns among
-        ``length_ids`` (:meth:`~.reader.Reader.lengths`) in one read, where the backend
-        pays a round trip per read; None to read each apart. Default: None."""
+        candidates: Sequence[int],
+        centres: Sequence[int],
+        reach: int,
+        hops: int,
+    ) -> SecondStep | None:
+        """A search's second step in one read (:class:`~.steps.SecondStep`): ``reach`` turns
+        either side of the raw ``centres``, and of those, the ``candidates`` and the newer
+        ends of their supersession links (followed ``hops`` times more; 0: none) what the
+        ranking needs; None to read each apart. Default: None."""
         return None
 
     def entries_table(self, f: EntryFilter) -> str:

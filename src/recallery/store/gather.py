@@ -6,24 +6,28 @@ The read runs in order: the keyword and vector legs (and conversation windows), 
 candidates' cosines with the lengths of the window candidates, the candidates the ranking's
 pure ``leaders`` picks for conversation context, their neighbours with their cosines and
 lengths, then the valid times and the turns superseding them where the search asks. Where the
-store pays a round trip per read (PostgreSQL), each step's cosines and lengths are one read
-(:meth:`~recallery.store.backend.Backend.cosines_and_lengths`). Extraction's near entries use
-the legs alone (:func:`hybrid_candidates`).
+store pays a round trip per read (PostgreSQL), it answers in two steps
+(:mod:`~recallery.store.steps`): the vector leg with the keyword candidates' cosines and
+lengths once the keyword legs are in, then everything after the leaders; the same code below
+then takes each answer from the step, and reads apart only what a step did not read.
+Extraction's near entries use the legs alone (:func:`hybrid_candidates`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
 
 import numpy as np
 from numpy.typing import NDArray
 
 from recallery.clock import from_epoch
-from recallery.models import Scope
+from recallery.models import Entry, EntryType, Scope
 from recallery.requests.gathered import Gathered, Pools, Wants
 from recallery.store.filters import EntryFilter
+from recallery.store.neighbours import reach, visible_neighbours
 from recallery.store.reader import Reader
+from recallery.store.steps import SecondStep
 
 Keyword = list[tuple[int, float]]
 """Keyword matches as (message_id, score), best first."""
@@ -44,43 +48,148 @@ def gather(
     lengths: dict[int, int] | None = {} if wants.lengths else None
     pools = candidate_pools(r, scope, text, vector, f, wants.pool, wants.windows, keyword, lengths)
     cosine = dict(pools.cosine)
-    neighbours: dict[int, tuple[tuple[int, ...], ...]] = {}
+    leaders = None
     if wants.span > 0 and wants.leaders is not None:
         leaders = wants.leaders(pools, lengths or {})
-        neighbours = r.neighbours(scope, leaders, f, wants.span, theirs=True)
-        everyone = {n for rings in neighbours.values() for ring in rings for n in ring}
-        _cosines_and_lengths(
-            r, scope, vector, cosine, everyone | neighbours.keys(), lengths, neighbours
+    reads = _Reads(r, scope, f, vector)
+    if r.store.gathers_in_steps and (leaders is not None or wants.times or wants.hops):
+        centres = _centres(scope, f, leaders or (), wants.span)
+        step = r.store.second_step(
+            r.conn, scope, f, vector, list(cosine), centres, reach(wants.span) * 2, wants.hops
         )
-    times = _times(r, scope, cosine) if wants.times else {}
+        if step is not None:
+            reads = _Stepped(r, scope, f, vector, step, centres, reach(wants.span) * 2)
+    neighbours: dict[int, tuple[tuple[int, ...], ...]] = {}
+    if leaders is not None:
+        neighbours = reads.neighbours(leaders, wants.span)
+        everyone = {n for rings in neighbours.values() for ring in rings for n in ring}
+        need = [i for i in everyone | neighbours.keys() if i not in cosine]
+        cosine.update(reads.cosines(need))
+        if lengths is not None:
+            lengths.update(reads.lengths([i for i in neighbours if i not in lengths]))
+    times = reads.times(cosine) if wants.times else {}
     found = Gathered(pools, cosine, neighbours, lengths or {}, times)
-    return _superseding(r, scope, f, found, vector, wants.hops) if wants.hops else found
+    return _superseding(reads, found, wants.hops) if wants.hops else found
 
 
-def _times(r: Reader, scope: Scope, ids: Iterable[int]) -> dict[int, datetime]:
-    """The valid times of ``ids`` (one query, no entries built)."""
-    rows = r._by_id(scope, ids, "e.message_id, e.valid_at")
-    return {int(i): t for i, at in rows if (t := from_epoch(at)) is not None}
+def _centres(scope: Scope, f: EntryFilter, leaders: Iterable[int], span: int) -> list[int]:
+    """The leaders whose conversations :meth:`Reader.neighbours` would look up."""
+    raw = f.types is None or EntryType.RAW in f.types
+    return sorted(set(leaders)) if scope and span >= 1 and raw else []
 
 
-def _superseding(
-    r: Reader, scope: Scope, f: EntryFilter, found: Gathered, vector: NDArray[np.float32], hops: int
-) -> Gathered:
+class _Reads:
+    """The reads after the leaders, each from the reader."""
+
+    def __init__(self, r: Reader, scope: Scope, f: EntryFilter, vector: NDArray[np.float32]):
+        self.r, self.scope, self.f, self.vector = r, scope, f, vector
+
+    def neighbours(self, ids: Iterable[int], span: int) -> dict[int, tuple[tuple[int, ...], ...]]:
+        return self.r.neighbours(self.scope, ids, self.f, span, theirs=True)
+
+    def cosines(self, ids: Sequence[int]) -> dict[int, float]:
+        return self.r.cosines(ids, self.vector, self.scope)
+
+    def lengths(self, ids: Sequence[int]) -> dict[int, int]:
+        return self.r.lengths(self.scope, ids)
+
+    def times(self, ids: Iterable[int]) -> dict[int, datetime]:
+        """The valid times of ``ids`` (one query, no entries built)."""
+        rows = self.r._by_id(self.scope, ids, "e.message_id, e.valid_at")
+        return {int(i): t for i, at in rows if (t := from_epoch(at)) is not None}
+
+    def chains(self, ids: Collection[int], hops: int) -> dict[int, int]:
+        """For each of ``ids`` that a later turn supersedes, the turn reached by following
+        the latest link, then up to ``hops`` more."""
+        links = self.r.superseding(ids)
+        for _ in range(hops):
+            further = self.r.superseding(set(links.values()))
+            if not further:
+                break
+            links = {old: further.get(new, new) for old, new in links.items()}
+        return links
+
+    def passing(self, ids: Iterable[int]) -> set[int]:
+        return self.r.passing(self.scope, self.f, ids)
+
+    def entries(self, ids: Iterable[int]) -> dict[int, Entry]:
+        return self.r.get_entries(self.scope, ids)
+
+
+class _Stepped(_Reads):
+    """The same reads answered from the backend's second step for the turns it read; any
+    other turn is read apart (none, where the step read what it was asked)."""
+
+    def __init__(
+        self,
+        r: Reader,
+        scope: Scope,
+        f: EntryFilter,
+        vector: NDArray[np.float32],
+        step: SecondStep,
+        centres: Sequence[int],
+        far: int,
+    ) -> None:
+        super().__init__(r, scope, f, vector)
+        self.step, self.centres, self.far = step, frozenset(centres), far
+
+    def _split(self, ids: Iterable[int]) -> tuple[list[int], list[int]]:
+        read = self.step.read
+        wanted = list(dict.fromkeys(ids))
+        return [i for i in wanted if i in read], [i for i in wanted if i not in read]
+
+    def neighbours(self, ids: Iterable[int], span: int) -> dict[int, tuple[tuple[int, ...], ...]]:
+        wanted = set(_centres(self.scope, self.f, ids, span))
+        if wanted != self.centres or reach(span) * 2 != self.far:
+            return super().neighbours(ids, span)
+        near = {i: self.step.near[i] for i in sorted(wanted) if i in self.step.near}
+        return visible_neighbours(near, span, self.passing, theirs=True)
+
+    def cosines(self, ids: Sequence[int]) -> dict[int, float]:
+        known, other = self._split(ids)
+        found = {i: self.step.cosine[i] for i in known if i in self.step.cosine}
+        return found | (super().cosines(other) if other else {})
+
+    def lengths(self, ids: Sequence[int]) -> dict[int, int]:
+        known, other = self._split(ids)
+        found = {i: self.step.lengths[i] for i in known if i in self.step.lengths}
+        return found | (super().lengths(other) if other else {})
+
+    def times(self, ids: Iterable[int]) -> dict[int, datetime]:
+        known, other = self._split(ids)
+        found = {i: self.step.times[i] for i in known if i in self.step.times}
+        return found | (super().times(other) if other else {})
+
+    def chains(self, ids: Collection[int], hops: int) -> dict[int, int]:
+        wanted = list(dict.fromkeys(ids))
+        known = [i for i in wanted if i in self.step.followed]
+        other = [i for i in wanted if i not in self.step.followed]
+        found = {i: self.step.links[i] for i in known if i in self.step.links}
+        return found | (super().chains(other, hops) if other else {})
+
+    def passing(self, ids: Iterable[int]) -> set[int]:
+        known, other = self._split(ids)
+        found = {i for i in known if i in self.step.passes}
+        return found | (super().passing(other) if other else set())
+
+    def entries(self, ids: Iterable[int]) -> dict[int, Entry]:
+        wanted = list(dict.fromkeys(ids))
+        found = {i: self.step.entries[i] for i in wanted if i in self.step.entries}
+        other = [i for i in wanted if i not in found]
+        return found | (super().entries(other) if other else {})
+
+
+def _superseding(reads: _Reads, found: Gathered, hops: int) -> Gathered:
     """``found`` with the latest turn superseding each candidate (followed through up to
     ``hops`` links) where it passes the search's filter, both ends' entries and the newer
     one's cosine."""
-    links = r.superseding(found.cosine)
-    for _ in range(hops):
-        further = r.superseding(set(links.values()))
-        if not further:
-            break
-        links = {old: further.get(new, new) for old, new in links.items()}
-    allowed = r.passing(scope, f, set(links.values()))
+    links = reads.chains(found.cosine.keys(), hops)
+    allowed = reads.passing(set(links.values()))
     newer = {old: new for old, new in links.items() if new in allowed and new != old}
     if not newer:
         return found
-    linked = r.get_entries(scope, {*newer, *newer.values()})
-    cosines = r.cosines(sorted(set(newer.values())), vector, scope)
+    linked = reads.entries({*newer, *newer.values()})
+    cosines = reads.cosines(sorted(set(newer.values())))
     times = dict(found.times)
     if found.times:
         times |= {i: e.valid_at for i, e in linked.items() if i not in times}
@@ -110,42 +219,45 @@ def candidate_pools(
     """The best ``pool`` keyword matches and vector neighbours and the best ``windows``
     conversation windows, with the cosine similarity of every candidate of any leg (a
     vector of another dimension: 0); ``lengths``, where given, is filled in with the lengths
-    of the window candidates' raw turns."""
+    of the window candidates' raw turns. Where the backend answers in steps, the vector leg
+    is read with the cosines and lengths, once the keyword legs are in."""
+    if r.store.gathers_in_steps:
+        matches, held = _keyword(r, scope, text, f, pool, windows, keyword)
+        found = [i for i, _ in matches] + [i for i, _ in held]
+        measure = [] if lengths is None else [i for i, _ in held if i not in lengths]
+        step = r.store.first_step(r.conn, scope, vector, f, pool, found, measure)
+        if step is not None:
+            leg = step.vector if scope and pool > 0 else []
+            cosine = dict(leg)
+            cosine.update(
+                {i: step.cosine[i] for i in found if i in step.cosine and i not in cosine}
+            )
+            if lengths is not None:
+                lengths.update({i: step.lengths[i] for i in measure if i in step.lengths})
+            return Pools(matches, cosine, leg, held)
     leg = r.vector_candidates(scope, vector, f, pool)
-    if keyword is None:
-        matches, held = r.keyword_and_windows(scope, text, f, pool, windows)
-    else:
-        matches, held = keyword()
+    matches, held = _keyword(r, scope, text, f, pool, windows, keyword)
     cosine = dict(leg)
     found = [i for i, _ in matches] + [i for i, _ in held]
-    _cosines_and_lengths(r, scope, vector, cosine, found, lengths, [i for i, _ in held])
+    cosine.update(r.cosines([i for i in found if i not in cosine], vector, scope))
+    measure = [] if lengths is None else [i for i, _ in held if i not in lengths]
+    if measure and lengths is not None:
+        lengths.update(r.lengths(scope, measure))
     return Pools(matches, cosine, leg, held)
 
 
-def _cosines_and_lengths(
+def _keyword(
     r: Reader,
     scope: Scope,
-    vector: NDArray[np.float32],
-    cosine: dict[int, float],
-    ids: Iterable[int],
-    lengths: dict[int, int] | None,
-    length_ids: Iterable[int],
-) -> None:
-    """Fill in the cosines of ``ids`` not in ``cosine`` and, where ``lengths`` is given, the
-    lengths of the raw turns among ``length_ids`` not in it: in one read where the backend
-    folds the two (PostgreSQL, a round trip each), else each from its own read."""
-    need = [i for i in ids if i not in cosine]
-    measure = [] if lengths is None else [i for i in length_ids if i not in lengths]
-    both = None
-    if need and measure:
-        both = r.store.cosines_and_lengths(r.conn, scope, need, measure, vector)
-    if both is not None and lengths is not None:
-        cosine.update(both[0])
-        lengths.update(both[1])
-        return
-    cosine.update(r.cosines(need, vector, scope))
-    if measure and lengths is not None:
-        lengths.update(r.lengths(scope, measure))
+    text: str,
+    f: EntryFilter,
+    pool: int,
+    windows: int,
+    keyword: Callable[[], tuple[Keyword, Keyword]] | None,
+) -> tuple[Keyword, Keyword]:
+    if keyword is None:
+        return r.keyword_and_windows(scope, text, f, pool, windows)
+    return keyword()
 
 
 def hybrid_candidates(

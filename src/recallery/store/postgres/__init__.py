@@ -57,7 +57,7 @@ _HNSW_INDEX = "entries_hnsw_"
 INDEX_RECHECK_S = 30.0
 
 
-class PostgresStore(Store):
+class PostgresStore(gathered.TwoSteps, Store):
     name = "postgres"
     latest_schema = MIGRATIONS[-1][0]
     claim_suffix = " FOR UPDATE SKIP LOCKED"
@@ -264,19 +264,6 @@ class PostgresStore(Store):
         )
         # another dimension (NULL) or a zero vector (NaN) is 0, as a dot product gives it
         return {int(i): 0.0 if d is None or math.isnan(d) else 1.0 - float(d) for i, d in rows}
-
-    def cosines_and_lengths(
-        self,
-        conn: Conn,
-        scope: Scope,
-        cosine_ids: Sequence[int],
-        length_ids: Sequence[int],
-        vector: NDArray[np.float32],
-    ) -> tuple[dict[int, float], dict[int, int]] | None:
-        """One statement (:mod:`.gathered`): a search's round trip fewer, twice."""
-        if not isinstance(conn, PgConn):
-            return None
-        return gathered.cosines_and_lengths(conn, scope, cosine_ids, length_ids, vector)
 
     def keyword_search(
         self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing

@@ -11,9 +11,9 @@ from recallery.store.sql import Conn
 # Before (side 0) and after (side 1) each raw turn among the ids, nearest first: a range of
 # entries_conversation (memory, session, user, agent, valid_at, message_id, and the type it
 # includes, so no heap page is read) each. A turn without neighbours still comes back once
-# (side NULL).
-_NEAR = """
-WITH c AS (
+# (side NULL). The two CTEs are also a part of a search's second step (:mod:`.gathered`).
+NEAR_CTES = """
+c AS (
     SELECT e.message_id, e.memory_id, e.session_id, e.user_id, e.agent_id, e.valid_at
     FROM entries e
     WHERE e.message_id = ANY(?::bigint[]) AND e.memory_id = ANY(?::text[])
@@ -41,7 +41,9 @@ WITH c AS (
               AND n.message_type = 'raw'
               AND (n.valid_at, n.message_id) > (c.valid_at, c.message_id)
             ORDER BY n.valid_at, n.message_id LIMIT ?) n) a
-)
+)"""
+_NEAR = f"""
+WITH {NEAR_CTES}
 SELECT c.message_id, near.side, near.message_id
 FROM c LEFT JOIN near ON near.centre = c.message_id
 ORDER BY c.message_id, near.side, near.k
@@ -61,4 +63,4 @@ def conversation_near(conn: Conn, scope: Scope, ids: Sequence[int], reach: int) 
     return {mid: (tuple(before), tuple(after)) for mid, (before, after) in sides.items()}
 
 
-__all__ = ["conversation_near"]
+__all__ = ["NEAR_CTES", "conversation_near"]

@@ -270,7 +270,7 @@ def _round(
     return found, kth_bound
 
 
-def _vector_sql(where: str, dim: int, indexed: bool) -> str:
+def vector_sql(where: str, dim: int, indexed: bool) -> str:
     # The cast to vector(dim) is what the partial expression index is built on; without it
     # the planner cannot use the index and the ordering is exact.
     # The exact query breaks equal distances by id, newer first; the index scan keeps its
@@ -297,13 +297,17 @@ def vector_search(
     query = np.ascontiguousarray(vector, dtype=np.float32)
     rows: list[tuple[int, float]] = []
     if dim in indexed_dims and _scope_rows(conn, scope) > EXACT_MAX_ROWS:
-        ef = min(max(EF_SEARCH_MIN, 2 * limit), EF_SEARCH_MAX)
-        conn.execute("SELECT set_config('hnsw.ef_search', ?, true)", [str(ef)])
-        rows = _distances(conn, _vector_sql(where, dim, True), [query, *params, limit])
+        conn.execute("SELECT set_config('hnsw.ef_search', ?, true)", [str(ef_search(limit))])
+        rows = _distances(conn, vector_sql(where, dim, True), [query, *params, limit])
     if len(rows) < limit:
-        rows = _distances(conn, _vector_sql(where, dim, False), [query, *params, limit])
+        rows = _distances(conn, vector_sql(where, dim, False), [query, *params, limit])
     rows.sort(key=lambda r: (r[1], -r[0]))  # iterative scans may return rows slightly unordered
     return [(i, 1.0 - d) for i, d in rows]
+
+
+def ef_search(limit: int) -> int:
+    """The HNSW candidate list for ``limit`` rows."""
+    return min(max(EF_SEARCH_MIN, 2 * limit), EF_SEARCH_MAX)
 
 
 def _scope_rows(conn: Conn, scope: Scope) -> int:
