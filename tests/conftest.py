@@ -81,7 +81,7 @@ def engine(store: Store, embedder: DeterministicEmbedder, clock: FrozenClock) ->
     e = Engine(store, models=ModelRegistry(builtin=lambda: embedder), clock=clock)
     yield e
     e.usage.close()
-    e.request_log.close()
+    e.request_recorder.close()
 
 
 @pytest.fixture

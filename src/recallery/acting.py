@@ -12,12 +12,16 @@ request objects too (:mod:`recallery.requests.either`).
 The caller is resolved again at every call (with ``key``, the key is checked, so a revoked
 key stops at the next call; without one, the user's teams are read again); its scope and
 capabilities stay those given.
+
+An operation renamed keeps its old name one release and warns (``people`` is
+``list_subjects``, ``requests`` is ``request_log``), as the SDK's and the engine's do.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -240,7 +244,7 @@ class Acting:
     team_members = _bound(Engine.team_members)
     leave_team = _bound(Engine.leave_team)
 
-    # --- what agents state, curation, data subjects, people
+    # --- what agents state, curation, data subjects
     add_entries = _bound(Engine.add_entries)
     task_status = _bound(Engine.task_status)
     bulk = _bound(Engine.bulk)
@@ -249,10 +253,11 @@ class Acting:
     timeline = _bound(Engine.timeline)
     forget_subject = _bound(Engine.forget_subject)
     erase_subject = _bound(Engine.erase_subject)
+    list_subjects = _bound(Engine.list_subjects)
     people = _bound(Engine.people)
 
     # --- the request log
-    def requests(
+    def request_log(
         self,
         where: RequestQuery | None = None,
         *,
@@ -275,8 +280,37 @@ class Acting:
             values = requestlog.query_filters(where)
         size = v.top_n(page_size, "page_size")
         q = requestlog.parse_query(_texts(values), limit=size, offset=(v.page(page) - 1) * size)
-        found, total = self.engine.requests(self.principal, q)
+        found, total = self.engine.request_log(self.principal, q)
         return Page(tuple(found), total)
+
+    def requests(
+        self,
+        where: RequestQuery | None = None,
+        *,
+        key: str | None = None,
+        user: str | None = None,
+        route: str | None = None,
+        status: int | None = None,
+        slow: float | None = None,
+        memory: str | None = None,
+        entry: int | None = None,
+        page: int = 1,
+        page_size: int = 30,
+    ) -> Page[LoggedRequest]:
+        """Deprecated: :meth:`request_log`'s old name, kept one release; it warns."""
+        warnings.warn("requests is deprecated: use request_log", DeprecationWarning, stacklevel=2)
+        return self.request_log(
+            where,
+            key=key,
+            user=user,
+            route=route,
+            status=status,
+            slow=slow,
+            memory=memory,
+            entry=entry,
+            page=page,
+            page_size=page_size,
+        )
 
     entry_reads = _bound(Engine.entry_reads)
 

@@ -19,15 +19,19 @@ service                operations
 ``StatementService``   entries agents state directly (reconciled), a turn's task status
 ``CurationService``    bulk changes with a dry run, the review queue, facts, entries over time
 ``StatsService``       the store's counts for an operator (``/metrics``)
-``SubjectService``     forget or erase everything about a user; users', agents' pages
-``PeopleService``      the users, agents and sessions a caller may browse, with counts
+``SubjectService``     data subjects: forget or erase everything about a user; the
+                       users, agents and sessions a caller may browse, and their pages
 ``RequestLog``         the request log: who read what (:mod:`recallery.services.requestlog`)
 =====================  ===========================================================
+
+An operation renamed keeps its old name one release (:func:`_renamed`: it warns): ``people``
+is ``list_subjects``, ``requests`` is ``request_log`` (issue 56: one name per feature).
 """
 
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -47,7 +51,6 @@ from recallery.services.entries import EntryService
 from recallery.services.extraction import ExtractionService
 from recallery.services.lifecycle import LifecycleService
 from recallery.services.memories import MemoryService
-from recallery.services.people import PeopleService
 from recallery.services.repair import RepairService
 from recallery.services.requestlog import RequestLog
 from recallery.services.search import SearchService
@@ -70,6 +73,19 @@ def _via(service: str, method: Callable[Concatenate[S, P], R]) -> Callable[Conca
     def call(engine: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
         return method(getattr(engine, service), *args, **kwargs)
 
+    return call
+
+
+def _renamed(method: Callable[P, R], old: str, new: str) -> Callable[P, R]:
+    """``method`` (named ``new``) under its old name ``old``, kept one release: it warns
+    (``DeprecationWarning``), then does the same."""
+
+    @functools.wraps(method)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        warnings.warn(f"{old} is deprecated: use {new}", DeprecationWarning, stacklevel=2)
+        return method(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = old
     return call
 
 
@@ -99,9 +115,10 @@ class Engine:
         self._memories = MemoryService(store, models_, clock_, self.settings)
         self._entries = EntryService(store, models_, clock_)
         self._lifecycle = LifecycleService(store, models_, clock_)
-        self.request_log = RequestLog(store, clock_, self.settings)
+        #: The request log's writer and reader (reading it is :meth:`request_log`).
+        self.request_recorder = RequestLog(store, clock_, self.settings)
         # what a search retrieved: the use counts, and the current call in the request log
-        heard = (self.usage.retrieved, self.request_log.retrieved)
+        heard = (self.usage.retrieved, self.request_recorder.retrieved)
         self._search = SearchService(store, models_, clock_, self.settings, heard)
         self._accounts = AccountService(store, clock_)
         self._activity = ActivityService(store, self._memories)
@@ -112,7 +129,6 @@ class Engine:
         self._stats = StatsService(store)
         self._subjects = SubjectService(store, clock_)
         self._repair = RepairService(store, clock_)
-        self._people = PeopleService(store)
 
     @classmethod
     def open(cls, data_dir: str | Path = "data", **kwargs: Any) -> Engine:
@@ -136,7 +152,7 @@ class Engine:
 
     def close(self) -> None:
         self.usage.close()
-        self.request_log.close()
+        self.request_recorder.close()
         self.store.close()
 
     def __enter__(self) -> Engine:
@@ -223,11 +239,13 @@ class Engine:
     forget_subject = _via("_subjects", SubjectService.forget_subject)
     erase_subject = _via("_subjects", SubjectService.erase_subject)
     subject_profile = _via("_subjects", SubjectService.subject_profile)
+    list_subjects = _via("_subjects", SubjectService.list_subjects)
+    people = _renamed(list_subjects, "people", "list_subjects")
     repair_links = _via("_repair", RepairService.repair_links)
-    people = _via("_people", PeopleService.people)
 
     # --- the request log: who read what
-    requests = _via("request_log", RequestLog.requests)
+    request_log = _via("request_recorder", RequestLog.requests)
+    requests = _renamed(request_log, "requests", "request_log")
 
     def describe_model(self, model_id: str) -> str:
         """What a model id resolves to (``@Builtin``: which local model), for the forms."""
@@ -244,12 +262,12 @@ class Engine:
 
     def log_request(self, call: Call, status: int, latency_ms: float) -> None:
         """Queue one answered call for the request log (written off the request path)."""
-        self.request_log.record(call, status, latency_ms)
+        self.request_recorder.record(call, status, latency_ms)
 
     def entry_reads(self, actor: Principal, memory_id: object, message_id: object) -> EntryReads:
         """An entry's access history from the request log, for a caller who may read it."""
         entry, _ = self.get_entry(actor, memory_id, message_id)
-        return self.request_log.entry_reads(actor, entry.message_id, entry.use_count)
+        return self.request_recorder.entry_reads(actor, entry.message_id, entry.use_count)
 
 
 __all__ = ["Engine", "MessagePage", "SearchRequest", "TurnInput"]

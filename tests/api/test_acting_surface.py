@@ -28,7 +28,8 @@ ENGINE_FORMS = {
     "list_messages": "takes the MessageFilter only",
     "audit_log": "pages by limit and offset",
     "create_user": "named add_user for a caller (create_user is the operator's, unaudited)",
-    "requests": "takes the RequestQuery only, answers (found, total)",
+    "request_log": "takes the RequestQuery only, answers (found, total)",
+    "requests": "request_log's old name (deprecated)",
 }
 
 

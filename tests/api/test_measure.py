@@ -109,7 +109,7 @@ def test_the_counters_and_the_request_log_read_one_measurement(
         url = API + path.format(memory=memory["id"])
         status = api.get(url).status_code
         metrics = ok_text(api)
-        engine.request_log.flush()
+        engine.request_recorder.flush()
         route = f"{API}/memories/{{memory_id}}/config"
         (row,) = ok(api.get(f"{API}/admin/requests", params={"route": route}))["requests"]
     assert row["status"] == status

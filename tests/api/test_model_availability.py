@@ -41,7 +41,7 @@ def engine(store: Store, embedder: DeterministicEmbedder, clock: FrozenClock) ->
     e = Engine(store, models=ModelRegistry(builtin=lambda: embedder), clock=clock)
     yield e
     e.usage.close()
-    e.request_log.close()
+    e.request_recorder.close()
 
 
 def _create(client: TestClient, embd_id: str, name: str = "notes") -> dict[str, object]:
@@ -147,7 +147,7 @@ def test_a_multilingual_memory_takes_any_script_without_a_warning(
         assert not any(w.startswith("embd_id") for w in engine.memory_warnings(memory))
     finally:
         engine.usage.close()
-        engine.request_log.close()
+        engine.request_recorder.close()
 
 
 def test_the_sdk_raises_the_write_warning_and_leaves_english_writes_quiet(

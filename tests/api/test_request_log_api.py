@@ -20,7 +20,7 @@ def _search(client: TestClient, memory_id: str, query: str) -> list[int]:
 
 
 def _logged(client: TestClient, engine: Engine, **filters: str) -> list[dict[str, Any]]:
-    engine.request_log.flush()
+    engine.request_recorder.flush()
     rows: list[dict[str, Any]] = ok(client.get(f"{API}/admin/requests", params=filters))["requests"]
     return rows
 
@@ -79,7 +79,7 @@ def test_erasing_an_entry_removes_its_id_from_the_log(
     add_turn(as_alice, [memory["id"]], "zanzibar marmalade on toast")
     (erased, *_) = _search(as_alice, memory["id"], "zanzibar marmalade")
     ok(as_alice.get(f"{API}/messages/{memory['id']}:{erased}/content"))
-    engine.request_log.flush()
+    engine.request_recorder.flush()
     assert _logged(http(admin.key), engine, entry=str(erased))
     ok(as_alice.post(f"{API}/messages/{memory['id']}:{erased}/erase", json={}))
     as_admin = http(admin.key)
@@ -97,7 +97,7 @@ def test_query_text_is_kept_only_when_turned_on(
 ) -> None:
     from dataclasses import replace
 
-    engine.request_log.settings = replace(engine.settings, request_log_queries=True)
+    engine.request_recorder.settings = replace(engine.settings, request_log_queries=True)
     client = TestClient(create_app(engine), headers={"Authorization": f"Bearer {alice.key}"})
     memory = create_memory(client)
     _search(client, memory["id"], "zanzibar marmalade")
@@ -118,9 +118,9 @@ def test_the_sdk_reads_the_log_and_an_entry_s_history(
     memory = create_memory(as_alice)
     add_turn(as_alice, [memory["id"]], "zanzibar marmalade on toast")
     (found, *_) = _search(as_alice, memory["id"], "zanzibar marmalade")
-    engine.request_log.flush()
+    engine.request_recorder.flush()
     client = sdk(alice.key)
-    page = client.requests(route=f"{API}/messages/search", entry=found)
+    page = client.request_log(route=f"{API}/messages/search", entry=found)
     assert page.total == 1 and page.items[0].entry_ids == (found,)
     reads = client.entry_reads(memory["id"], found)
     assert reads.returned == 1 and reads.by_key[0].user_id == alice.id
@@ -206,7 +206,7 @@ def test_requests_without_a_valid_key_cannot_push_out_what_keys_did(
 ) -> None:
     from dataclasses import replace
 
-    log = engine.request_log
+    log = engine.request_recorder
     log.settings = replace(engine.settings, request_log_max_rows=20)
     memory = create_memory(as_alice)
     for _ in range(4):

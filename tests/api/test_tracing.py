@@ -42,7 +42,7 @@ def batching(store: Store, clock: FrozenClock) -> Iterator[Engine]:
     engine = Engine(store, models=models, clock=clock)
     yield engine
     engine.usage.close()
-    engine.request_log.close()
+    engine.request_recorder.close()
 
 
 def test_a_search_is_a_request_span_with_its_legs_and_no_text(

@@ -55,13 +55,13 @@ def world(engine: Engine, alice: Principal, bob: Principal, clock: FrozenClock) 
 
 
 def _ids(engine: Engine, actor: Principal, kind: str = "user", **kw: object) -> list[str]:
-    return [p.id for p in engine.people(actor, kind, **kw).items]
+    return [p.id for p in engine.list_subjects(actor, kind, **kw).items]
 
 
 def test_users_of_readable_memories_with_counts_newest_first(
     engine: Engine, alice: Principal, world: World
 ) -> None:
-    found = engine.people(alice)
+    found = engine.list_subjects(alice)
     assert found.total == 3
     tom, ana, wang = found.items  # tom wrote last (in "other"), then ana's second turn
     assert (tom.id, tom.kind, tom.turns, tom.facts) == ("tom", SubjectKind.USER, 2, 1)
@@ -94,7 +94,7 @@ def test_search_is_a_literal_part_of_the_id_in_any_case(
 def test_pages_split_the_list_and_keep_the_total(
     engine: Engine, alice: Principal, world: World
 ) -> None:
-    pages = [engine.people(alice, page=n, page_size=2) for n in (1, 2, 3)]
+    pages = [engine.list_subjects(alice, page=n, page_size=2) for n in (1, 2, 3)]
     assert [p.total for p in pages] == [3, 3, 3]
     assert [[x.id for x in p.items] for p in pages] == [["tom", "ana"], ["王小明"], []]
 
@@ -105,10 +105,10 @@ def test_a_scoped_key_sees_only_the_people_of_its_memories(
     _, key = engine.create_api_key(alice, alice.user_id, scope=[world.other.id])
     scoped = engine.authenticate(key)
     assert _ids(engine, scoped) == ["tom"]
-    (tom,) = engine.people(scoped).items
+    (tom,) = engine.list_subjects(scoped).items
     assert (tom.turns, tom.facts) == (1, 0)  # tom's entries in "notes" are out of scope
     _, blind = engine.create_api_key(alice, alice.user_id, capabilities=["write"])
-    assert engine.people(engine.authenticate(blind)).total == 0  # may not read: nobody
+    assert engine.list_subjects(engine.authenticate(blind)).total == 0  # may not read: nobody
 
 
 def test_odd_ids_come_back_exactly(engine: Engine, alice: Principal, world: World) -> None:
@@ -135,5 +135,5 @@ def test_bad_input_names_its_field(
     engine: Engine, alice: Principal, field: str, kw: dict[str, object]
 ) -> None:
     with pytest.raises(InvalidInput) as refused:
-        engine.people(alice, **kw)  # type: ignore[arg-type]
+        engine.list_subjects(alice, **kw)  # type: ignore[arg-type]
     assert refused.value.field == field

@@ -23,7 +23,7 @@ def _searched(engine: Engine, actor: Principal, memory: Memory, query: str) -> l
     with begin(call):
         hits = engine.search(actor, SearchRequest(query=query, memory_ids=(memory.id,)))
     engine.log_request(call, 200, 1.0)
-    engine.request_log.flush()
+    engine.request_recorder.flush()
     return [h.entry.message_id for h in hits]
 
 
@@ -47,7 +47,7 @@ def test_every_way_of_erasing_takes_the_ids_out_of_the_log(
     assert _ids_in_log(engine.store) == {three.message_id}
     engine.delete_memory(alice, memory.id)
     assert _ids_in_log(engine.store) == set()
-    rows, total = engine.requests(alice, RequestQuery())
+    rows, total = engine.request_log(alice, RequestQuery())
     assert total == 1 and rows[0].entry_ids == ()  # the call is still logged, its ids are not
 
 
@@ -61,31 +61,31 @@ def test_a_call_recorded_after_its_entry_was_erased_names_nothing(
     assert call.returned == [entry.message_id]
     engine.erase(alice, memory.id, entry.message_id)
     engine.log_request(call, 200, 1.0)  # queued while the erasure ran
-    engine.request_log.flush()
+    engine.request_recorder.flush()
     assert _ids_in_log(engine.store) == set()
 
 
 def test_retention_prunes_by_size_and_by_age(
     engine: Engine, alice: Principal, clock: FrozenClock
 ) -> None:
-    log = engine.request_log
+    log = engine.request_recorder
     for _ in range(5):
         log.record(Call(channel="rest", route="/r", user_id=alice.user_id), 200, 1.0)
         clock.advance(seconds=1)
     log.flush()
-    assert engine.requests(alice, RequestQuery())[1] == 5
+    assert engine.request_log(alice, RequestQuery())[1] == 5
     log.settings = log.settings.__class__(request_log_max_rows=3)
-    newest = [r.at for r in engine.requests(alice, RequestQuery())[0]][:3]
+    newest = [r.at for r in engine.request_log(alice, RequestQuery())[0]][:3]
     assert log.prune() == 2
-    assert [r.at for r in engine.requests(alice, RequestQuery())[0]] == newest
+    assert [r.at for r in engine.request_log(alice, RequestQuery())[0]] == newest
     clock.advance(days=31)
-    assert log.prune() == 3 and engine.requests(alice, RequestQuery())[1] == 0
+    assert log.prune() == 3 and engine.request_log(alice, RequestQuery())[1] == 0
 
 
 def test_the_log_turned_off_records_nothing(
     engine: Engine, alice: Principal, memory: Memory
 ) -> None:
-    engine.request_log.settings = engine.settings.__class__(request_log=False)
+    engine.request_recorder.settings = engine.settings.__class__(request_log=False)
     _turn(engine, alice, memory, "zanzibar marmalade")
     _searched(engine, alice, memory, "zanzibar")
-    assert engine.requests(alice, RequestQuery())[1] == 0
+    assert engine.request_log(alice, RequestQuery())[1] == 0

@@ -64,7 +64,7 @@ def test_the_use_counts_and_the_request_log_record_the_same_event(
     assert call.returned == [h.entry.message_id for h in hits] and set(call.returned) == found
     engine.log_request(call, 200, 1.0)
     engine.usage.flush()
-    engine.request_log.flush()
+    engine.request_recorder.flush()
     for message_id in found:
         reads = engine.entry_reads(alice, memory.id, message_id)
         assert (reads.returned, reads.use_count) == (1, 1)

@@ -428,7 +428,7 @@ def test_erase_everything_about_a_user_from_their_page_after_the_dry_run(
     ]
     log_in(page, live)
     page.click("nav a[href='/people']")
-    page.fill("#find-person input[name=q]", "tom-p")
+    page.fill("#find-person input[name=keywords]", "tom-p")
     page.click("#find-person button[type=submit]")
     page.click("#people a:text-is('tom-p')")
     expect(page.locator("#subject-total")).to_contain_text("4 entries in 2 memories")
@@ -465,7 +465,7 @@ def test_the_people_page_lists_each_user_with_counts(page: Page, live: Live) -> 
     assert rows.evaluate_all("r => r.map(x => x.dataset.id)") == ["王小明", "tom", "maria"]
     expect(page.locator("#people tr[data-id='王小明'] td.num").first).to_have_text("1")
     photograph(page, live, "people.png")
-    page.fill("#find-person input[name=q]", "小明")
+    page.fill("#find-person input[name=keywords]", "小明")
     page.click("#find-person button[type=submit]")
     expect(rows).to_have_count(1)
     page.click("#people a:text-is('王小明')")

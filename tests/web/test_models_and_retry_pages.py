@@ -41,7 +41,7 @@ def engine(
     e = Engine(store, models=models, clock=clock)
     yield e
     e.usage.close()
-    e.request_log.close()
+    e.request_recorder.close()
 
 
 @pytest.fixture

@@ -65,8 +65,10 @@ def test_the_people_page_lists_users_with_counts_and_searches(
     agents = c.get("/people?kind=agent")
     assert _rows(agents.text) == ["concierge", "helper"] and "spy" not in agents.text
     assert _rows(c.get("/people?kind=session").text) == ["s-1"]
-    assert _rows(c.get("/people", params={"q": "小明"}).text) == ["王小明"]
-    assert _rows(c.get("/people", params={"q": "secret"}).text) == []
+    searched = c.get("/people", params={"keywords": "小明"}).text  # REST's name for it
+    assert _rows(searched) == ["王小明"] and 'name="keywords" value="小明"' in searched
+    assert _rows(c.get("/people", params={"keywords": "secret"}).text) == []
+    assert _rows(c.get("/people", params={"q": "小明"}).text) == ["王小明"]  # the old name
     bad = c.get("/people?kind=planet")
     assert bad.status_code == 400 and "kind must be user, agent or session" in bad.text
 

@@ -60,18 +60,18 @@ def test_trying_a_query_counts_as_no_retrieval(
     for shown in (turn, other):
         assert f'data-id="{shown.message_id}"' in page.text
     engine.usage.flush()  # uses are written in the background: wait for any to land
-    engine.request_log.flush()
+    engine.request_recorder.flush()
     for shown in (turn, other):
         stored, _ = engine.get_entry(alice, notes.id, shown.message_id)
         assert (stored.use_count, stored.last_used_at) == (0, None)
         assert engine.entry_reads(alice, notes.id, shown.message_id).returned == 0
-    (tried,), _ = engine.requests(alice, RequestQuery(route="/search"))
+    (tried,), _ = engine.request_log(alice, RequestQuery(route="/search"))
     assert tried.status == 200 and tried.entry_ids == ()  # logged, but returned nothing
     # an agent's search does count: the checks above can fail
     api = TestClient(app, headers={"Authorization": f"Bearer {alice_key}"})
     api.get("/api/v1/messages/search", params={"query": "Berlin", "memory_id": notes.id})
     engine.usage.flush()
-    engine.request_log.flush()
+    engine.request_recorder.flush()
     for shown in (turn, other):
         assert engine.get_entry(alice, notes.id, shown.message_id)[0].use_count == 1
         assert engine.entry_reads(alice, notes.id, shown.message_id).returned == 1

@@ -27,13 +27,13 @@ def test_an_entry_page_shows_its_reads_and_is_logged(
         with begin(call):
             engine.search(alice, SearchRequest(query="zanzibar", memory_ids=(notes.id,)))
         engine.log_request(call, 200, 1.0)
-    engine.request_log.flush()
+    engine.request_recorder.flush()
     browser = login(alice_key)
     html = browser.get(f"/memories/{notes.id}/entries/{entry.message_id}").text
     assert "Read 2 times (2 returned by a search or context" in html
     assert "key-7" in html
-    engine.request_log.flush()
-    rows, _ = engine.requests(
+    engine.request_recorder.flush()
+    rows, _ = engine.request_log(
         alice, RequestQuery(route="/memories/{memory_id}/entries/{message_id}")
     )
     assert rows and rows[0].channel == "web" and rows[0].key_id and rows[0].user_id == alice.user_id
@@ -50,7 +50,7 @@ def test_the_requests_page_filters_and_shows_only_one_s_own_calls(
     for route, status, user in (("/a", 200, alice.user_id), ("/b", 404, alice.user_id)):
         engine.log_request(Call(channel="rest", route=route, user_id=user), status, 5.0)
     engine.log_request(Call(channel="rest", route="/theirs", user_id="someone-else"), 200, 900.0)
-    engine.request_log.flush()
+    engine.request_recorder.flush()
     browser = login(alice_key)
     shown = browser.get("/requests").text
     assert "<code>/a</code>" in shown and "<code>/b</code>" in shown
@@ -65,7 +65,7 @@ def test_the_requests_page_needs_a_key_that_may_read(
     engine: Engine, alice: Principal, login: Callable[[str], TestClient]
 ) -> None:
     engine.log_request(Call(channel="rest", route="/mine", user_id=alice.user_id), 200, 5.0)
-    engine.request_log.flush()
+    engine.request_recorder.flush()
     _, writer = engine.create_api_key(alice, alice.user_id, capabilities=["write"])
     refused = login(writer).get("/requests")
     assert refused.status_code == 403 and "&#39;read&#39; capability" in refused.text
@@ -96,7 +96,7 @@ def test_the_request_log_names_keys_users_and_memories_and_links_them(
         call.memory_ids.update({kept.id, doomed.id} if user is bob else set())
         engine.log_request(call, 200, 5.0)
     engine.delete_memory(bob, doomed.id)
-    engine.request_log.flush()
+    engine.request_recorder.flush()
 
     shown = login(root_key).get("/requests").text
     row = shown.split("<code>/bob</code>")[1].split("</tr>")[0]

@@ -11,7 +11,7 @@ import { RecalleryError, errorFromEnvelope, retryAfterSeconds } from "./errors.j
 import * as memories from "./memories.js";
 import * as messages from "./messages.js";
 import * as requestlog from "./requestlog.js";
-import * as roster from "./roster.js";
+import * as subjects from "./subjects.js";
 
 export const DEFAULT_URL = "http://127.0.0.1:9380";
 
@@ -60,7 +60,11 @@ export const OPERATIONS = {
   timeline: curation.timeline,
   forgetSubject: curation.forgetSubject,
   eraseSubject: curation.eraseSubject,
-  people: roster.people,
+  listSubjects: subjects.listSubjects,
+  /** @deprecated Use `listSubjects`. */
+  people: subjects.people,
+  requestLog: requestlog.requestLog,
+  /** @deprecated Use `requestLog`. */
   requests: requestlog.requests,
   entryReads: requestlog.entryReads,
   addEntries: agents.addEntries,

@@ -14,7 +14,7 @@ export interface paths {
             cookie?: never;
         };
         /** The request log, newest first (admin: all; else own) */
-        get: operations["requests_api_v1_admin_requests_get"];
+        get: operations["request_log_api_v1_admin_requests_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -556,7 +556,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/people": {
+    "/api/v1/subjects": {
         parameters: {
             query?: never;
             header?: never;
@@ -564,7 +564,7 @@ export interface paths {
             cookie?: never;
         };
         /** The end users, agents or sessions of the memories the key may read, with their counts of facts and turns and their last activity, newest first */
-        get: operations["people_api_v1_people_get"];
+        get: operations["list_subjects_api_v1_subjects_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1312,7 +1312,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    requests_api_v1_admin_requests_get: {
+    request_log_api_v1_admin_requests_get: {
         parameters: {
             query?: {
                 /** @description an entry id the request returned or named */
@@ -5872,7 +5872,7 @@ export interface operations {
             };
         };
     };
-    people_api_v1_people_get: {
+    list_subjects_api_v1_subjects_get: {
         parameters: {
             query?: {
                 /** @description Only ids that contain this text (any case; `%` and `_` are literal). */

@@ -31,7 +31,9 @@ export type TimelineQuery = Query<"/api/v1/memories/{memory_id}/timeline", "get"
 /** The Facts listing's query parameters (`recallery.FactFilter`, by wire name). */
 export type FactsQuery = Query<"/api/v1/memories/{memory_id}/facts", "get">;
 export type RequestsQuery = Query<"/api/v1/admin/requests", "get">;
-export type PeopleQuery = Query<"/api/v1/people", "get">;
+export type SubjectsQuery = Query<"/api/v1/subjects", "get">;
+/** @deprecated The old name of `SubjectsQuery` (`GET /people` is `GET /subjects`). */
+export type PeopleQuery = SubjectsQuery;
 
 export type Fusion = NonNullable<SearchQuery["fusion"]>;
 export type SearchTrust = NonNullable<SearchQuery["trust"]>[number];

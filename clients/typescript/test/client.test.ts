@@ -183,9 +183,10 @@ test("accounts: users, keys, teams, the caller, the audit log, people and the re
   await admin.addTurn([memory.id], { user_input: "hi", agent_response: "hello", user_id: "u-erin" });
   const audit = await admin.auditLog({ memory_id: memory.id });
   assert.ok(audit.items.length >= 1 && audit.items.every((a) => a.memory_id === memory.id));
-  const people = await admin.people("user", { keywords: "u-erin" });
+  const people = await admin.listSubjects("user", { keywords: "u-erin" });
   assert.deepEqual(people.items.map((p) => p.id), ["u-erin"]);
-  assert.ok((await admin.requests({ page_size: 5 })).items.length >= 1);
+  assert.deepEqual(await admin.people("user", { keywords: "u-erin" }), people); // the old name
+  assert.ok((await admin.requestLog({ page_size: 5 })).items.length >= 1);
 
   const forget = await admin.forgetSubject("u-erin");
   assert.equal(forget.dry_run, true);

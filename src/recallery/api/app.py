@@ -19,7 +19,6 @@ from recallery.api import (
     curation,
     memories,
     messages,
-    people,
     requestlog,
     subjects,
 )
@@ -74,7 +73,6 @@ def create_app(engine: Engine, settings: Settings | None = None) -> FastAPI:
         curation.router,
         agents.router,
         subjects.router,
-        people.router,
         requestlog.router,
     )
     for router in routers:

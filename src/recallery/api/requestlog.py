@@ -39,7 +39,7 @@ router = APIRouter(tags=["request log"])
 
 
 @router.get("/admin/requests", summary="The request log, newest first (admin: all; else own)")
-def requests(
+def request_log(
     engine: EngineDep,
     actor: Actor,
     filters: Annotated[dict[str, Any], Depends(declared.request_parameters)],
@@ -48,7 +48,7 @@ def requests(
 ) -> Any:
     number, size = v.page(params.page(page)), params.size(page_size, params.FALLBACK_SIZE)
     q = requestlog.parse_query(filters, limit=size, offset=(number - 1) * size)
-    found, total = engine.requests(actor, q)
+    found, total = engine.request_log(actor, q)
     return wire.envelope(wire.requests_page_dict(Page(tuple(found), total)))
 
 
@@ -114,7 +114,7 @@ def _fill(call: Call, request: Measured) -> None:
 def install_request_log(app: Any, engine: Engine, prefix: str) -> None:
     """Log every request to ``app`` unless the operator turned the log off (or the app is
     built for its OpenAPI schema alone, with no engine)."""
-    if engine is not None and engine.request_log.enabled:
+    if engine is not None and engine.request_recorder.enabled:
         watch(app, LogRequests(engine, prefix), prefix)
 
 

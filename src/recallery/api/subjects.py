@@ -1,21 +1,26 @@
-"""Data-subject requests: forget or erase everything about one end user (the ``user_id`` stored
-on entries) across the memories the key may change, a dry run by default; and what the
-memories the key may read hold about a user, agent or session."""
+"""Data subjects, the people entries are about: forget or erase everything about one end user
+(the ``user_id`` stored on entries) across the memories the key may change, a dry run by
+default; what the memories the key may read hold about a user, agent or session; and the
+listing of them with their counts of facts and turns and their last activity, searched by a
+part of the id and paged as RAGFlow pages its lists (``GET /people`` is its old path, kept one
+release out of the OpenAPI schema)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 from pydantic import Field
 
 from recallery import validation as v
 from recallery import wire
 from recallery.api.deps import Actor, EngineDep
 from recallery.requests.subjects import SubjectKind
+from recallery.web.edge import params
 from recallery.web.edge import schemas as S
 from recallery.web.edge.bodies import Lenient
 from recallery.wire.entries import entry_dict
+from recallery.wire.subjects import ROWS, subjects_page_dict
 
 router = APIRouter(tags=["subjects"])
 
@@ -25,6 +30,21 @@ UserId = Annotated[
         description="The end user's id, exactly as stored on entries (URL-encoded).",
         min_length=1,
         max_length=v.MAX_ID_TEXT,
+    ),
+]
+
+Kind = Annotated[
+    str | None,
+    Query(
+        description="Whom to list: end users (the default), agents or sessions.",
+        json_schema_extra={"enum": [k.value for k in SubjectKind]},
+    ),
+]
+Keywords = Annotated[
+    str | None,
+    Query(
+        description="Only ids that contain this text (any case; `%` and `_` are literal).",
+        json_schema_extra={"type": "string"},
     ),
 ]
 
@@ -119,3 +139,49 @@ def subject_profile(
             "per_day": list(found.per_day),
         }
     )
+
+
+def _listing(
+    engine: Any, actor: Any, kind: str | None, keywords: str | None, page: Any, size: Any, rows: str
+) -> Any:
+    found = engine.list_subjects(
+        actor,
+        "user" if kind is None else kind,
+        keywords=keywords,
+        page=params.page(page),
+        page_size=params.size(size, params.FALLBACK_SIZE),
+    )
+    return wire.envelope(subjects_page_dict(found, rows))
+
+
+@router.get(
+    "/subjects",
+    summary="The end users, agents or sessions of the memories the key may read, with "
+    "their counts of facts and turns and their last activity, newest first",
+)
+def list_subjects(
+    engine: EngineDep,
+    actor: Actor,
+    kind: Kind = None,
+    keywords: Keywords = None,
+    page: params.Page = None,
+    page_size: params.Size = None,
+) -> Any:
+    return _listing(engine, actor, kind, keywords, page, page_size, ROWS)
+
+
+@router.get(
+    "/people",
+    summary="Deprecated: GET /subjects, its rows under people",
+    deprecated=True,
+    include_in_schema=False,
+)
+def people(
+    engine: EngineDep,
+    actor: Actor,
+    kind: Kind = None,
+    keywords: Keywords = None,
+    page: params.Page = None,
+    page_size: params.Size = None,
+) -> Any:
+    return _listing(engine, actor, kind, keywords, page, page_size, "people")

@@ -70,9 +70,13 @@ from recallery.client.messages import (  # noqa: F401
     search,
     set_status,
 )
-from recallery.client.requestlog import entry_reads, requests  # noqa: F401
-from recallery.client.roster import people  # noqa: F401
+from recallery.client.requestlog import entry_reads, request_log, requests  # noqa: F401
 from recallery.client.shells import DEFAULT_URL, OPERATIONS, AsyncClient, Client  # noqa: F401
-from recallery.client.subjects import erase_subject, forget_subject  # noqa: F401
+from recallery.client.subjects import (  # noqa: F401
+    erase_subject,
+    forget_subject,
+    list_subjects,
+    people,
+)
 
 __all__ = ["AsyncClient", "Call", "Client"]

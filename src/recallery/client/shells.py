@@ -24,7 +24,6 @@ from recallery.client import (
     memories,
     messages,
     requestlog,
-    roster,
     subjects,
 )
 from recallery.client.call import Call, query
@@ -188,7 +187,9 @@ class Client(_Base):
     timeline = _sync(curation.timeline)
     forget_subject = _sync(subjects.forget_subject)
     erase_subject = _sync(subjects.erase_subject)
-    people = _sync(roster.people)
+    list_subjects = _sync(subjects.list_subjects)
+    people = _sync(subjects.people)
+    request_log = _sync(requestlog.request_log)
     requests = _sync(requestlog.requests)
     entry_reads = _sync(requestlog.entry_reads)
 
@@ -282,12 +283,16 @@ class AsyncClient(_Base):
     timeline = _async(curation.timeline)
     forget_subject = _async(subjects.forget_subject)
     erase_subject = _async(subjects.erase_subject)
-    people = _async(roster.people)
+    list_subjects = _async(subjects.list_subjects)
+    people = _async(subjects.people)
+    request_log = _async(requestlog.request_log)
     requests = _async(requestlog.requests)
     entry_reads = _async(requestlog.entry_reads)
 
 
-#: Every operation both clients offer (a test checks that the shells list exactly these).
+#: Every operation both clients offer (a test checks that the shells list exactly these);
+#: ``people`` and ``requests`` are old names of ``list_subjects`` and ``request_log``, kept one
+#: release (they warn).
 OPERATIONS = (
     "create_memory",
     "list_memories",
@@ -332,7 +337,9 @@ OPERATIONS = (
     "timeline",
     "forget_subject",
     "erase_subject",
+    "list_subjects",
     "people",
+    "request_log",
     "requests",
     "entry_reads",
     "add_entries",

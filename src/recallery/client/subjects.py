@@ -1,12 +1,16 @@
-"""The SDK's data-subject requests: forget or erase everything about one end user across the
-memories the key may change (a dry run by default; shapes from
-:mod:`recallery.wire.subjects`)."""
+"""The SDK's data subjects: forget or erase everything about one end user across the memories
+the key may change (a dry run by default), and the listing of the end users, agents or
+sessions of the memories the key may read, with their counts and last activity (shapes from
+:mod:`recallery.wire.subjects`). ``people`` is the listing's old name, kept one release."""
 
 from __future__ import annotations
 
+import warnings
+
 from recallery.client.call import Call, segment
-from recallery.requests.subjects import SubjectReceipt
-from recallery.wire.subjects import subject_receipt_from_dict
+from recallery.models import Page
+from recallery.requests.subjects import Person, SubjectReceipt
+from recallery.wire.subjects import subject_receipt_from_dict, subjects_page_from_dict
 
 
 def _request(
@@ -48,3 +52,20 @@ def erase_subject(
     key may read and erase; a dry run (the default) lists them. Applying cannot be undone.
     ``token`` and ``everywhere`` as for :func:`forget_subject`."""
     return _request("erase", user_id, dry_run, reason, token, everywhere)
+
+
+def list_subjects(
+    kind: str = "user", *, keywords: str | None = None, page: int = 1, page_size: int = 30
+) -> Call[Page[Person]]:
+    """The users (``kind="user"``), agents or sessions of the memories the key may read,
+    newest activity first; only ids containing ``keywords`` (any case) when given."""
+    params = {"kind": kind, "keywords": keywords, "page": page, "page_size": page_size}
+    return Call("GET", "/subjects", subjects_page_from_dict, params=params)
+
+
+def people(
+    kind: str = "user", *, keywords: str | None = None, page: int = 1, page_size: int = 30
+) -> Call[Page[Person]]:
+    """Deprecated: :func:`list_subjects`' old name, kept one release; it warns."""
+    warnings.warn("people is deprecated: use list_subjects", DeprecationWarning, stacklevel=3)
+    return list_subjects(kind, keywords=keywords, page=page, page_size=page_size)

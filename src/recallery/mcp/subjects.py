@@ -1,5 +1,7 @@
 """The MCP tools of the data-subject request path: forget or erase everything about one end
-user across the memories the key may change, a dry run unless ``apply`` is true."""
+user across the memories the key may change, a dry run unless ``apply`` is true. They are named
+as the engine and the SDK name them (``forget_subject``, ``erase_subject``); the old names
+``forget_user`` and ``erase_user`` stay one release, each described as deprecated."""
 
 from __future__ import annotations
 
@@ -84,7 +86,7 @@ class SubjectResult(BaseModel):
         )
 
 
-async def forget_user(
+async def forget_subject(
     user_id: User, apply: Apply = False, reason: Why = "", token: Token = None
 ) -> SubjectResult:
     return await call(
@@ -94,7 +96,7 @@ async def forget_user(
     )
 
 
-async def erase_user(
+async def erase_subject(
     user_id: User, apply: Apply = False, reason: Why = "", token: Token = None
 ) -> SubjectResult:
     return await call(
@@ -104,4 +106,28 @@ async def erase_user(
     )
 
 
-__all__ = ["SubjectResult", "erase_user", "forget_user"]
+async def forget_user(
+    user_id: User, apply: Apply = False, reason: Why = "", token: Token = None
+) -> SubjectResult:
+    """Deprecated: :func:`forget_subject`'s old tool name, kept one release."""
+    return await forget_subject(user_id, apply, reason, token)
+
+
+async def erase_user(
+    user_id: User, apply: Apply = False, reason: Why = "", token: Token = None
+) -> SubjectResult:
+    """Deprecated: :func:`erase_subject`'s old tool name, kept one release."""
+    return await erase_subject(user_id, apply, reason, token)
+
+
+#: The old tool names, kept one release: each is the tool named beside it.
+RENAMED = {"forget_user": "forget_subject", "erase_user": "erase_subject"}
+
+__all__ = [
+    "RENAMED",
+    "SubjectResult",
+    "erase_subject",
+    "erase_user",
+    "forget_subject",
+    "forget_user",
+]

@@ -40,7 +40,7 @@ from .shapes import (
     TaskStatus,
     recall_result,
 )
-from .subjects import erase_user, forget_user
+from .subjects import RENAMED, erase_subject, erase_user, forget_subject, forget_user
 
 Memory = Annotated[
     str | None,
@@ -279,6 +279,14 @@ def _hints(read_only: bool, destructive: bool = False, idempotent: bool = False)
 
 
 READ, WRITE = frozenset({Capability.READ}), frozenset({Capability.WRITE})
+_FORGET_SUBJECT = (
+    "Forget everything about one end user (their turns and the facts from them) in every "
+    "memory this key may write; a dry run that only counts unless apply is true."
+)
+_ERASE_SUBJECT = (
+    "Erase everything about one end user, for good, in every memory this key may erase; "
+    "a dry run that only counts unless apply is true. Applying cannot be undone."
+)
 TOOLS = (
     Tool(list_memories, "List the memories this key may use.", _hints(True), frozenset()),
     Tool(
@@ -338,16 +346,28 @@ TOOLS = (
         frozenset({Capability.MANAGE}),
     ),
     Tool(
+        forget_subject,
+        _FORGET_SUBJECT,
+        _hints(False, idempotent=True),
+        WRITE,
+    ),
+    Tool(
+        erase_subject,
+        _ERASE_SUBJECT,
+        _hints(False, destructive=True),
+        frozenset({Capability.MANAGE}),
+    ),
+    Tool(
         forget_user,
-        "Forget everything about one end user (their turns and the facts from them) in every "
-        "memory this key may write; a dry run that only counts unless apply is true.",
+        f"Deprecated: use {RENAMED['forget_user']} (this old name goes in the next release). "
+        + _FORGET_SUBJECT,
         _hints(False, idempotent=True),
         WRITE,
     ),
     Tool(
         erase_user,
-        "Erase everything about one end user, for good, in every memory this key may erase; "
-        "a dry run that only counts unless apply is true. Applying cannot be undone.",
+        f"Deprecated: use {RENAMED['erase_user']} (this old name goes in the next release). "
+        + _ERASE_SUBJECT,
         _hints(False, destructive=True),
         frozenset({Capability.MANAGE}),
     ),
@@ -360,4 +380,4 @@ TOOLS = (
 )
 NAMES = frozenset(t.fn.__name__ for t in TOOLS)
 
-__all__ = ["NAMES", "TOOLS", "EntrySpec", "Tool"]
+__all__ = ["NAMES", "RENAMED", "TOOLS", "EntrySpec", "Tool"]

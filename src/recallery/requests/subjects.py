@@ -1,12 +1,12 @@
 """The types of data subjects, the people entries are about: what forgetting or erasing
 everything about one end user (the ``user_id`` stored on entries) changes in each memory the
 caller may change, and the memories it may not, as one receipt; what the store holds about a
-user, agent or session (a person's page); and the People listing's rows. The operations are
-:mod:`recallery.services.subjects`' and :mod:`recallery.services.people`'; the JSON shapes
-:mod:`recallery.wire.subjects` and :mod:`recallery.wire.people`.
+user, agent or session (a person's page); and the rows of their listing. The operations are
+:mod:`recallery.services.subjects`'; the JSON shapes :mod:`recallery.wire.subjects`'.
 
-One feature, one name: a *subject* is who entries are about (:class:`SubjectKind`); the
-People page and listing (:class:`Person`) show them, under that title, in the web and REST.
+One feature, one name: a *subject* is who entries are about (:class:`SubjectKind`), in every
+layer (``GET /subjects``, ``list_subjects``, ``forget_subject``...); the web shows the
+listing's rows (:class:`Person`) on its People page, its human title.
 """
 
 from __future__ import annotations

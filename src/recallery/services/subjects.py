@@ -1,5 +1,6 @@
-"""Data-subject requests and people: forget or erase everything about one end user across the
-memories the caller may change, and what the store holds about a user, agent or session.
+"""Data subjects, the people entries are about: forget or erase everything about one end user
+across the memories the caller may change; what the store holds about a user, agent or
+session; and the listing of them (the web's People page), each with its counts.
 
 A request is planned by one function (:func:`_plan`) that a dry run calls in a read
 transaction and applying calls again inside its write transaction, under every memory's row
@@ -7,6 +8,10 @@ lock, so the dry run's numbers are what applying changes when nothing was writte
 them, and applying changes exactly what its receipt lists. Applying is one transaction over
 every memory: all or nothing, one audit event per changed entry, as the single-entry
 operations write them (:mod:`recallery.services.lifecycle`).
+
+What the caller may read decides who is listed: an id stored only in memories its key cannot
+read (another owner's, a private one of a team mate, one outside a scoped key) is not shown,
+and a key without the ``read`` capability sees nobody.
 """
 
 from __future__ import annotations
@@ -19,12 +24,13 @@ from typing import NamedTuple
 from recallery import validation as v
 from recallery.access import Action, authorised, decide, lacking, require_admin
 from recallery.clock import Clock
-from recallery.errors import Conflict, Forbidden
-from recallery.models import EntryType, Memory, Principal, Scope
+from recallery.errors import Conflict, Forbidden, InvalidInput
+from recallery.models import EntryType, Memory, Page, Principal, Scope
 from recallery.requests import Bucket, BulkAction, bucket_starts
 from recallery.requests.subjects import (
     Changed,
     MemoryShare,
+    Person,
     Refused,
     SubjectAction,
     SubjectKind,
@@ -46,10 +52,13 @@ NEEDS = {SubjectAction.FORGET: Action.WRITE, SubjectAction.ERASE: Action.ERASE}
 FACTS_SHOWN = 50
 #: Days a person's timeline covers.
 DAYS = 30
+#: Most rows a page of the listing may ask for.
+MAX_PAGE_SIZE = v.MAX_TOP_N
 
 
 class SubjectService:
-    """Forget or erase everything about a user; the pages of users, agents and sessions."""
+    """Forget or erase everything about a user; the listing and pages of users, agents and
+    sessions."""
 
     def __init__(self, store: Store, clock: Clock) -> None:
         self.store = store
@@ -191,6 +200,36 @@ class SubjectService:
                 r.recorded_counts(scope, _with(about, current_only=False), starts, ends)
             )
         return SubjectProfile(who, name, tuple(memories), tuple(facts), starts, per_day)
+
+    def list_subjects(
+        self,
+        actor: Principal,
+        kind: object = "user",
+        *,
+        keywords: object = None,
+        page: object = 1,
+        page_size: object = 30,
+    ) -> Page[Person]:
+        """The users (``kind="user"``), agents or sessions of the memories ``actor`` may read,
+        newest activity first: page ``page`` of ``page_size``, only ids containing
+        ``keywords`` (any case) when given."""
+        who = subject_kind(kind)
+        text = "" if keywords is None else v.text(keywords, "keywords", limit=v.MAX_ID_TEXT)
+        number = v.page(page)
+        size = _page_size(page_size)
+        with self.store.read() as r:
+            memories = visible_memories(r, actor, "kind")
+            scope = Scope(frozenset(m.id for m in memories if decide(actor, Action.READ, m)))
+            found, total = r.subjects(
+                scope, who, text.strip(), limit=size, offset=(number - 1) * size
+            )
+        return Page(tuple(found), total)
+
+
+def _page_size(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PAGE_SIZE:
+        raise InvalidInput("page_size", f"page_size must be between 1 and {MAX_PAGE_SIZE}")
+    return value
 
 
 def _about(kind: SubjectKind, value: str) -> EntryFilter:

@@ -33,7 +33,6 @@ from recallery.store.filters import EntryFilter, where_clause
 from recallery.store.job_reads import JobReads
 from recallery.store.neighbours import reach, visible_neighbours
 from recallery.store.owners import crossed_links
-from recallery.store.people import PeopleReads
 from recallery.store.queries import AuditQuery, MemoryQuery, Passing, remembering
 from recallery.store.requestlog import RequestLogReads
 from recallery.store.rows import (
@@ -47,6 +46,7 @@ from recallery.store.rows import (
     tombstone_from_row,
 )
 from recallery.store.sql import Conn, Row, chunks, marks
+from recallery.store.subjects import SubjectReads
 from recallery.store.supersession import SupersessionReads
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 _ENTRY_SELECT = ", ".join(f"e.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
 
 
-class Reader(AccountReads, FactReads, JobReads, PeopleReads, RequestLogReads, SupersessionReads):
+class Reader(AccountReads, FactReads, JobReads, RequestLogReads, SubjectReads, SupersessionReads):
     """Read queries over one connection. Every entry query takes a :class:`Scope`."""
 
     def __init__(self, store: Backend, conn: Conn) -> None:

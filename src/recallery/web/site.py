@@ -13,10 +13,10 @@ from recallery.web import (
     views_facts,
     views_memories,
     views_messages,
-    views_people,
-    views_requests,
+    views_requestlog,
     views_search,
     views_site,
+    views_subjects,
 )
 from recallery.web.frame import Web
 from recallery.web.render import environment
@@ -30,8 +30,8 @@ ROUTERS = (
     views_entries.router,
     views_facts.router,
     views_search.router,
-    views_people.router,
-    views_requests.router,
+    views_subjects.router,
+    views_requestlog.router,
     views_site.router,
 )
 

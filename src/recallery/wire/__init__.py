@@ -11,8 +11,8 @@ RAGFlow does not have are added after its own. Everything here is pure: no FastA
 - :mod:`~recallery.wire.memories`, :mod:`~recallery.wire.entries`, :mod:`~recallery.wire.jobs`,
   :mod:`~recallery.wire.accounts`: one entity each (users, keys, the caller, audit events);
 - :mod:`~recallery.wire.requestlog`: the request log and an entry's access history;
-- :mod:`~recallery.wire.subjects`, :mod:`~recallery.wire.people`: a data-subject request's
-  receipt, the People listing;
+- :mod:`~recallery.wire.subjects`: a data-subject request's receipt, the listing of data
+  subjects (the People page; :mod:`~recallery.wire.people` is its deprecated old name);
 - :mod:`~recallery.wire.pages`: pages, lists and the results of writes around them.
 """
 

@@ -1,45 +1,37 @@
-"""The People listing on the wire, both ways: a page of users, agents or sessions
-(``people``, ``total_count``), each with its counts and its last activity (ISO 8601)."""
+"""Deprecated: the People listing's old JSON module, kept as an alias for one release (issue
+56). The listing's shapes are :mod:`recallery.wire.subjects`' (``GET /subjects`` answers its
+rows under ``subjects``); these read and write the old ``GET /people`` page, its rows under
+``people``. Importing this module warns (``DeprecationWarning``)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 from recallery.models import Page
-from recallery.requests.subjects import Person, SubjectKind
+from recallery.requests.subjects import Person
 from recallery.wire.envelope import Json
-from recallery.wire.times import iso, required_time
+from recallery.wire.subjects import (
+    person_dict,
+    person_from_dict,
+    subjects_page_dict,
+    subjects_page_from_dict,
+)
 
-
-def person_dict(p: Person) -> Json:
-    return {
-        "kind": p.kind.value,
-        "id": p.id,
-        "facts": p.facts,
-        "turns": p.turns,
-        "entries": p.entries,
-        "last_at": iso(p.last_at),
-    }
-
-
-def person_from_dict(d: Mapping[str, Any]) -> Person:
-    return Person(
-        kind=SubjectKind(d["kind"]),
-        id=str(d["id"]),
-        facts=int(d["facts"]),
-        turns=int(d["turns"]),
-        entries=int(d["entries"]),
-        last_at=required_time(d["last_at"]),
-    )
+warnings.warn(
+    "recallery.wire.people moved: the listing's shapes are in recallery.wire.subjects",
+    DeprecationWarning,
+    stacklevel=2,
+)
 
 
 def people_page_dict(page: Page[Person]) -> Json:
-    return {"people": [person_dict(p) for p in page.items], "total_count": page.total}
+    return subjects_page_dict(page, "people")
 
 
 def people_page_from_dict(d: Mapping[str, Any]) -> Page[Person]:
-    return Page(tuple(person_from_dict(p) for p in d["people"]), int(d["total_count"]))
+    return subjects_page_from_dict(d, "people")
 
 
 __all__ = ["people_page_dict", "people_page_from_dict", "person_dict", "person_from_dict"]

@@ -1,5 +1,7 @@
-"""A data-subject request's receipt outside the process, both ways as JSON (REST answers, the
-SDK) and as lines of text (the command line prints them). Times are ISO 8601."""
+"""Data subjects outside the process: a data-subject request's receipt, both ways as JSON (REST
+answers, the SDK) and as lines of text (the command line prints them), and a page of the
+listing of users, agents or sessions (``subjects``, ``total_count``), each with its counts and
+last activity. Times are ISO 8601."""
 
 from __future__ import annotations
 
@@ -7,14 +9,22 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from recallery.models import Page
 from recallery.requests.subjects import (
     Changed,
     MemoryShare,
+    Person,
     Refused,
     SubjectAction,
+    SubjectKind,
     SubjectReceipt,
 )
 from recallery.wire.envelope import Json
+from recallery.wire.times import iso, required_time
+
+#: The list's key in a page of the listing (``GET /subjects``; the old ``GET /people``
+#: answers the same page under ``people``).
+ROWS = "subjects"
 
 
 def subject_receipt_dict(r: SubjectReceipt) -> Json:
@@ -126,4 +136,45 @@ def receipt_lines(r: SubjectReceipt) -> list[str]:
     return lines
 
 
-__all__ = ["SCRUB_DUE", "receipt_lines", "subject_receipt_dict", "subject_receipt_from_dict"]
+def person_dict(p: Person) -> Json:
+    return {
+        "kind": p.kind.value,
+        "id": p.id,
+        "facts": p.facts,
+        "turns": p.turns,
+        "entries": p.entries,
+        "last_at": iso(p.last_at),
+    }
+
+
+def person_from_dict(d: Mapping[str, Any]) -> Person:
+    return Person(
+        kind=SubjectKind(d["kind"]),
+        id=str(d["id"]),
+        facts=int(d["facts"]),
+        turns=int(d["turns"]),
+        entries=int(d["entries"]),
+        last_at=required_time(d["last_at"]),
+    )
+
+
+def subjects_page_dict(page: Page[Person], rows: str = ROWS) -> Json:
+    """A page of the listing, its rows under ``rows``."""
+    return {rows: [person_dict(p) for p in page.items], "total_count": page.total}
+
+
+def subjects_page_from_dict(d: Mapping[str, Any], rows: str = ROWS) -> Page[Person]:
+    return Page(tuple(person_from_dict(p) for p in d[rows]), int(d["total_count"]))
+
+
+__all__ = [
+    "ROWS",
+    "SCRUB_DUE",
+    "person_dict",
+    "person_from_dict",
+    "receipt_lines",
+    "subject_receipt_dict",
+    "subject_receipt_from_dict",
+    "subjects_page_dict",
+    "subjects_page_from_dict",
+]

@@ -10,12 +10,14 @@ yields a fresh, migrated, empty store::
             yield s
             s.close()
 
-One module per area (schema, memories, entries and filters, people, search, languages,
+One module per area (schema, memories, entries and filters, data subjects, search, languages,
 lifecycle, jobs, accounts), each a class of tests a backend may also run alone. Every filter
 test seeds entries the filter must exclude and checks they are absent.
 """
 
 from __future__ import annotations
+
+import warnings
 
 from recallery.testing.conformance.accounts import AccountConformance
 from recallery.testing.conformance.entries import EntryConformance
@@ -23,9 +25,9 @@ from recallery.testing.conformance.jobs import JobConformance
 from recallery.testing.conformance.languages import LanguageConformance
 from recallery.testing.conformance.lifecycle import LifecycleConformance
 from recallery.testing.conformance.memories import MemoryConformance
-from recallery.testing.conformance.people import PeopleConformance
 from recallery.testing.conformance.schema import SchemaConformance
 from recallery.testing.conformance.search import SearchConformance
+from recallery.testing.conformance.subjects import SubjectConformance
 from recallery.testing.conformance.support import DIM, T0, make_memory, new_entry, unit
 
 
@@ -33,7 +35,7 @@ class StoreConformance(
     SchemaConformance,
     MemoryConformance,
     EntryConformance,
-    PeopleConformance,
+    SubjectConformance,
     SearchConformance,
     LanguageConformance,
     LifecycleConformance,
@@ -53,11 +55,22 @@ __all__ = [
     "LanguageConformance",
     "LifecycleConformance",
     "MemoryConformance",
-    "PeopleConformance",
     "SchemaConformance",
     "SearchConformance",
     "StoreConformance",
+    "SubjectConformance",
     "make_memory",
     "new_entry",
     "unit",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``PeopleConformance``: the old name of :class:`SubjectConformance`, kept one release
+    (issue 56); it warns."""
+    if name == "PeopleConformance":
+        warnings.warn(
+            "PeopleConformance is now SubjectConformance", DeprecationWarning, stacklevel=2
+        )
+        return SubjectConformance
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

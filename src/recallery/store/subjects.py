@@ -1,5 +1,6 @@
-"""Reads of the People listing: the end users, agents or sessions of a scope, each with its
-counts and last activity, a page at a time in one grouped statement. Mixed into the store's
+"""Reads of the data-subject listing (the web's People page): the end users, agents or
+sessions of a scope, each with its counts and last activity, a page at a time in one grouped
+statement. Mixed into the store's
 :class:`~.reader.Reader` beside the entry reads, as accounts and jobs are.
 
 The statement groups every entry of the scope by one id column and pages the groups, newest
@@ -38,13 +39,13 @@ def _like(text: str) -> str:
     return f"%{escaped}%"
 
 
-class PeopleReads:
+class SubjectReads:
     """Mixed into :class:`~.reader.Reader`, over its connection."""
 
     conn: Conn
     store: Backend
 
-    def people(
+    def subjects(
         self, scope: Scope, kind: SubjectKind, contains: str = "", *, limit: int, offset: int = 0
     ) -> tuple[list[Person], int]:
         """The ids of ``kind`` stored on entries of ``scope`` (an empty id is nobody's), those

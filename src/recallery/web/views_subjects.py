@@ -1,6 +1,7 @@
-"""People: the end users, agents and sessions of the memories the viewer may read, listed with
-their counts of facts and turns and their last activity, searched by a part of the id and
-paged; what those memories hold about one of them (counts per memory, their newest facts,
+"""Data subjects, under the page's human title People: the end users, agents and sessions of
+the memories the viewer may read, listed with their counts of facts and turns and their last
+activity, searched by a part of the id (``keywords``, as REST names it; the old ``q`` is still
+read) and paged; what those memories hold about one of them (counts per memory, their newest facts,
 entries per day); and, for a user, the data-subject request: forget or erase everything about
 them, the dry run's receipt shown first.
 
@@ -28,27 +29,31 @@ Id = Annotated[str, Query(alias="id")]
 
 
 @router.get("/people")
-def people(
+def list_subjects(
     request: Request,
     parts: WebDep,
     who: Who,
     kind: str = "user",
+    keywords: str = "",
     q: str = "",
     number: Annotated[int, Query(alias="page", ge=1, le=10**6)] = 1,
     size: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> Response:
     """The users (or agents, or sessions) of the memories the viewer may read, newest
-    activity first, those whose id contains ``q``."""
+    activity first, those whose id contains ``keywords`` (``q``: its old name)."""
     size = size if size in SIZES else 50
-    found = parts.engine.people(who.principal, kind, keywords=q, page=number, page_size=size)
-    kept = {"kind": kind, "q": q.strip(), "size": "" if size == 50 else str(size)}
+    keywords = keywords or q
+    found = parts.engine.list_subjects(
+        who.principal, kind, keywords=keywords, page=number, page_size=size
+    )
+    kept = {"kind": kind, "keywords": keywords.strip(), "size": "" if size == 50 else str(size)}
     return page(
         request,
         who,
         "people.html",
         kind=kind,
         kinds=list(SubjectKind),
-        q=q,
+        keywords=keywords,
         found=found,
         number=number,
         pages=max(1, -(-found.total // size)),

@@ -1,6 +1,7 @@
-"""The request log page (``/requests``): who called what, filtered by key, route, status and
-slowness; an administrator sees every caller, anyone else their own calls. Keys, users and
-memories are named (each linking to its page) where the viewer may see their names."""
+"""The request log's page (its address stays ``/requests``): who called what, filtered by key,
+route, status and slowness (the filters' REST names); an administrator sees every caller,
+anyone else their own calls. Keys, users and memories are named (each linking to its page)
+where the viewer may see their names."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ Text = Annotated[str | None, Query(max_length=200)]
 
 
 @router.get("/requests")
-def requests(
+def request_log(
     request: Request,
     parts: WebDep,
     who: Who,
@@ -40,7 +41,7 @@ def requests(
     errors: dict[str, str] = {}
     try:
         q = parse_query(form, limit=PAGE, offset=(number - 1) * PAGE)
-        found, total = parts.engine.requests(who.principal, q)
+        found, total = parts.engine.request_log(who.principal, q)
     except InvalidInput as exc:
         errors[exc.field or "status"] = str(exc)
         found, total = [], 0

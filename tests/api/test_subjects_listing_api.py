@@ -1,7 +1,8 @@
-"""The People listing over REST and the SDK: the end users, agents and sessions of the
-memories the key may read, with counts and last activity, searched and paged in the RAGFlow
-envelope. A user held only in another owner's memory, and one outside a scoped key, must be
-absent; ids with ``/``, ``?``, ``#``, ``..``, spaces or Chinese come back exactly, and the
+"""The data-subject listing (the web's People page) over REST (``GET /subjects``) and the SDK
+(``list_subjects``): the end users, agents and sessions of the memories the key may read, with
+counts and last activity, searched and paged in the RAGFlow envelope. A user held only in
+another owner's memory, one outside a scoped key, and anyone for a key that may not read must
+be absent; ids with ``/``, ``?``, ``#``, ``..``, spaces or Chinese come back exactly, and the
 SDK's data-subject calls reach them."""
 
 from __future__ import annotations
@@ -69,9 +70,9 @@ def test_list_users_agents_and_sessions_over_rest(
     bob: Account,
 ) -> None:
     _seed(as_alice, http(bob.key), engine, clock)
-    found = ok(as_alice.get(f"{API}/people"))
+    found = ok(as_alice.get(f"{API}/subjects"))
     assert found["total_count"] == 3
-    tom, wang, ana = found["people"]  # tom wrote last (in "other"), then 王小明
+    tom, wang, ana = found["subjects"]  # tom wrote last (in "other"), then 王小明
     assert tom == {
         "kind": "user",
         "id": "tom",
@@ -83,16 +84,18 @@ def test_list_users_agents_and_sessions_over_rest(
     assert (wang["id"], wang["turns"], wang["facts"]) == ("王小明", 1, 0)
     assert (ana["id"], ana["facts"]) == ("ana", 1)
     assert datetime.fromisoformat(tom["last_at"]) > datetime.fromisoformat(wang["last_at"])
-    agents = ok(as_alice.get(f"{API}/people", params={"kind": "agent"}))["people"]
+    agents = ok(as_alice.get(f"{API}/subjects", params={"kind": "agent"}))["subjects"]
     assert sorted(a["id"] for a in agents) == ["agent-1", "concierge"]  # not Bob's "spy"
-    sessions = ok(as_alice.get(f"{API}/people", params={"kind": "session"}))["people"]
+    sessions = ok(as_alice.get(f"{API}/subjects", params={"kind": "session"}))["subjects"]
     assert sorted(s["id"] for s in sessions) == ["s/2", "session-1"]
-    searched = ok(as_alice.get(f"{API}/people", params={"keywords": "小明"}))
-    assert [p["id"] for p in searched["people"]] == ["王小明"] and searched["total_count"] == 1
-    assert ok(as_alice.get(f"{API}/people", params={"keywords": "secret"}))["total_count"] == 0
-    paged = ok(as_alice.get(f"{API}/people", params={"page": "2", "page_size": "2"}))
-    assert [p["id"] for p in paged["people"]] == ["ana"] and paged["total_count"] == 3
-    assert [p["id"] for p in ok(http(bob.key).get(f"{API}/people"))["people"]] == ["secret-user"]
+    searched = ok(as_alice.get(f"{API}/subjects", params={"keywords": "小明"}))
+    assert [p["id"] for p in searched["subjects"]] == ["王小明"] and searched["total_count"] == 1
+    assert ok(as_alice.get(f"{API}/subjects", params={"keywords": "secret"}))["total_count"] == 0
+    paged = ok(as_alice.get(f"{API}/subjects", params={"page": "2", "page_size": "2"}))
+    assert [p["id"] for p in paged["subjects"]] == ["ana"] and paged["total_count"] == 3
+    assert [p["id"] for p in ok(http(bob.key).get(f"{API}/subjects"))["subjects"]] == [
+        "secret-user"
+    ]
 
 
 def test_a_scoped_key_lists_only_the_people_of_its_memories(
@@ -105,15 +108,30 @@ def test_a_scoped_key_lists_only_the_people_of_its_memories(
 ) -> None:
     _, other = _seed(as_alice, http(bob.key), engine, clock)
     _, key = engine.create_api_key(alice.principal, alice.id, scope=[other])
-    (tom,) = ok(http(key).get(f"{API}/people"))["people"]
+    (tom,) = ok(http(key).get(f"{API}/subjects"))["subjects"]
     assert (tom["id"], tom["turns"], tom["facts"]) == ("tom", 1, 0)  # "notes" is out of scope
 
 
+def test_a_key_that_may_not_read_lists_nobody(
+    as_alice: TestClient,
+    http: Callable[[str | None], TestClient],
+    engine: Engine,
+    clock: FrozenClock,
+    alice: Account,
+    bob: Account,
+) -> None:
+    _seed(as_alice, http(bob.key), engine, clock)
+    _, blind = engine.create_api_key(alice.principal, alice.id, capabilities=["write"])
+    for kind in ("user", "agent", "session"):
+        found = ok(http(blind).get(f"{API}/subjects", params={"kind": kind}))
+        assert found == {"subjects": [], "total_count": 0}, kind
+
+
 def test_bad_input_names_the_field(as_alice: TestClient) -> None:
-    assert "kind" in error(as_alice.get(f"{API}/people", params={"kind": "planet"}), 400, 101)
-    refused = error(as_alice.get(f"{API}/people", params={"page_size": "101"}), 400, 101)
+    assert "kind" in error(as_alice.get(f"{API}/subjects", params={"kind": "planet"}), 400, 101)
+    refused = error(as_alice.get(f"{API}/subjects", params={"page_size": "101"}), 400, 101)
     assert "page_size" in refused
-    tooling = error(as_alice.get(f"{API}/people", params={"keywords": "x" * 300}), 400, 101)
+    tooling = error(as_alice.get(f"{API}/subjects", params={"keywords": "x" * 300}), 400, 101)
     assert "keywords" in tooling
 
 
@@ -130,13 +148,13 @@ def test_the_sdk_lists_people_and_reaches_odd_ids(
     for user in ODD:
         add_turn(as_alice, [notes], f"a turn of {user}", user_id=user)
     ms = sdk(alice.key)
-    listed = ms.people(page_size=100)
+    listed = ms.list_subjects(page_size=100)
     assert {p.id for p in listed.items} >= {*ODD, "tom", "ana", "王小明"}
     assert "secret-user" not in {p.id for p in listed.items}
     assert all(p.kind is SubjectKind.USER for p in listed.items)
-    assert [p.id for p in ms.people("agent", keywords="CONCIERGE").items] == ["concierge"]
+    assert [p.id for p in ms.list_subjects("agent", keywords="CONCIERGE").items] == ["concierge"]
     for user in ODD:
-        assert user in {p.id for p in ms.people(keywords=user).items}
+        assert user in {p.id for p in ms.list_subjects(keywords=user).items}
         receipt = ms.forget_subject(user)
         assert (receipt.user_id, receipt.count, receipt.dry_run) == (user, 1, True), user
 
@@ -151,7 +169,7 @@ def test_people_are_found_by_any_case_in_any_script(
         engine.add_turn(
             alice.principal, [memory.id], user_input="hi", agent_response="ok", user_id=user
         )
-    found = ok(as_alice.get(f"{API}/people", params={"keywords": "борис"}))["people"]
+    found = ok(as_alice.get(f"{API}/subjects", params={"keywords": "борис"}))["subjects"]
     assert [p["id"] for p in found] == ["Борис"]
-    found = ok(as_alice.get(f"{API}/people", params={"keywords": "ärg"}))["people"]
+    found = ok(as_alice.get(f"{API}/subjects", params={"keywords": "ärg"}))["subjects"]
     assert [p["id"] for p in found] == ["Ärger"]
