@@ -42,9 +42,18 @@ class Owned(Protocol):
     def user_id(self) -> str: ...
 
 
-def person(entry: Owned) -> tuple[str, str]:
+Person = tuple[str, str]
+"""A person of a memory: its memory id and its end user ("" for nobody)."""
+
+
+def person(entry: Owned) -> Person:
     """The group an entry belongs to: its memory and its end user ("" for nobody)."""
-    return entry.memory_id, entry.user_id or ""
+    return person_of(entry.memory_id, entry.user_id)
+
+
+def person_of(memory_id: str, user_id: str | None) -> Person:
+    """:func:`person` from the two columns (a search's gathered rows hold no entries)."""
+    return memory_id, user_id or ""
 
 
 def same_person(a: Owned, b: Owned) -> bool:

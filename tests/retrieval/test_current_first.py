@@ -133,6 +133,22 @@ def test_the_band_puts_close_candidates_latest_first_and_keeps_their_scores() ->
     assert [s.message_id for s in earliest] == [1, 2, 3]
 
 
+def test_the_band_orders_each_persons_turns_among_their_own_places() -> None:
+    """Ann's violin (1, first written), Tom's later loud music (2, the latest), Ann's later
+    guitar (3): time moves Ann's turns within Ann's places; Tom's keeps its own."""
+    ranked = scored(1.0, 0.9, 0.8)
+    when = times(0, 9, 5)
+    people = {1: ("m", "ann"), 2: ("m", "tom"), 3: ("m", "ann")}
+    anyone = with_time_band(ranked, when, band=0.7, lean=1.0, window=10)
+    assert [s.message_id for s in anyone] == [2, 3, 1]
+    theirs = with_time_band(ranked, when, band=0.7, lean=1.0, window=10, people=people)
+    assert [s.message_id for s in theirs] == [3, 2, 1]
+    # the same user id in two memories is two people
+    apart = {1: ("m", "ann"), 2: ("m2", "ann"), 3: ("m", "ann")}
+    assert [s.message_id for s in with_time_band(ranked, when, band=0.7, lean=1.0, window=10,
+                                                 people=apart)] == [3, 2, 1]  # fmt: skip
+
+
 def test_the_band_holds_what_the_vectors_call_the_same_thing() -> None:
     # 3, the latest, matched a word every turn holds: close by score, far by meaning
     ranked = [Scored(1, 1.0, 1.0, 0.6), Scored(2, 0.5, 0.2, 0.4), Scored(3, 0.4, 1.0, 0.1)]

@@ -217,6 +217,32 @@ def test_the_two_steps_gather_what_the_reads_apart_gather(
     linked = {now.linked[o].content: now.linked[n].content for o, n in now.superseding.items()}
     assert linked == {FACTS["marta"][2]: FACTS["marta"][3]}
     assert now.times and now.neighbours and now.lengths
+    # whose each timed turn is (the time band orders one person's turns only)
+    assert now.people.keys() == now.times.keys()
+    assert set(now.people.values()) == {(pg.id, "marta")}
+
+
+def test_both_stores_gather_whose_each_timed_candidate_is(
+    both: tuple[_Memory, _Memory], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unfiltered, the candidates are three customers' (one writing Russian, one Chinese);
+    each store and each way of reading names the same person for every timed turn."""
+    embedder = DeterministicEmbedder()
+    wants = Wants(50, windows=30, span=2, leaders=None, lengths=False, times=True, hops=2)
+    users = {}
+    for side in both:
+        f = EntryFilter.retrieval(valid_on=FrozenClock().now())
+        for steps in (True, False):
+            monkeypatch.setattr(PostgresStore, "gathers_in_steps", steps)
+            for query in ("where do they live?", "Казани", "我住在成都"):
+                vector = embedder.embed([query])[0].astype(np.float32)
+                with side.engine.store.read() as r:
+                    found = gather(r, Scope.of(side.id), query, vector, f, wants)
+                    entries = r.get_entries(Scope.of(side.id), found.people)
+                assert found.people.keys() == found.times.keys()
+                assert found.people == {i: (side.id, e.user_id) for i, e in entries.items()}
+                users[query] = users.get(query, set()) | {u for _, u in found.people.values()}
+    assert users["where do they live?"] == {"marta", "pavel", "li"}
 
 
 def test_the_first_step_asks_the_index_as_the_vector_leg_does(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from recallery.models import Entry
+from recallery.ownership import Person
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,8 @@ class Gathered:
 
     ``cosine`` holds every candidate's cosine, conversation neighbours' included;
     ``neighbours`` the rings of the leaders and of their neighbours; ``lengths`` raw turns'
-    lengths in characters; ``times`` valid times; ``superseding`` the latest turn that
+    lengths in characters; ``times`` valid times and ``people`` whose each timed candidate is
+    (:func:`~recallery.ownership.person`); ``superseding`` the latest turn that
     supersedes a candidate (older id to newer, only newer ones the search may return) with
     both ends' entries in ``linked`` and the newer one's cosine in ``linked_cosine``."""
 
@@ -64,6 +66,7 @@ class Gathered:
     neighbours: dict[int, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
     lengths: dict[int, int] = field(default_factory=dict)
     times: dict[int, datetime] = field(default_factory=dict)
+    people: dict[int, Person] = field(default_factory=dict)
     superseding: dict[int, int] = field(default_factory=dict)
     linked: dict[int, Entry] = field(default_factory=dict)
     linked_cosine: dict[int, float] = field(default_factory=dict)

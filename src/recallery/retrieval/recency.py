@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from recallery.ownership import Person
 from recallery.retrieval.fusion import Scored
 from recallery.text.cues import read
 
@@ -81,6 +82,7 @@ def with_time_band(
     lean: float,
     window: int,
     mean: float = 0.0,
+    people: Mapping[int, Person] | None = None,
 ) -> list[Scored]:
     """``ranked`` (best first) with the candidates among its first ``window`` that score at
     least ``1 - band`` times the best of them, and whose cosine with the query lies at least
@@ -89,7 +91,14 @@ def with_time_band(
     in order of valid time (``times``: an id's valid time and id), the latest first for a positive
     ``lean``, the earliest first for a negative one; every other candidate stays where it
     was, and each keeps its own score. Only the order within the window changes: what is
-    found is not."""
+    found is not.
+
+    Time orders one person's statements only (``people``: whose each candidate is, design
+    invariant 7): the later of two people's turns says nothing about whether the earlier
+    one still holds, so each person's members take that person's places among them, in
+    time order, and never another's. In a memory shared by customers, "Which instrument do
+    I practise?" no longer puts a neighbour's later "Our neighbour plays loud music" above
+    "I play the violin"."""
     head = list(ranked[:window])
     if band <= 0 or not lean or not head:
         return list(ranked)
@@ -101,9 +110,13 @@ def with_time_band(
         for n, s in enumerate(head)
         if s.score >= floor and s.vector >= near and s.message_id in times
     ]
-    members = sorted((head[n] for n in places), key=lambda s: times[s.message_id], reverse=lean > 0)
-    for n, s in zip(places, members, strict=True):
-        head[n] = s
+    groups: dict[Person | None, list[int]] = {}
+    for n in places:
+        groups.setdefault(people.get(head[n].message_id) if people else None, []).append(n)
+    for ns in groups.values():
+        members = sorted((head[n] for n in ns), key=lambda s: times[s.message_id], reverse=lean > 0)
+        for n, s in zip(ns, members, strict=True):
+            head[n] = s
     return head + list(ranked[window:])
 
 

@@ -169,6 +169,7 @@ class Ranking:
                 lean=k.band_lean,
                 window=plan.BAND_WINDOW,
                 mean=_mean([c for _, c in g.pools.vector]),
+                people=g.people,
             )
             placed = [replace(s, score=at.score) for s, at in zip(moved, ranked, strict=True)]
             ranked = _noted(added, "time_band", ranked, placed)

@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from recallery.clock import from_epoch
 from recallery.models import Entry, EntryType, Scope
+from recallery.ownership import Person, person, person_of
 from recallery.requests.gathered import Gathered, Pools, Wants
 from recallery.store.filters import EntryFilter
 from recallery.store.neighbours import reach, visible_neighbours
@@ -67,8 +68,8 @@ def gather(
         cosine.update(reads.cosines(need))
         if lengths is not None:
             lengths.update(reads.lengths([i for i in neighbours if i not in lengths]))
-    times = reads.times(cosine) if wants.times else {}
-    found = Gathered(pools, cosine, neighbours, lengths or {}, times)
+    times, people = reads.times(cosine) if wants.times else ({}, {})
+    found = Gathered(pools, cosine, neighbours, lengths or {}, times, people)
     return _superseding(reads, found, wants.hops) if wants.hops else found
 
 
@@ -93,10 +94,11 @@ class _Reads:
     def lengths(self, ids: Sequence[int]) -> dict[int, int]:
         return self.r.lengths(self.scope, ids)
 
-    def times(self, ids: Iterable[int]) -> dict[int, datetime]:
-        """The valid times of ``ids`` (one query, no entries built)."""
-        rows = self.r._by_id(self.scope, ids, "e.message_id, e.valid_at")
-        return {int(i): t for i, at in rows if (t := from_epoch(at)) is not None}
+    def times(self, ids: Iterable[int]) -> tuple[dict[int, datetime], dict[int, Person]]:
+        """The valid times of ``ids`` and whose each is (one query, no entries built)."""
+        rows = self.r._by_id(self.scope, ids, "e.message_id, e.valid_at, e.memory_id, e.user_id")
+        timed = [(int(i), t, person_of(m, u)) for i, at, m, u in rows if (t := from_epoch(at))]
+        return {i: t for i, t, _ in timed}, {i: p for i, _, p in timed}
 
     def chains(self, ids: Collection[int], hops: int) -> dict[int, int]:
         """For each of ``ids`` that a later turn supersedes, the turn reached by following
@@ -155,10 +157,14 @@ class _Stepped(_Reads):
         found = {i: self.step.lengths[i] for i in known if i in self.step.lengths}
         return found | (super().lengths(other) if other else {})
 
-    def times(self, ids: Iterable[int]) -> dict[int, datetime]:
+    def times(self, ids: Iterable[int]) -> tuple[dict[int, datetime], dict[int, Person]]:
         known, other = self._split(ids)
         found = {i: self.step.times[i] for i in known if i in self.step.times}
-        return found | (super().times(other) if other else {})
+        people = {i: self.step.people[i] for i in found}
+        if not other:
+            return found, people
+        more, theirs = super().times(other)
+        return found | more, people | theirs
 
     def chains(self, ids: Collection[int], hops: int) -> dict[int, int]:
         wanted = list(dict.fromkeys(ids))
@@ -190,18 +196,20 @@ def _superseding(reads: _Reads, found: Gathered, hops: int) -> Gathered:
         return found
     linked = reads.entries({*newer, *newer.values()})
     cosines = reads.cosines(sorted(set(newer.values())))
-    times = dict(found.times)
+    times, people = dict(found.times), dict(found.people)
     if found.times:
         times |= {i: e.valid_at for i, e in linked.items() if i not in times}
+        people |= {i: person(e) for i, e in linked.items() if i not in people}
     return Gathered(
         found.pools,
         found.cosine,
         found.neighbours,
         found.lengths,
         times,
-        newer,
-        linked,
-        cosines,
+        people,
+        superseding=newer,
+        linked=linked,
+        linked_cosine=cosines,
     )
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from recallery.models import Entry
+from recallery.ownership import Person
 from recallery.store.neighbours import Near
 
 
@@ -40,8 +41,9 @@ class SecondStep:
 
     ``passes``: those of ``read`` the search's filter lets through; ``cosine``, ``lengths``
     and ``times``: as :meth:`~.reader.Reader.cosines`, :meth:`~.reader.Reader.lengths` and
-    the valid times give them for ``read``; ``links``: for each of ``read`` that a later turn
-    supersedes, the turn reached by following the latest link as many times as asked;
+    the valid times give them for ``read``, and ``people`` whose each timed turn is;
+    ``links``: for each of ``read`` that a later turn supersedes, the turn reached by
+    following the latest link as many times as asked;
     ``entries``: both ends of every link."""
 
     read: frozenset[int]
@@ -52,6 +54,7 @@ class SecondStep:
     cosine: dict[int, float]
     lengths: dict[int, int]
     times: dict[int, datetime]
+    people: dict[int, Person]
     links: dict[int, int]
     entries: dict[int, Entry]
 

@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from recallery.clock import from_epoch
 from recallery.models import Scope
+from recallery.ownership import person_of
 from recallery.store.filters import EntryFilter, where_clause
 from recallery.store.postgres.near import NEAR_CTES
 from recallery.store.postgres.search import EXACT_MAX_ROWS, ef_search, vector_sql
@@ -90,7 +91,7 @@ WITH RECURSIVE {NEAR_CTES}, asked AS (
 SELECT e.message_id, e.memory_id, ({{where}}) AS passes, e.embedding IS NOT NULL,
        {_DISTANCE}, CASE WHEN e.message_type = 'raw' THEN length(e.content) END,
        e.valid_at, fin.newer, c.message_id IS NOT NULL, sides.before, sides.after, t.asked,
-       {_ENTRY_X}
+       e.user_id, {_ENTRY_X}
 FROM turns t JOIN entries e ON e.message_id = t.message_id
 LEFT JOIN fin ON fin.older = e.message_id
 LEFT JOIN c ON c.message_id = e.message_id
@@ -207,8 +208,9 @@ def second_step(
         cosine={int(r[0]): _cosine(r[4]) for r in rows if r[3]},
         lengths={int(r[0]): int(r[5]) for r in rows if r[5] is not None},
         times={int(r[0]): t for r in rows if (t := from_epoch(r[6])) is not None},
+        people={int(r[0]): person_of(r[1], r[12]) for r in rows if r[6] is not None},
         links=links,
-        entries={int(r[0]): entry_from_row(r[12:]) for r in rows if r[12] is not None},
+        entries={int(r[0]): entry_from_row(r[13:]) for r in rows if r[13] is not None},
     )
 
 
