@@ -484,7 +484,7 @@ def test_confirm_disable_and_correct_facts_in_the_facts_table(page: Page, live: 
     page.goto(f"{live.url}/memories/{memory_id}")
     page.click("nav.tabs a:text-is('Facts')")
     expect(page.locator("tr.fact")).to_have_count(2)
-    page.fill("form.filters input[name=user]", "tom-f")
+    page.fill("form.filters input[name=user_id]", "tom-f")
     page.click("form.filters button[type=submit]")
     expect(page.locator("tr.fact")).to_have_count(1)  # Ann's fact is filtered out
     expect(page.locator(f"#fact-{theirs['message_id']}")).to_have_count(0)

@@ -57,7 +57,7 @@ def test_a_verdict_sent_with_htmx_carries_the_queues_new_count(
     )
     # the queue filtered by user: its form carries the filter, and the count is Tom's
     tom = c.get(f"{queue}?user=tom").text
-    assert '<input type="hidden" name="user" value="tom">' in tom
+    assert '<input type="hidden" name="user_id" value="tom">' in tom
     assert ">1 extracted entry waiting for these filters, oldest first<" in _count(tom)
     entry = f"/memories/{notes.id}/entries/{ids['dog']}/review"
     sent = {"csrf": token, "verdict": "rejected", "user": "tom"}

@@ -1,7 +1,8 @@
-"""What a memory's paged, filtered tables share (the Messages and Facts pages): the memory, the
-filter fields given, the page sizes offered, and the page itself: the rows the filters select,
-or, when the engine refuses a filter, the first page unfiltered with its reason beside the
-form (400)."""
+"""What a memory's paged, filtered tables share (the Messages, Facts and review pages): the
+memory, the filter fields given (by the names REST gives them; the pages' old short names are
+still read), the page sizes offered, and the page itself: the rows the filters select, or,
+when the engine refuses a filter, the first page unfiltered with its reason beside the form
+(400)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,14 @@ from recallery.web.frame import Viewer, Web, page
 
 #: The page sizes offered (any other asked for is the default, 50).
 SIZES = (25, 50, 100)
+#: The filters' old short names on the pages, each read as the REST name it now has (issue
+#: 56: one name per filter in every layer), kept one release for links already shared.
+OLD_NAMES = {
+    "agent": "agent_id",
+    "session": "session_id",
+    "user": "user_id",
+    "type": "message_type",
+}
 
 
 class Counted(Protocol):
@@ -31,6 +40,15 @@ class Counted(Protocol):
 Found = TypeVar("Found", bound=Counted)
 #: The rows of a page: ``select(wanted, number, size)`` (the engine checks each filter field).
 Select = Callable[[Mapping[str, str], int, int], Found]
+
+
+def by_wire_name(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with each old short name read as its REST name, unless that is given too."""
+    found = dict(values)
+    for old, new in OLD_NAMES.items():
+        if found.get(old) and not found.get(new):
+            found[new] = found[old]
+    return found
 
 
 def chosen(values: Mapping[str, Any], fields: Iterable[str]) -> dict[str, str]:
@@ -60,7 +78,7 @@ def listing(
     """Page ``number`` of ``size`` rows of a memory the viewer may read, filtered by the
     ``fields`` of ``request``'s query that have a value."""
     memory = parts.engine.get_memory(who.principal, memory_id)
-    wanted = chosen(request.query_params, fields)
+    wanted = chosen(by_wire_name(request.query_params), fields)
     return Listing(memory, wanted, number, size if size in SIZES else 50)
 
 

@@ -15,13 +15,14 @@ from recallery.errors import Conflict, Forbidden, InvalidInput, NotFound
 from recallery.models import AuditAction, Capability, Entry
 from recallery.requests import ReviewPage
 from recallery.web.frame import Posted, Viewer, Web, WebDep, WebRoute, Who, back, local, page
+from recallery.web.listing import OLD_NAMES, by_wire_name, chosen
 from recallery.web.render import is_htmx
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
 QUEUE_PAGE = 20
 #: The review queue's filters (query parameters, and hidden fields of its verdict form).
-QUEUE_FILTERS = ("user", "type")
+QUEUE_FILTERS = ("user_id", "message_type")
 
 
 @router.get("/memories/{memory_id}/entries/{message_id}")
@@ -150,7 +151,8 @@ def review(
         who.principal, memory_id, message_id, verdict, form.text("reason")
     )
     if is_htmx(request) and not form.flag("redirect"):  # the queue swaps in its card
-        wanted = {k: form.text(k) for k in QUEUE_FILTERS if form.text(k)}
+        given = by_wire_name({k: form.text(k) for k in (*QUEUE_FILTERS, *OLD_NAMES)})
+        wanted = chosen(given, QUEUE_FILTERS)
         queue: ReviewPage | None = None
         applied: dict[str, str] = {}
         if Capability.READ in who.principal.capabilities:  # and its count, to a key that reads
@@ -189,11 +191,16 @@ def queue(
     who: Who,
     memory_id: str,
     number: Annotated[int, Query(alias="page", ge=1, le=10**6)] = 1,
+    user_id: Annotated[str, Query()] = "",
+    message_type: Annotated[str, Query()] = "",
     user: Annotated[str, Query()] = "",
     kind: Annotated[str, Query(alias="type")] = "",
 ) -> Response:
+    """The queue, filtered by ``user_id`` and ``message_type`` (REST's names; the old
+    ``user`` and ``type`` are still read)."""
     memory = parts.engine.get_memory(who.principal, memory_id)
-    wanted = {k: v.strip() for k, v in zip(QUEUE_FILTERS, (user, kind), strict=True) if v.strip()}
+    given = {"user_id": user_id, "message_type": message_type, "user": user, "type": kind}
+    wanted = chosen(by_wire_name(given), QUEUE_FILTERS)
     found, applied, error = _waiting(parts, who, memory.id, wanted, number, QUEUE_PAGE)
     return page(
         request,
@@ -228,8 +235,8 @@ def _waiting(
         found = engine.review_queue(
             me,
             memory_id,
-            user_id=wanted.get("user"),
-            types=wanted.get("type"),
+            user_id=wanted.get("user_id"),
+            types=wanted.get("message_type"),
             page=number,
             page_size=page_size,
         )

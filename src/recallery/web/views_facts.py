@@ -22,7 +22,7 @@ from recallery.web.listing import listed, listing
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
 #: The page's filter fields (query parameters).
-FILTERS = ("type", "trust", "status", "user", "text")
+FILTERS = ("message_type", "trust", "status", "user_id", "text")
 #: What the status filter offers: enabled or disabled, forgotten or not.
 STATUSES = {
     "enabled": {"status": True},
@@ -43,9 +43,9 @@ def facts(
     return engine.facts(
         me,
         memory_id,
-        types=wanted.get("type"),
+        types=wanted.get("message_type"),
         trust=wanted.get("trust"),
-        user_id=wanted.get("user"),
+        user_id=wanted.get("user_id"),
         text=wanted.get("text"),
         page=number,
         page_size=size,

@@ -15,31 +15,35 @@ from recallery.errors import Conflict, Forbidden, InvalidInput
 from recallery.models import Principal
 from recallery.requests import BulkAction, MessageFilter, MessagePage
 from recallery.web.frame import Form, Posted, WebDep, WebRoute, Who, back, local, page
-from recallery.web.listing import chosen, listed, listing
+from recallery.web.listing import OLD_NAMES, by_wire_name, chosen, listed, listing
 from recallery.wire import curation
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
 #: The page's filter fields (query parameters, and hidden fields of the bulk form).
-FILTERS = ("agent", "session", "keywords", "user", "type", "status", "trust", "forgotten")
+FILTERS = (
+    "agent_id",
+    "session_id",
+    "keywords",
+    "user_id",
+    "message_type",
+    "status",
+    "trust",
+    "forgotten",
+)
 #: The time spans a timeline bar links to (the declared filters' own names).
 SPANS = ("recorded_since", "recorded_before", "valid_since", "valid_before")
 Text = Annotated[str | None, Query()]
 
 
 def selection(values: Mapping[str, str]) -> MessageFilter:
-    """The filter fields as the engine's Messages filter (each checked, naming its field)."""
+    """The filter fields (by their REST names) as the engine's Messages filter (each
+    checked, naming its field)."""
     yes_no = {"enabled": True, "disabled": False, "yes": True, "no": False}
     shaped: dict[str, Any] = {
-        "agent_id": values.get("agent"),
-        "session_id": values.get("session"),
-        "keywords": values.get("keywords"),
-        "user_id": values.get("user"),
-        "message_type": values.get("type"),
-        "trust": values.get("trust"),
+        **{k: values.get(k) for k in (*FILTERS, *SPANS)},
         "status": yes_no.get(values.get("status", ""), values.get("status")),
         "forgotten": yes_no.get(values.get("forgotten", ""), values.get("forgotten")),
-        **{k: values.get(k) for k in SPANS},
     }
     return curation.message_filter_from_dict({k: v for k, v in shaped.items() if v is not None})
 
@@ -142,7 +146,8 @@ def bulk(request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str
     changed since: the page says so)."""
     engine, me = parts.engine, who.principal
     memory = engine.get_memory(me, memory_id)
-    wanted = chosen({k: form.text(f"f_{k}") for k in FILTERS + SPANS}, FILTERS + SPANS)
+    given = {k: form.text(f"f_{k}") for k in (*FILTERS, *SPANS, *OLD_NAMES)}
+    wanted = chosen(by_wire_name(given), FILTERS + SPANS)
     every = form.text("scope") == "all"
     ids = None if every else form.texts("ids")
     action, dry = form.text("action"), form.flag("dry_run")
