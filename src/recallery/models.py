@@ -28,12 +28,7 @@ class EntryType(enum.StrEnum):
         return (cls.SEMANTIC, cls.EPISODIC, cls.PROCEDURAL)
 
 
-_TYPE_FLAGS = {
-    EntryType.RAW: 1,
-    EntryType.SEMANTIC: 2,
-    EntryType.EPISODIC: 4,
-    EntryType.PROCEDURAL: 8,
-}
+_TYPE_FLAGS = {t: 1 << n for n, t in enumerate(EntryType)}  # in declaration order: 1, 2, 4, 8
 
 
 class Trust(enum.StrEnum):
@@ -132,14 +127,11 @@ class Memory:
     used_bytes: int = 0
     entry_count: int = 0
     local_model: str | None = None
-    """The local model answering an ``@Builtin`` ``embd_id``, fixed when the memory was
-    created (its stored vectors are that model's); ``None`` for a configured provider and
-    for memories made before it was recorded, whose name alone decides."""
+    """The local model of an ``@Builtin`` ``embd_id``, fixed at creation (None: a provider)."""
 
     @property
     def model_id(self) -> str:
-        """The id the model registry resolves this memory's embeddings by: the local model
-        fixed at creation as ``name@Builtin``, else ``embd_id``."""
+        """The id its embeddings resolve by: ``local_model@Builtin``, else ``embd_id``."""
         return f"{self.local_model}@Builtin" if self.local_model else self.embd_id
 
     @property

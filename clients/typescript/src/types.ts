@@ -122,6 +122,8 @@ export interface Memory {
   update_date: string | null;
   used_bytes: number;
   entry_count: number;
+  /** The local model an `@Builtin` embd_id resolved to at creation (null: a provider's). */
+  local_model: string | null;
   /** What keeps the memory from working as configured (also given to `on_warning`). */
   warnings?: string[];
 }

@@ -41,9 +41,10 @@ MEMORY_COLUMNS = (
     "forgetting_policy, temperature, system_prompt, user_prompt, avatar, description, "
     "storage_type, created_at, updated_at, used_bytes, entry_count, local_model"
 )
-#: The local model of each @Builtin memory made before :attr:`Memory.local_model` was
-#: recorded (a migration of each backend): e5 by its own names, MiniLM by any other name.
-BACKFILL_LOCAL_MODEL = (
+#: The column :attr:`Memory.local_model` (a migration of each backend), filled in for every
+#: @Builtin memory made before as its name resolved then: e5 by its own names, else MiniLM.
+ADD_LOCAL_MODEL = (
+    "ALTER TABLE memories ADD COLUMN local_model text;\n"
     "UPDATE memories SET local_model = CASE WHEN replace(lower(embd_id), ' ', '') IN "
     "('multilingual-e5-small@builtin', 'intfloat/multilingual-e5-small@builtin') "
     "THEN 'multilingual-e5-small' ELSE 'all-MiniLM-L6-v2' END "

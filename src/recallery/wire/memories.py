@@ -49,6 +49,8 @@ def memory_dict(m: Memory, owner_name: str | None = None) -> Json:
         "update_date": stamp(m.updated_at),
         "used_bytes": m.used_bytes,
         "entry_count": m.entry_count,
+        # the local model an @Builtin embd_id resolved to when the memory was created
+        "local_model": m.local_model,
     }
 
 
@@ -73,6 +75,7 @@ def memory_from_dict(d: Mapping[str, Any]) -> Memory:
         updated_at=parse_time(d.get("update_time")),
         used_bytes=int(d.get("used_bytes", 0)),
         entry_count=int(d.get("entry_count", 0)),
+        local_model=d.get("local_model"),
     )
 
 

@@ -29,7 +29,7 @@ from recallery.store.postgres.keyword_writes import (
 )
 from recallery.store.postgres.substrings import TEXT_TRIGRAMS
 from recallery.store.postgres.tables_later import REQUEST_LOG, SUPERSESSIONS
-from recallery.store.rows import BACKFILL_LOCAL_MODEL
+from recallery.store.rows import ADD_LOCAL_MODEL
 from recallery.store.sql import Row
 
 #: Dimensions that get an HNSW index in the migrations (the default embedder's 384).
@@ -357,11 +357,5 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
         "keyword documents from the analyzer of every language, brought by every writer",
         reindex,
     ),
-    (
-        22,
-        "the local model a memory's vectors come from, fixed at creation (NULL: by its name)",
-        # Memories made before were resolved by name alone: e5 by its own names, MiniLM by
-        # any other @Builtin name; that is fixed here, whatever the names now say.
-        "ALTER TABLE memories ADD COLUMN local_model text; " + BACKFILL_LOCAL_MODEL,
-    ),
+    (22, "the local model of each memory, fixed at creation (NULL: a provider's)", ADD_LOCAL_MODEL),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from recallery.store.rows import BACKFILL_LOCAL_MODEL
+from recallery.store.rows import ADD_LOCAL_MODEL
 
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (
@@ -376,19 +376,11 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (
         14,
         "entries by memory, type and state (a page's count reads the index, not the rows)",
-        # The Messages and Facts pages and the review queue count a memory's current turns or
-        # facts; each count read every row of the memory for its type and retired_at (46 to
-        # 61 ms at 100k entries). From this index alone: 7 to 19 ms.
+        # A page's count read every row of the memory (46-61 ms at 100k), now the index: 7-19
         "CREATE INDEX entries_memory_state ON entries "
         "(memory_id, message_type, retired_at, forget_at, status, trust);",
     ),
-    (
-        15,
-        "the local model a memory's vectors come from, fixed at creation (NULL: by its name)",
-        # Memories made before were resolved by name alone: e5 by its own names, MiniLM by
-        # any other @Builtin name; that is fixed here, whatever the names now say.
-        "ALTER TABLE memories ADD COLUMN local_model TEXT;\n" + BACKFILL_LOCAL_MODEL,
-    ),
+    (15, "the local model of each memory, fixed at creation (NULL: a provider's)", ADD_LOCAL_MODEL),
 )
 
 
