@@ -901,7 +901,7 @@ export interface components {
             query: string;
             /**
              * Recency Band
-             * @description Time orders the band: for one short question that asks for the present ('now', 'currently', or about the asker in the present tense: 'where do I live?'), those of the first ten candidates scoring within this share below the best, and whose cosine lies at least half-way from the candidates' mean to the best, are put latest first (earliest first for 'first', 'originally'); only their order changes, each keeps its score (0 turns it off) (default 0.7).
+             * @description Time orders the band: for one short question that asks for the present ('now', 'currently', or about the asker in the present tense: 'where do I live?'), those of the first ten candidates scoring within this share below the best, and whose cosine lies at least half-way from the candidates' mean to the best, are put latest first (earliest first for 'first', 'originally'), each person's among that person's own places; only their order changes, each keeps its score (0 turns it off) (default 0.7).
              */
             recency_band?: number | null;
             /**
@@ -5473,7 +5473,7 @@ export interface operations {
                 origin?: ("conversation" | "extraction" | "correction" | "import" | "manual")[];
                 /** @description What to look for. */
                 query: string;
-                /** @description Time orders the band: for one short question that asks for the present ('now', 'currently', or about the asker in the present tense: 'where do I live?'), those of the first ten candidates scoring within this share below the best, and whose cosine lies at least half-way from the candidates' mean to the best, are put latest first (earliest first for 'first', 'originally'); only their order changes, each keeps its score (0 turns it off) (default 0.7). */
+                /** @description Time orders the band: for one short question that asks for the present ('now', 'currently', or about the asker in the present tense: 'where do I live?'), those of the first ten candidates scoring within this share below the best, and whose cosine lies at least half-way from the candidates' mean to the best, are put latest first (earliest first for 'first', 'originally'), each person's among that person's own places; only their order changes, each keeps its score (0 turns it off) (default 0.7). */
                 recency_band?: number;
                 /** @description The share of that prior a query without a time cue gets (default 0.0). */
                 recency_plain?: number;
@@ -5744,7 +5744,7 @@ export interface operations {
                 origin?: ("conversation" | "extraction" | "correction" | "import" | "manual")[];
                 /** @description What to look for. */
                 query: string;
-                /** @description Time orders the band: for one short question that asks for the present ('now', 'currently', or about the asker in the present tense: 'where do I live?'), those of the first ten candidates scoring within this share below the best, and whose cosine lies at least half-way from the candidates' mean to the best, are put latest first (earliest first for 'first', 'originally'); only their order changes, each keeps its score (0 turns it off) (default 0.7). */
+                /** @description Time orders the band: for one short question that asks for the present ('now', 'currently', or about the asker in the present tense: 'where do I live?'), those of the first ten candidates scoring within this share below the best, and whose cosine lies at least half-way from the candidates' mean to the best, are put latest first (earliest first for 'first', 'originally'), each person's among that person's own places; only their order changes, each keeps its score (0 turns it off) (default 0.7). */
                 recency_band?: number;
                 /** @description The share of that prior a query without a time cue gets (default 0.0). */
                 recency_plain?: number;

@@ -161,8 +161,8 @@ class SearchRequest:
         "'currently', or about the asker in the present tense: 'where do I live?'), those of "
         "the first ten candidates scoring within this share below the best, and whose cosine "
         "lies at least half-way from the candidates' mean to the best, are put latest first "
-        "(earliest first for 'first', "
-        "'originally'); only their order changes, each keeps its score (0 turns it off).",
+        "(earliest first for 'first', 'originally'), each person's among that person's own "
+        "places; only their order changes, each keeps its score (0 turns it off).",
     )
     context_length: int = _knob(
         DEFAULT_CONTEXT_LENGTH,
