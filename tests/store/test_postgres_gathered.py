@@ -9,10 +9,11 @@ filter leaves out stays out."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
+import psycopg
 import pytest
 
 from recallery import Engine, Hit, SearchRequest
@@ -25,8 +26,6 @@ from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
 from recallery.store.gather import gather
 from recallery.store.postgres import PostgresStore, gathered, search
-from recallery.store.postgres.conn import PgConn
-from recallery.store.sql import Row
 from recallery.store.sqlite import SQLiteStore
 from recallery.testing import DeterministicEmbedder, FrozenClock
 from recallery.testing.bm25 import corpus
@@ -112,16 +111,18 @@ def both(
 
 @pytest.fixture
 def statements(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str]]:
-    """Every statement the PostgreSQL store executes from here on, in order, with the thread
-    that sent it; the keyword legs always run beside (a second connection waited for)."""
+    """Every statement sent on a read-only connection from here on (what psycopg's cursor
+    executes, so the snapshot a second connection imports counts too), in order, with the
+    thread that sent it; the keyword legs always run beside (a second connection waited for)."""
     seen: list[tuple[int, str]] = []
-    execute = PgConn.execute
+    execute = psycopg.Cursor.execute
 
-    def recorded(self: PgConn, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        seen.append((threading.get_ident(), sql))
-        return execute(self, sql, params)
+    def recorded(cur: psycopg.Cursor[Any], query: Any, *args: Any, **kwargs: Any) -> Any:
+        if cur.connection.read_only:
+            seen.append((threading.get_ident(), str(query)))
+        return execute(cur, query, *args, **kwargs)
 
-    monkeypatch.setattr(PgConn, "execute", recorded)
+    monkeypatch.setattr(psycopg.Cursor, "execute", recorded)
     monkeypatch.setattr(postgres, "BESIDE_WAIT_S", 10.0)
     return seen
 
@@ -149,14 +150,16 @@ def test_a_search_sends_two_gather_statements_on_the_calling_thread(
         statements.clear()
         pg.search(query, **knobs)
         mine = [" ".join(sql.split()) for thread, sql in statements if thread == caller]
-        # the memories searched (their own read), the snapshot the keyword legs share, the
-        # two steps, the hits' rows: a round trip more fails here
-        assert len(mine) == 5, mine
+        # the memories searched (their own read), the snapshot the keyword legs share
+        # (exported, then imported by their connection), the two steps, the hits' rows: a
+        # round trip more fails here
+        assert len(mine) == 6, mine
         assert mine[0].startswith("SELECT id, tenant_id, name")
         assert mine[1] == "SELECT pg_export_snapshot()"
-        assert "cfg AS" in mine[2] or mine[2].startswith("WITH vx AS")
-        assert mine[3].startswith("WITH RECURSIVE c AS")
-        assert mine[4].startswith("SELECT e.message_id, e.memory_id, e.tenant_id")
+        assert mine[2].startswith("SET TRANSACTION SNAPSHOT")
+        assert "cfg AS" in mine[3] or mine[3].startswith("WITH vx AS")
+        assert mine[4].startswith("WITH RECURSIVE c AS")
+        assert mine[5].startswith("SELECT e.message_id, e.memory_id, e.tenant_id")
         beside = [sql for thread, sql in statements if thread != caller]
         assert beside and not any("RECURSIVE" in sql or "vx AS" in sql for sql in beside)
 
