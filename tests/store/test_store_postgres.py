@@ -16,7 +16,7 @@ from tests.support.engine import QueryFails
 
 from recallery import Engine, SearchRequest
 from recallery.errors import InvalidInput, ModelError, StoreError
-from recallery.models import Scope
+from recallery.models import Memory, Scope
 from recallery.providers.registry import ModelRegistry
 from recallery.settings import Settings
 from recallery.store import open_store
@@ -28,7 +28,8 @@ from recallery.store.postgres import near as pg_near
 from recallery.store.postgres.conn import PgConn, translate
 from recallery.store.postgres.migrations import MIGRATIONS
 from recallery.store.reader import Reader
-from recallery.store.sql import Row
+from recallery.store.rows import MEMORY_ATTRS, db_value
+from recallery.store.sql import Row, marks
 from recallery.store.sqlite import SQLiteStore
 from recallery.store.text import keyword_terms
 from recallery.testing.bm25 import corpus, fts5_bm25
@@ -523,6 +524,19 @@ def _tie_order(hits: list[tuple[int, float]], limit: int) -> list[tuple[int, flo
     return rounded[:limit]
 
 
+def _seed_as_then(store: PostgresStore, memory: Memory, texts: list[str]) -> list[int]:
+    """The memory's row with the columns an older schema had (no ``local_model``, migration
+    22), then its entries."""
+    columns = [c for c in MEMORY_ATTRS if c != "local_model"]
+    values = [db_value(getattr(memory, c)) for c in columns]
+    with store.write() as w:
+        w.conn.execute(
+            f"INSERT INTO memories ({', '.join(columns)}) VALUES ({marks(len(values))})", values
+        )
+        vectors = np.stack([unit(1) for _ in texts]).astype(np.float32)
+        return w.insert_entries([new_entry(memory, t) for t in texts], vectors, T0)
+
+
 @pytest.mark.parametrize("version", [7, 10])
 def test_a_database_at_an_older_schema_with_data_migrates_in_place_and_answers_alike(
     postgres_server: EmbeddedPostgres, monkeypatch: pytest.MonkeyPatch, version: int
@@ -534,7 +548,7 @@ def test_a_database_at_an_older_schema_with_data_migrates_in_place_and_answers_a
     old = PostgresStore(dsn, pool_size=1)
     assert old.schema_version() == version
     memory, texts = make_memory(), corpus(800) * 2
-    ids = StoreConformance().seed(old, memory, [(t, unit(1), {}) for t in texts])
+    ids = _seed_as_then(old, memory, texts)
     before = {}
     with old.read() as r:
         turns = r.neighbours(Scope.of(memory.id), ids[::97], EntryFilter(), 2)
@@ -549,6 +563,8 @@ def test_a_database_at_an_older_schema_with_data_migrates_in_place_and_answers_a
     store = PostgresStore(dsn, pool_size=1)
     try:
         assert store.schema_version() == MIGRATIONS[-1][0]
+        with store.read() as r:  # the memory's local model, filled in by migration 22
+            assert (moved := r.memory(memory.id)) is not None and moved.local_model
         scope = Scope(frozenset({memory.id}))
         for text in TOPK_QUERIES:
             with store.read() as r:
