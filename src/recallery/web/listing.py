@@ -1,17 +1,17 @@
 """What a memory's paged, filtered tables share (the Messages, Facts and review pages): the
 memory, the filter fields given (by the names REST gives them; the pages' old short names are
-still read), the page sizes offered, and the page itself: the rows the filters select, or,
-when the engine refuses a filter, the first page unfiltered with its reason beside the form
-(400)."""
+still read), the page sizes offered (``page_size``, as REST names it; the old ``size`` is still
+read, on the People page too), and the page itself: the rows the filters select, or, when the
+engine refuses a filter, the first page unfiltered with its reason beside the form (400)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Annotated, Any, Protocol, TypeVar
 from urllib.parse import urlencode
 
-from fastapi import Request
+from fastapi import Depends, Query, Request
 from starlette.responses import Response
 
 from recallery.errors import InvalidInput
@@ -28,6 +28,10 @@ OLD_NAMES = {
     "user": "user_id",
     "type": "message_type",
 }
+#: The spellings a yes-or-no filter takes, as REST's query parameters read them.
+YES_NO = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}
+#: A page size asked for: REST's ``page_size``, or the pages' old ``size`` (one release).
+Rows = Annotated[int | None, Query(ge=1, le=100)]
 
 
 class Counted(Protocol):
@@ -42,10 +46,23 @@ Found = TypeVar("Found", bound=Counted)
 Select = Callable[[Mapping[str, str], int, int], Found]
 
 
-def by_wire_name(values: Mapping[str, Any]) -> dict[str, Any]:
+def rows(page_size: Rows = None, size: Rows = None) -> int:
+    """The rows a page shows: ``page_size`` (or the old ``size``) when it is one of
+    :data:`SIZES`, else 50."""
+    asked = page_size or size
+    return asked if asked in SIZES else 50
+
+
+#: The rows a listing page shows (a route's dependency: ``page_size``, or the old ``size``).
+PageSize = Annotated[int, Depends(rows)]
+
+
+def by_wire_name(
+    values: Mapping[str, Any], old_names: Mapping[str, str] = OLD_NAMES
+) -> dict[str, Any]:
     """``values`` with each old short name read as its REST name, unless that is given too."""
     found = dict(values)
-    for old, new in OLD_NAMES.items():
+    for old, new in old_names.items():
         if found.get(old) and not found.get(new):
             found[new] = found[old]
     return found
@@ -109,7 +126,7 @@ def listed(
         size=shown.size,
         sizes=SIZES,
         pages=max(1, -(-found.total // shown.size)),
-        query=urlencode({**shown.wanted, "size": str(shown.size)}),
+        query=urlencode({**shown.wanted, "page_size": str(shown.size)}),
         here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
         **ctx,
     )

@@ -1,12 +1,15 @@
 """A memory's Facts page: the current extracted entries as one flat table, newest first by
-valid time, paged on the server and filtered by type, trust, status, user and text; each row
-with its source turn, use count and actions (confirm, reject, disable or enable, forget or
-restore, correct inline). Every action is the engine's single operation; without scripts each
-is a plain form that comes back to this page, with htmx only the row is swapped."""
+valid time, paged on the server and filtered by type, trust, status, forgotten, user and text
+(REST's filters by REST's names and values; the old single status field's enabled, disabled,
+forgotten and kept are still read); each row with its source turn, use count and actions
+(confirm, reject, disable or enable, forget or restore, correct inline). Every action is the
+engine's single operation; without scripts each is a plain form that comes back to this page,
+with htmx only the row is swapped."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -17,29 +20,51 @@ from recallery.errors import InvalidInput
 from recallery.models import Principal
 from recallery.requests import FactPage
 from recallery.web.frame import WebDep, WebRoute, Who
-from recallery.web.listing import listed, listing
+from recallery.web.listing import YES_NO, PageSize, listed, listing
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
-#: The page's filter fields (query parameters).
-FILTERS = ("message_type", "trust", "status", "user_id", "text")
-#: What the status filter offers: enabled or disabled, forgotten or not.
-STATUSES = {
-    "enabled": {"status": True},
-    "disabled": {"status": False},
-    "forgotten": {"forgotten": True},
-    "kept": {"forgotten": False},
+#: The page's filter fields (query parameters): REST's Facts filters.
+FILTERS = ("message_type", "trust", "status", "forgotten", "user_id", "text")
+#: The old status field's values (one field for both), each read as the REST filter it is.
+OLD_STATUSES = {
+    "enabled": ("status", "true"),
+    "disabled": ("status", "false"),
+    "forgotten": ("forgotten", "true"),
+    "kept": ("forgotten", "false"),
 }
+
+
+def by_rest_values(wanted: Mapping[str, str]) -> dict[str, str]:
+    """``wanted`` with an old status value (enabled, disabled, forgotten, kept) read as the
+    REST filter it is (``status`` or ``forgotten``, true or false), unless that is given too,
+    and each yes-or-no spelling REST takes (1, yes, ...) written true or false."""
+    found = dict(wanted)
+    old = OLD_STATUSES.get(found.get("status", "").lower())
+    if old is not None:
+        del found["status"]
+        found.setdefault(*old)
+    for name in ("status", "forgotten"):
+        flag = YES_NO.get(found.get(name, "").lower())
+        if flag is not None:
+            found[name] = "true" if flag else "false"
+    return found
+
+
+def _flag(wanted: Mapping[str, str], name: str) -> bool | None:
+    """The yes-or-no filter ``name`` (true or false; absent: either), refused naming it."""
+    value = wanted.get(name)
+    if value is None:
+        return None
+    if value.lower() not in YES_NO:
+        raise InvalidInput(name, f"{name} must be true or false.")
+    return YES_NO[value.lower()]
 
 
 def facts(
     engine: Engine, me: Principal, memory_id: str, wanted: Mapping[str, str], number: int, size: int
 ) -> FactPage:
     """The page of facts ``wanted`` selects (the engine checks each field, naming it)."""
-    status = wanted.get("status")
-    if status is not None and status not in STATUSES:
-        raise InvalidInput("status", f"status must be one of {', '.join(STATUSES)}.")
-    chosen = STATUSES.get(status or "", {})
     return engine.facts(
         me,
         memory_id,
@@ -49,8 +74,8 @@ def facts(
         text=wanted.get("text"),
         page=number,
         page_size=size,
-        status=chosen.get("status"),
-        forgotten=chosen.get("forgotten"),
+        status=_flag(wanted, "status"),
+        forgotten=_flag(wanted, "forgotten"),
     )
 
 
@@ -60,13 +85,14 @@ def facts_page(
     parts: WebDep,
     who: Who,
     memory_id: str,
+    size: PageSize,
     number: Annotated[int, Query(alias="page", ge=1, le=10**6)] = 1,
-    size: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> Response:
     engine, me = parts.engine, who.principal
     shown = listing(request, parts, who, memory_id, FILTERS, number, size)
+    shown = replace(shown, wanted=by_rest_values(shown.wanted))
 
     def select(wanted: Mapping[str, str], number: int, size: int) -> FactPage:
         return facts(engine, me, shown.memory.id, wanted, number, size)
 
-    return listed(request, who, "facts.html", shown, select, tab="facts", statuses=list(STATUSES))
+    return listed(request, who, "facts.html", shown, select, tab="facts")

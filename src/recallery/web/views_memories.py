@@ -1,9 +1,11 @@
-"""Memories: the list (search, filters, create, delete), a memory's overview (entries over
+"""Memories: the list (search, filters named as REST's GET /memories names them, create,
+delete), a memory's overview (entries over
 time, the capacity gauge), its configuration with export and import, and its jobs."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
@@ -17,6 +19,7 @@ from recallery.requests.runs import ChatCheck
 from recallery.services.extraction import RETRYABLE
 from recallery.web.chart import chart
 from recallery.web.edge.guard import takes_files
+from recallery.web.edge.params import id_list
 from recallery.web.frame import (
     Posted,
     Viewer,
@@ -35,6 +38,9 @@ from recallery.wire import transfer
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
 Text = Annotated[str | None, Query()]
+Many = Annotated[list[str] | None, Query()]
+#: The list's filters, by REST's names: the name's part, and the types and owners (lists).
+Wanted = dict[str, Any]
 PAGE_SIZE = 20
 #: The largest import file the page takes.
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
@@ -45,19 +51,30 @@ def memories(
     request: Request,
     parts: WebDep,
     who: Who,
+    keywords: Text = None,
+    memory_type: Many = None,
+    owner_ids: Many = None,
     q: Text = None,
     type: Text = None,
     owner: Text = None,
     page_number: Annotated[int, Query(alias="page", ge=1, le=10**6)] = 1,
 ) -> Response:
-    return _list_page(request, parts, who, {"q": q, "type": type, "owner": owner}, page_number)
+    """The memories the viewer can see, filtered as REST's GET /memories names its filters
+    (``keywords``, ``memory_type``, ``owner_ids``: each list repeated or comma-separated);
+    the old ``q``, ``type`` and ``owner`` are still read, one release."""
+    wanted: Wanted = {
+        "keywords": (keywords or q or "").strip(),
+        "memory_type": id_list(memory_type or [type or ""], "memory_type"),
+        "owner_ids": id_list(owner_ids or [owner or ""], "owner_ids"),
+    }
+    return _list_page(request, parts, who, wanted, page_number)
 
 
 def _list_page(
     request: Request,
     parts: WebDep,
     who: Viewer,
-    wanted: dict[str, str | None],
+    wanted: Wanted,
     number: int = 1,
     form: dict[str, Any] | None = None,
     errors: dict[str, str] | None = None,
@@ -65,9 +82,9 @@ def _list_page(
     engine, me = parts.engine, who.principal
     found = engine.list_memories(
         me,
-        keywords=wanted["q"] or None,
-        memory_types=[wanted["type"]] if wanted["type"] else None,
-        owner_ids=[wanted["owner"]] if wanted["owner"] else None,
+        keywords=wanted["keywords"] or None,
+        memory_types=wanted["memory_type"] or None,
+        owner_ids=wanted["owner_ids"] or None,
         page=number,
         page_size=PAGE_SIZE,
     )
@@ -82,7 +99,8 @@ def _list_page(
         total=found.total,
         number=number,
         pages=max(1, -(-found.total // PAGE_SIZE)),
-        wanted={k: v or "" for k, v in wanted.items()},
+        wanted=wanted,
+        query=urlencode({k: v for k, v in wanted.items() if v}, doseq=True),
         owners=owners,
         names=engine.user_names([*owners, *(m.tenant_id for m in found.items)]),
         types=[t.value for t in EntryType.extracted()],
@@ -133,7 +151,7 @@ def create_memory(request: Request, parts: WebDep, who: Who, form: Posted) -> Re
         )
     except (InvalidInput, Forbidden) as exc:
         field = exc.field if isinstance(exc, InvalidInput) else "name"
-        empty: dict[str, str | None] = {"q": None, "type": None, "owner": None}
+        empty: Wanted = {"keywords": "", "memory_type": [], "owner_ids": []}
         return _list_page(request, parts, who, empty, form=sent, errors={field: str(exc)})
     who.flash(f"Memory {memory.name} created.")
     return back(f"/memories/{memory.id}")

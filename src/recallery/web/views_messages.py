@@ -15,7 +15,7 @@ from recallery.errors import Conflict, Forbidden, InvalidInput
 from recallery.models import Principal
 from recallery.requests import BulkAction, MessageFilter, MessagePage
 from recallery.web.frame import Form, Posted, WebDep, WebRoute, Who, back, local, page
-from recallery.web.listing import OLD_NAMES, by_wire_name, chosen, listed, listing
+from recallery.web.listing import OLD_NAMES, PageSize, by_wire_name, chosen, listed, listing
 from recallery.wire import curation
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
@@ -61,8 +61,8 @@ def messages(
     parts: WebDep,
     who: Who,
     memory_id: str,
+    size: PageSize,
     number: Annotated[int, Query(alias="page", ge=1, le=10**6)] = 1,
-    size: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> Response:
     engine, me = parts.engine, who.principal
     shown = listing(request, parts, who, memory_id, FILTERS + SPANS, number, size)

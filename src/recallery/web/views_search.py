@@ -1,7 +1,8 @@
 """The search playground (every knob of a search at the defaults an agent's search has, the
 scores of each hit with why, its contributions by ranking stage, and beside them the context
 block exactly as an agent receives it, from one search that counts as no retrieval) and the
-audit log."""
+audit log, each addressed by REST's names for its fields (the old ``q`` and ``memory`` are
+still read)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from recallery.models import (
 from recallery.requests import DEFAULT_MAX_TOKENS, search_knobs
 from recallery.web.edge import declared
 from recallery.web.edge.declared import wire_default
+from recallery.web.edge.params import id_list
 from recallery.web.frame import WebDep, WebRoute, Who, number, page
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
@@ -30,6 +32,9 @@ router = APIRouter(route_class=WebRoute, include_in_schema=False)
 Text = Annotated[str | None, Query()]
 Many = Annotated[list[str] | None, Query()]
 AUDIT_PAGE = 50
+#: The playground's old names for its query and memories (REST's ``query`` and
+#: ``memory_id``), still read one release for addresses already shared.
+OLD_SEARCH_NAMES = ("q", "memory")
 
 
 def _choices(kind: str) -> list[str] | None:
@@ -69,23 +74,30 @@ def search(
     request: Request,
     parts: WebDep,
     who: Who,
+    query: Text = None,
+    memory_id: Many = None,
+    max_tokens: Text = None,
     q: Text = None,
     memory: Many = None,
-    max_tokens: Text = None,
 ) -> Response:
+    """The playground, its query and memories named as REST's search names them (``query``,
+    ``memory_id``: repeated or comma-separated); the old ``q`` and ``memory`` are still read,
+    one release."""
     engine, me = parts.engine, who.principal
     visible = engine.list_memories(me, page_size=100).items
-    chosen = memory or ([visible[0].id] if visible else [])
+    asked = memory_id or memory
+    chosen = id_list(asked, "memory_id") if asked else ([visible[0].id] if visible else [])
+    text = query or q
     sent = {k: request.query_params.getlist(k) for k in request.query_params}
     form = {
-        "q": q or "",
-        "memory": chosen,
+        "query": text or "",
+        "memory_id": chosen,
         "max_tokens": max_tokens or str(DEFAULT_MAX_TOKENS),
-        "knobs_sent": bool(set(sent) - {"q", "memory"}),
+        "knobs_sent": bool(set(sent) - {"query", "memory_id", *OLD_SEARCH_NAMES}),
     }
     hits, context, error = None, None, ""
-    if q:
-        given: dict[str, Any] = {"query": q, "memory_id": chosen, "explain": "true"}
+    if text:
+        given: dict[str, Any] = {"query": text, "memory_id": chosen, "explain": "true"}
         for spec in search_knobs():
             wire = spec.metadata["wire"]
             values = [v for v in sent.get(wire, []) if v.strip()]
@@ -118,17 +130,21 @@ def audit(
     request: Request,
     parts: WebDep,
     who: Who,
-    memory: Text = None,
+    memory_id: Text = None,
     actor: Text = None,
     action: Text = None,
     since: Text = None,
     until: Text = None,
     number: Annotated[int, Query(alias="page", ge=1, le=10**6)] = 1,
+    memory: Text = None,
 ) -> Response:
+    """The audit log, filtered as REST's :class:`~recallery.requests.AuditFilter` names its
+    fields (``memory_id``, ``actor``, ``action``, ``since``, ``until``); the old ``memory``
+    is still read, one release."""
     engine, me = parts.engine, who.principal
     visible = engine.list_memories(me, page_size=100).items
     form = {
-        "memory": memory or "",
+        "memory_id": memory_id or memory or "",
         "actor": actor or "",
         "action": action or "",
         "since": since or "",
@@ -136,7 +152,7 @@ def audit(
     }
     found = engine.audit_log(
         me,
-        memory_id=memory or None,
+        memory_id=form["memory_id"] or None,
         actor_id=actor or None,
         action=action or None,
         since=since or None,
@@ -163,7 +179,7 @@ def audit(
         query=query,
         actions=[a.value for a in AuditAction],
         tab="audit",
-        memory=next((m for m in visible if m.id == memory), None),
+        memory=next((m for m in visible if m.id == form["memory_id"]), None),
     )
 
 

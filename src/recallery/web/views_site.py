@@ -40,12 +40,12 @@ def favicon() -> Response:
 
 @router.get("/memories/{memory_id}/search")
 def memory_search(memory_id: str) -> Response:
-    return RedirectResponse(f"/search?memory={quote(memory_id, safe='')}", status_code=307)
+    return RedirectResponse(f"/search?memory_id={quote(memory_id, safe='')}", status_code=307)
 
 
 @router.get("/memories/{memory_id}/audit")
 def memory_audit(memory_id: str) -> Response:
-    return RedirectResponse(f"/audit?memory={quote(memory_id, safe='')}", status_code=307)
+    return RedirectResponse(f"/audit?memory_id={quote(memory_id, safe='')}", status_code=307)
 
 
 def not_found(request: Request) -> Response:

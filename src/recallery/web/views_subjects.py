@@ -1,9 +1,10 @@
 """Data subjects, under the page's human title People: the end users, agents and sessions of
 the memories the viewer may read, listed with their counts of facts and turns and their last
 activity, searched by a part of the id (``keywords``, as REST names it; the old ``q`` is still
-read) and paged; what those memories hold about one of them (counts per memory, their newest facts,
-entries per day); and, for a user, the data-subject request: forget or erase everything about
-them, the dry run's receipt shown first.
+read) and paged (``page_size``, as REST names it; the old ``size`` is still read); what those
+memories hold about one of them (counts per memory, their newest facts, entries per day); and,
+for a user, the data-subject request: forget or erase everything about them, the dry run's
+receipt shown first.
 
 Every address carries the id as a query parameter (:func:`~recallery.web.links.person_url`),
 so any id, ``..`` or ``a/b?c#d`` or ``王小明``, reaches its page and its forms unchanged."""
@@ -20,7 +21,7 @@ from recallery.errors import Conflict, InvalidInput
 from recallery.requests.subjects import SubjectAction, SubjectKind, SubjectReceipt
 from recallery.web.frame import Form, Posted, Viewer, Web, WebDep, WebRoute, Who, back, page
 from recallery.web.links import person_url
-from recallery.web.listing import SIZES
+from recallery.web.listing import PageSize
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
@@ -33,20 +34,23 @@ def list_subjects(
     request: Request,
     parts: WebDep,
     who: Who,
+    size: PageSize,
     kind: str = "user",
     keywords: str = "",
     q: str = "",
     number: Annotated[int, Query(alias="page", ge=1, le=10**6)] = 1,
-    size: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> Response:
     """The users (or agents, or sessions) of the memories the viewer may read, newest
     activity first, those whose id contains ``keywords`` (``q``: its old name)."""
-    size = size if size in SIZES else 50
     keywords = keywords or q
     found = parts.engine.list_subjects(
         who.principal, kind, keywords=keywords, page=number, page_size=size
     )
-    kept = {"kind": kind, "keywords": keywords.strip(), "size": "" if size == 50 else str(size)}
+    kept = {
+        "kind": kind,
+        "keywords": keywords.strip(),
+        "page_size": "" if size == 50 else str(size),
+    }
     return page(
         request,
         who,
