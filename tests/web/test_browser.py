@@ -180,13 +180,14 @@ def log_in(page: Page, live: Live, key: str = ADMIN_KEY, path: str = "/") -> Non
 
 def audited(page: Page, live: Live, memory_id: str, action: str, message_id: int) -> None:
     """The audit log page lists this action on this message."""
-    page.goto(f"{live.url}/audit?memory={memory_id}&action={action}")
+    page.goto(f"{live.url}/audit?memory_id={memory_id}&action={action}")
     row = page.locator("table.events tbody tr", has=page.locator(f"a:text-is('{message_id}')"))
     expect(row.first).to_contain_text(action)
 
 
 def hits(page: Page, live: Live, memory_id: str, query: str) -> list[int]:
-    page.goto(f"{live.url}/search?memory={memory_id}&q={query}&similarity_threshold=0&top_n=20")
+    address = f"/search?memory_id={memory_id}&query={query}&similarity_threshold=0&top_n=20"
+    page.goto(live.url + address)
     expect(page.locator("#hits")).to_be_visible()
     ids: list[str] = page.locator("#hits tr[data-id]").evaluate_all("r => r.map(x => x.dataset.id)")
     return [int(i) for i in ids]
@@ -675,7 +676,7 @@ def walked_pages(memory_id: str, turn: int, fact: int, user_id: str) -> dict[str
         ],
         "/memories/{memory_id}/search": [f"{m}/search"],
         "/memories/{memory_id}/audit": [f"{m}/audit"],
-        "/search": [f"/search?memory={memory_id}&q=Lisbon&similarity_threshold=0"],
+        "/search": [f"/search?memory_id={memory_id}&query=Lisbon&similarity_threshold=0"],
         "/audit": ["/audit"],
         "/people": ["/people"],
         "/people/{kind}": [f"/people/user?{person}", "/people/agent?id=helper"],
