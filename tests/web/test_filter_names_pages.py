@@ -315,7 +315,7 @@ def test_the_listing_pages_take_page_size_under_either_name(
 ) -> None:
     users = ("tom", "маша", "小明")
     for n in range(27):
-        turn(engine, alice, notes, f"turn {n}", user_id=users[n % 3])
+        turn(engine, alice, notes, f"turn {n}", user_id=users[n % 3], session_id=f"s-{n:02d}")
     other = engine.create_memory(
         alice, name="other", memory_type=["raw"], embd_id="x@Builtin", llm_id="y@Z"
     )
@@ -330,5 +330,6 @@ def test_the_listing_pages_take_page_size_under_either_name(
     masha = c.get(f"/memories/{notes.id}/messages", params={name: "25", "user_id": "маша"})
     assert len(_ids(masha.text, "turn")) == 9 and "page 1 of" not in masha.text
     assert "user_id=%D0%BC%D0%B0%D1%88%D0%B0&amp;page_size=25" in masha.text
-    people = c.get("/people", params={name: "25"})
-    assert people.status_code == 200 and "ana" in people.text  # People lists every memory's
+    sessions = c.get("/people", params={name: "25", "kind": "session"})
+    assert len(re.findall(r'<tr data-id="s-\d+">', sessions.text)) == 25
+    assert "page 1 of 2" in sessions.text and "page_size=25&amp;page=2" in sessions.text
