@@ -1,6 +1,7 @@
-"""Slots and stale marks read English words only in English text (the language gate of
-text/cues.py): a turn in Chinese, Russian or German that quotes or shares English words is
-never given a slot or marked stale by English patterns by accident."""
+"""Slots and stale marks read each turn by its own language's patterns (the language gate of
+text/cues.py): a turn in Chinese, Russian or German that quotes or shares English words fills
+the slots its own language says, never one an English pattern matched by accident, and is
+never marked stale by shared English words."""
 
 from __future__ import annotations
 
@@ -10,21 +11,35 @@ import pytest
 
 from recallery.models import Entry, EntryType, Hit
 from recallery.retrieval.context import staleness
-from recallery.retrieval.slots import slots
+from recallery.text.slots import slots
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "own"),
     [
-        "我朋友跟我说过一句英文：I live in Berlin，可是我自己一直住在上海这个城市",
-        "Мой коллега всегда говорит: I work as a nurse, но я работаю учителем в школе",
-        "Ich wohne in Wien und mein Kollege sagt immer: I live in Berlin, aber das ist nicht wahr",
+        (
+            "我朋友跟我说过一句英文：I live in Berlin，可是我自己一直住在上海这个城市",
+            {"home": "上海这个城市"},
+        ),
+        (
+            "Мой коллега всегда говорит: I work as a nurse, но я работаю учителем в школе",
+            {"work": "учител в школ"},
+        ),
+        (
+            "Ich wohne in Wien und mein Kollege sagt immer: I live in Berlin, aber das ist "
+            "nicht wahr",
+            {"home": "wien"},
+        ),
+        ("Ελένη: I live in Berlin, αλλά μένω στην Αθήνα τώρα", {}),  # no Greek table
     ],
 )
-def test_a_turn_in_another_language_fills_no_slot(text: str) -> None:
-    assert slots(f"User Input: {text}") == {}
+def test_a_turn_in_another_language_fills_its_own_slots_only(
+    text: str, own: dict[str, str]
+) -> None:
+    """The English quote fills nothing: Berlin and the nurse are never a value."""
+    assert slots(f"User Input: {text}") == own
 
 
 def test_an_english_turn_still_fills_its_slots() -> None:

@@ -10,10 +10,10 @@ from recallery import Engine, SearchRequest
 from recallery.models import Memory, Principal
 from recallery.requests import TurnInput
 from recallery.retrieval.fusion import Scored
-from recallery.retrieval.slots import slots, superseded
 from recallery.retrieval.supersede import EPSILON, with_superseding
 from recallery.store.base import Store
 from recallery.testing import FrozenClock
+from recallery.text.slots import slots, superseded
 
 ON = {"supersession": 1.0, "top_n": 10, "similarity_threshold": 0.0}
 

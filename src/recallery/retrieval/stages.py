@@ -31,9 +31,9 @@ from recallery.retrieval import plan
 from recallery.retrieval.adaptive import context_shares
 from recallery.retrieval.fusion import RRF_K, Fused, Scored, rank, score
 from recallery.retrieval.recency import with_recency, with_time_band
-from recallery.retrieval.slots import slots, statements
 from recallery.retrieval.supersede import with_superseding
 from recallery.text.analyzer import analyze, query_terms
+from recallery.text.slots import slots, statements
 
 Why = tuple[tuple[str, float], ...]
 """A hit's contributions by stage, in stage order (stages that added nothing left out)."""

@@ -1,5 +1,5 @@
 """Supersession in the ranking: a turn that a later one of the same user supersedes
-(:mod:`recallery.retrieval.slots`) brings that later turn in just above itself. Pure.
+(:mod:`recallery.text.slots`) brings that later turn in just above itself. Pure.
 
 The old statement is often the canonical phrasing ("I live in the Plateau, Montreal") and
 the change event ("moving into our new flat in the Annex") shares no words with the query,

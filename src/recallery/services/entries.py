@@ -35,11 +35,11 @@ from recallery.requests import (
     job_entry_ids,
     message_filter_fields,
 )
-from recallery.retrieval.slots import slots
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
 from recallery.store.reader import Reader
 from recallery.store.writer import Writer
+from recallery.text.slots import slots
 
 
 class EntryService:

@@ -3,8 +3,11 @@ an older turn to the later one of the same user and memory that fills a slot of 
 new value (``supersessions``). Written with the turns, in their transaction; both go with
 their entries (a trigger in SQLite, a cascading foreign key in PostgreSQL), so an erased
 turn leaves no slot and no link. Links never cross memories or users: a turn is only
-compared with turns of its own memory and user. What a turn's slots are is retrieval's rule
-(:func:`recallery.retrieval.slots.slots`); the caller reads them and the store keeps them."""
+compared with turns of its own memory and user. What a turn's slots are is the text's rule
+(:func:`recallery.text.slots.slots`); a writer's caller reads them and the store keeps them.
+
+:func:`reslot` gives turns already stored the slots of the languages that gained a table since
+they were written (a migration of either store runs it): before, only English turns had slots."""
 
 from __future__ import annotations
 
@@ -12,6 +15,11 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from recallery.models import NewEntry
 from recallery.store.sql import Conn, chunks, marks
+from recallery.text.cues import language
+from recallery.text.slots import slots, user_statement
+
+#: Raw turns read at a time by :func:`reslot`.
+RESLOT_BATCH = 2000
 
 
 class SupersessionReads:
@@ -51,35 +59,70 @@ class SupersessionWrites:
         taken in order, so a batch links within itself."""
         links = 0
         for message_id, e, found in zip(ids, entries, filled, strict=True):
-            if not found:
-                continue
-            user = e.user_id or ""
-            rows = self.conn.execute(
-                f"SELECT s.message_id, s.slot, s.value, e.valid_at, n.valid_at "
-                f"FROM turn_slots s JOIN entries e ON e.message_id = s.message_id "
-                f"JOIN entries n ON n.message_id = ? "
-                f"WHERE s.memory_id = ? AND s.user_id = ? AND s.slot IN ({marks(len(found))})",
-                [message_id, e.memory_id, user, *found],
-            )
-            pairs = set()
-            for other, slot, value, at, new_at in rows:
-                if found[slot] != value:
-                    older = (at, int(other)) < (new_at, message_id)
-                    pairs.add((int(other), message_id) if older else (message_id, int(other)))
-            for older_id, newer_id in sorted(pairs):
-                self.conn.execute(
-                    "INSERT INTO supersessions (tenant_id, older, newer, memory_id) "
-                    "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    [e.tenant_id, older_id, newer_id, e.memory_id],
-                )
-            links += len(pairs)
-            for slot, value in found.items():
-                self.conn.execute(
-                    "INSERT INTO turn_slots (tenant_id, message_id, memory_id, user_id, slot, "
-                    "value) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    [e.tenant_id, message_id, e.memory_id, user, slot, value],
+            if found:
+                links += _record(
+                    self.conn, e.tenant_id, e.memory_id, e.user_id or "", message_id, found
                 )
         return links
 
 
-__all__ = ["SupersessionReads", "SupersessionWrites"]
+def _record(
+    conn: Conn, tenant: str, memory: str, user: str, message_id: int, found: Mapping[str, str]
+) -> int:
+    """One turn's slots, and a link between it and each turn of its memory and user that
+    fills one of them with another value (the older one to the newer, by valid time then
+    id); how many links."""
+    rows = conn.execute(
+        f"SELECT s.message_id, s.slot, s.value, e.valid_at, n.valid_at "
+        f"FROM turn_slots s JOIN entries e ON e.message_id = s.message_id "
+        f"JOIN entries n ON n.message_id = ? "
+        f"WHERE s.memory_id = ? AND s.user_id = ? AND s.slot IN ({marks(len(found))})",
+        [message_id, memory, user, *found],
+    )
+    pairs = set()
+    for other, slot, value, at, new_at in rows:
+        if found[slot] != value:
+            older = (at, int(other)) < (new_at, message_id)
+            pairs.add((int(other), message_id) if older else (message_id, int(other)))
+    for older_id, newer_id in sorted(pairs):
+        conn.execute(
+            "INSERT INTO supersessions (tenant_id, older, newer, memory_id) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [tenant, older_id, newer_id, memory],
+        )
+    for slot, value in found.items():
+        conn.execute(
+            "INSERT INTO turn_slots (tenant_id, message_id, memory_id, user_id, slot, "
+            "value) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [tenant, message_id, memory, user, slot, value],
+        )
+    return len(pairs)
+
+
+def reslot(conn: Conn) -> int:
+    """The slots of every stored raw turn whose user input is not English (English turns
+    have had theirs since they were written, by the same patterns), and the links they make
+    with the turns of their memory and user; how many links. Turns are read in id order in
+    batches; a turn that already has slots is left as it is. Run inside the caller's
+    transaction (a migration's), so a failure leaves the store as it was."""
+    links, last = 0, -1
+    while True:
+        rows = conn.execute(
+            "SELECT e.message_id, e.tenant_id, e.memory_id, e.user_id, e.content FROM entries e "
+            "WHERE e.message_type = 'raw' AND e.message_id > ? AND NOT EXISTS "
+            "(SELECT 1 FROM turn_slots s WHERE s.message_id = e.message_id) "
+            "ORDER BY e.message_id LIMIT ?",
+            [last, RESLOT_BATCH],
+        )
+        if not rows:
+            return links
+        last = int(rows[-1][0])
+        for message_id, tenant, memory, user, content in rows:
+            if language(user_statement(str(content))) == "en":
+                continue
+            found = slots(str(content))
+            if found:
+                links += _record(conn, tenant, memory, user or "", int(message_id), found)
+
+
+__all__ = ["RESLOT_BATCH", "SupersessionReads", "SupersessionWrites", "reslot"]

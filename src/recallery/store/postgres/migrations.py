@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 import psycopg
 
+from recallery.store.postgres.conn import PgConn
 from recallery.store.postgres.documents import reindex
 from recallery.store.postgres.initial import EXTENSIONS_AND_TEXT_SEARCH, TABLES
 from recallery.store.postgres.keyword_writes import (
@@ -31,6 +32,7 @@ from recallery.store.postgres.substrings import TEXT_TRIGRAMS
 from recallery.store.postgres.tables_later import REQUEST_LOG, SUPERSESSIONS
 from recallery.store.rows import ADD_LOCAL_MODEL
 from recallery.store.sql import Row
+from recallery.store.supersession import reslot
 
 #: Dimensions that get an HNSW index in the migrations (the default embedder's 384).
 #: Other dimensions are searched exactly; see docs/deployment.md to index another one.
@@ -295,6 +297,12 @@ END $$;
 #: where the work needs Python (re-indexing with the analyzer).
 Script = str | Callable[[psycopg.Connection[Row]], None]
 
+
+def _reslot(raw: psycopg.Connection[Row]) -> None:
+    """Migration 23: the slots of turns stored in the languages that gained slot patterns."""
+    reslot(PgConn(raw))
+
+
 MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     (1, "extensions and text search", EXTENSIONS_AND_TEXT_SEARCH),
     (2, "initial schema", TABLES),
@@ -358,4 +366,5 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
         reindex,
     ),
     (22, "the local model of each memory, fixed at creation (NULL: a provider's)", ADD_LOCAL_MODEL),
+    (23, "slots of the turns stored in the languages that gained slot patterns", _reslot),
 )

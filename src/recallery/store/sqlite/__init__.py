@@ -42,11 +42,11 @@ from recallery.store.queries import Passing
 from recallery.store.sql import Conn
 from recallery.store.sqlite import copies, substrings
 from recallery.store.sqlite.columns import HeldCheck
-from recallery.store.sqlite.connections import BUSY_TIMEOUT_MS, RawConn, connect
+from recallery.store.sqlite.connections import BUSY_TIMEOUT_MS, RawConn, connect, statements
 from recallery.store.sqlite.copies import SIDE_FILES, owner_only
 from recallery.store.sqlite.indexes import BY_ID, Indexes, prune_changes
 from recallery.store.sqlite.lockfile import StoreLock
-from recallery.store.sqlite.migrations import MIGRATIONS, statements
+from recallery.store.sqlite.migrations import MIGRATIONS
 from recallery.store.sqlite.ranking import best_passing
 from recallery.store.sqlite.scrubbing import Scrubs
 from recallery.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
@@ -189,8 +189,11 @@ class SQLiteStore(Store):
                     continue
                 raw.execute("BEGIN IMMEDIATE")
                 try:
-                    for statement in statements(script):
-                        raw.execute(statement)
+                    if callable(script):
+                        script(RawConn(raw))
+                    else:
+                        for statement in statements(script):
+                            raw.execute(statement)
                     raw.execute(
                         "INSERT INTO schema_migrations VALUES (?, ?, datetime('now'))",
                         (version, name),

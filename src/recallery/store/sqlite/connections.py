@@ -63,4 +63,19 @@ def _lower(value: str | bytes | float | None) -> str | bytes | float | None:
     return value.lower() if isinstance(value, str) else value
 
 
-__all__ = ["BUSY_TIMEOUT_MS", "RawConn", "connect"]
+def statements(script: str) -> list[str]:
+    """Split a migration script into statements, keeping trigger bodies whole."""
+    complete: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                complete.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        complete.append(buffer.strip())
+    return complete
+
+
+__all__ = ["BUSY_TIMEOUT_MS", "RawConn", "connect", "statements"]

@@ -1,13 +1,19 @@
-"""Numbered, append-only migrations of the SQLite store, and how a script splits into its
-statements. Never edit one that has shipped."""
+"""Numbered, append-only migrations of the SQLite store: SQL scripts, or a function run on
+the migrating connection (in its transaction) where the work needs Python. Never edit one
+that has shipped."""
 
 from __future__ import annotations
 
-import sqlite3
+from collections.abc import Callable
 
 from recallery.store.rows import ADD_LOCAL_MODEL
+from recallery.store.sql import Conn
+from recallery.store.supersession import reslot
 
-MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+#: A migration's work: SQL (split by :func:`.connections.statements`), or a function.
+Script = str | Callable[[Conn], object]
+
+MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     (
         1,
         "initial schema",
@@ -381,19 +387,5 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         "(memory_id, message_type, retired_at, forget_at, status, trust);",
     ),
     (15, "the local model of each memory, fixed at creation (NULL: a provider's)", ADD_LOCAL_MODEL),
+    (16, "slots of the turns stored in the languages that gained slot patterns", reslot),
 )
-
-
-def statements(script: str) -> list[str]:
-    """Split a migration script into statements, keeping trigger bodies whole."""
-    complete: list[str] = []
-    buffer = ""
-    for line in script.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            if buffer.strip():
-                complete.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        complete.append(buffer.strip())
-    return complete

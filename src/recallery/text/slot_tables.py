@@ -1,0 +1,308 @@
+"""The slot patterns of each language: how a speaker says where they live, where they work,
+their name, age, favourite things and allergies (:mod:`recallery.text.slots` reads them).
+
+One :class:`SlotTable` a language, looked up by the language :func:`recallery.text.cues.language`
+names, so a turn is read by its own language's patterns only (a Chinese turn quoting "I live in
+Berlin" is read as Chinese). Slot names are the same in every language ("home", "work", "name",
+"age", "allergy", "favourite {}"), so a speaker who changes language still restates one slot.
+
+English keeps the patterns the ranking was tuned with. The other tables ask that the speaker
+speaks of themselves: a first-person pronoun or a verb form only the first person has (живу,
+arbeite, vivo), or in Chinese, Japanese and Korean a sentence that opens with the speaker, time
+words or nothing (我姐姐搬到了莫斯科 and 姉はモスクワに引っ越しました fill no slot). Their values
+end at a conjunction ("Я живу в Казани и работаю бухгалтером": home is Казани), lose filler
+words (теперь, jetzt, 了), and in Russian and Arabic are stemmed, so one city in two grammatical
+cases is one value (в Казани, в Казань).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SlotTable:
+    """A language's patterns: ``(slot, pattern)``, the value in the group ``value`` and
+    ``{}`` in a slot name filled by the group ``name``; a value is cut before the first match
+    of ``until``, loses each match of ``filler``, and is stemmed by the Snowball stemmer
+    ``stem`` ("" for none). Where ``asks`` is given (every language but English), a value
+    holding one of its question words, or a statement in a sentence that ends in a question
+    mark, is no statement ("我现在住在哪里？" fills no slot)."""
+
+    patterns: tuple[tuple[str, re.Pattern[str]], ...]
+    filler: re.Pattern[str]
+    until: re.Pattern[str] | None = None
+    stem: str = ""
+    asks: re.Pattern[str] | None = None
+
+
+def _table(
+    patterns: tuple[tuple[str, str], ...],
+    filler: str,
+    until: str,
+    asks: str,
+    stem: str = "",
+    words: bool = True,
+) -> SlotTable:
+    """Compiled case-blind; ``words``: filler and ``until`` are whole words (alphabetic
+    scripts), else found anywhere (Chinese, Japanese)."""
+    edge = (r"(?<!\w)(?:", r")(?!\w)") if words else ("(?:", ")")
+    return SlotTable(
+        tuple((slot, re.compile(p, re.IGNORECASE)) for slot, p in patterns),
+        re.compile(edge[0] + filler + edge[1]),
+        re.compile(edge[0] + until + edge[1]),
+        stem,
+        re.compile(edge[0] + asks + edge[1]),
+    )
+
+
+# --- English: the patterns the ranking was tuned with -------------------------------------------
+
+#: A value runs to the end of its clause.
+_VALUE = r"(?P<value>[^.!?;,\n]{2,60})"
+_I = r"\b(?:i|we)(?:'ve|'m| have| am| are|'re)?(?: just| finally| recently| now| officially)?"
+_EN = SlotTable(
+    tuple(
+        (slot, re.compile(pattern, re.IGNORECASE))
+        for slot, pattern in (
+            ("home", _I + r" (?:live|living|lived|moved|moving|relocat\w*|settled|based) "
+             r"(?:back )?(?:in|to|into)(?: (?:a|an|our|my) new \w+ in)? " + _VALUE),
+            ("home", r"\b(?:my|our) new (?:flat|home|house|apartment|place) (?:is )?in " + _VALUE),
+            ("work", _I + r" (?:work|working|started|starting|start) (?:as|at|for) " + _VALUE),
+            ("work", r"\b(?:my|the) (?:new )?(?:job|role|position) (?:is )?(?:as|at) " + _VALUE),
+            ("work", r"\b(?:start|started|starting|week|job) as an? " + _VALUE),
+            ("work", r"\boffered me (?:the|a|an) " + _VALUE + r" (?:role|job|position)"),
+            ("favourite {}", r"\bmy (?:favou?rite|fave) (?P<name>\w+) is (?:now )?" + _VALUE),
+            ("favourite {}", r"\b(?P<value>\w[\w ]{1,30}) is (?:now )?my (?:new )?"
+             r"(?:favou?rite|fave) (?P<name>\w+)"),
+            ("name", r"\b(?:my name is|call me|i'm called|i am called) (?P<value>\w+)"),
+            ("{} birthday", r"\b(?P<name>\w+)'s birthday is (?:on )?(?:the )?" + _VALUE),
+            ("my birthday", r"\bmy birthday is (?:on )?(?:the )?" + _VALUE),
+            ("drive", _I + r" (?:drive|driving|own|got) (?:a|an) (?:new )?" + _VALUE),
+            ("have {}", _I + r" (?:have|got) "
+             r"(?P<value>\d+|one|two|three|four|five|six|no) (?P<name>\w+)"),
+            ("allergy", _I + r" allergic to " + _VALUE),
+            ("my {}", r"\bmy (?P<name>best friend|partner|boyfriend|girlfriend|wife|husband|boss|"
+             r"doctor|dog|cat) is (?:called |named )?" + _VALUE),
+            ("age", r"\bi(?:'m| am| turned) (?P<value>\d{1,3})(?: years old)?\b"),
+        )
+    ),
+    re.compile(r"\b(?:now|anymore|instead|too|as well|these days|from now on)\b"),
+)  # fmt: skip
+
+# --- German, French, Spanish: a pronoun or a first-person verb, then the value ------------------
+
+_DE_NOW = (
+    r"(?: (?:jetzt|nun|gerade|inzwischen|mittlerweile|seit kurzem|endlich|wieder|schon|noch))*"
+)
+_DE = _table(
+    (
+        ("home", r"\b(?:ich|wir|und) (?:wohne|wohnen|lebe|leben)" + _DE_NOW + " in " + _VALUE),
+        ("home", r"\b(?:ich bin|wir sind)" + _DE_NOW + r"(?: \w+ (?:jahr|monat|woche))?"
+         r" nach (?P<value>[^.!?;,\n]{2,40}?) (?:um)?gezogen"),
+        ("home", r"\b(?:ich ziehe|wir ziehen)" + _DE_NOW + " nach " + _VALUE),
+        ("home", r"\b(?:meine|unsere) neue wohnung (?:ist|liegt) in " + _VALUE),
+        ("work", r"\b(?:ich|wir|und) (?:arbeite|arbeiten)" + _DE_NOW + " (?:als|bei|für) "
+         + _VALUE),
+        ("work", r"\bich (?:habe|hab)" + _DE_NOW + r" (?:eine neue stelle|einen neuen job) "
+         r"(?:als|bei) " + _VALUE),
+        ("work", r"\bmein(?:e)? neue[rs]? (?:job|stelle|arbeit) (?:ist )?(?:als|bei) " + _VALUE),
+        ("work", r"\bich bin von beruf (?P<value>\w+)"),
+        ("name", r"\b(?:ich heiße|ich heisse|mein name ist) (?P<value>\w+)"),
+        ("age", r"\bich (?:bin|werde) (?P<value>\d{1,3})(?: jahre alt|(?=\s*(?:[.!?,;]|$)))"),
+        ("allergy", r"\bich bin allergisch (?:gegen|auf) " + _VALUE),
+        ("allergy", r"\bich habe eine allergie gegen " + _VALUE),
+        ("favourite {}", r"\bmein(?:e)? lieblings(?P<name>\w+) (?:ist|sind)(?: jetzt| nun)? "
+         + _VALUE),
+    ),
+    filler=r"jetzt|nun|inzwischen|mittlerweile|um",
+    until=r"und|aber|sondern|weil|da|denn",
+    asks=r"wo|was|wer|welche[mnrs]?|wohin|woher",
+)  # fmt: skip
+
+_FR = _table(
+    (
+        ("home", r"\b(?:j['’]habite|je vis|nous habitons|nous vivons|j['’]ai déménagé|"
+         r"je déménage|nous avons déménagé)(?: maintenant| désormais)? "
+         r"(?:à|a|en|au|aux|dans) " + _VALUE),
+        ("work", r"\b(?:je travaille|nous travaillons)(?: maintenant| désormais)? "
+         r"(?:comme|chez|pour|en tant que) " + _VALUE),
+        ("name", r"\b(?:je m['’]appelle|mon nom est|mon prénom est) (?P<value>\w+)"),
+        ("age", r"\bj['’]ai (?P<value>\d{1,3}) ans\b"),
+        ("allergy", r"\bje suis allergique (?:à|a|au|aux) " + _VALUE),
+        ("favourite {}", r"\bm(?:on|a) (?P<name>\w+) préférée? est (?:maintenant )?" + _VALUE),
+    ),
+    filler=r"maintenant|désormais",
+    until=r"et|mais|car|parce que",
+    asks=r"où|ou|quoi|quel|quelle|qui",
+)  # fmt: skip
+
+_ES = _table(
+    (
+        ("home", r"\b(?:vivo|vivimos)(?: ahora)? en " + _VALUE),
+        ("home", r"\b(?:me mudé|me he mudado|nos mudamos|nos hemos mudado|me mudo)"
+         r"(?: ahora)? (?:a|al) " + _VALUE),
+        ("work", r"\b(?:trabajo|trabajamos)(?: ahora)? (?:como|de|en|para) " + _VALUE),
+        ("name", r"\b(?:me llamo|mi nombre es) (?P<value>\w+)"),
+        ("age", r"\btengo (?P<value>\d{1,3}) años\b"),
+        ("allergy", r"\bsoy alérgic[oa] (?:a|al) " + _VALUE),
+        ("favourite {}", r"\bmi (?P<name>\w+) favorit[oa] es (?:ahora )?" + _VALUE),
+    ),
+    filler=r"ahora|ya",
+    until=r"y|e|pero|porque",
+    asks=r"dónde|donde|qué|que|cuál|cual|quién|quien",
+)  # fmt: skip
+
+# --- Russian and Arabic: values stemmed, so a city in two cases is one value ---------------------
+
+_RU_WHEN = (
+    r"(?:теперь|сейчас|уже|вс[её] ещ[её]|пока|недавно|наконец|только что|вчера|"
+    r"в прошлом (?:году|месяце)|на прошлой неделе|летом|весной|осенью|зимой)"
+)
+_RU_NOW = rf"(?: {_RU_WHEN})*"
+_RU = _table(
+    (
+        # живу, работаю: only the first person has these forms
+        ("home", rf"(?<!\w)(?:(?:я|мы) )?(?:{_RU_WHEN} )*(?:живу|жив[её]м|проживаю|проживаем)"
+         + _RU_NOW + r" (?:в|во|на) " + _VALUE),
+        ("home", r"(?<!\w)(?:я|мы)" + _RU_NOW + r" (?:переехал|переехала|переехали|перебрался|"
+         r"перебралась|перебрались|переезжаю|переезжаем|поселился|поселилась|поселились)"
+         + _RU_NOW + r" (?:в|во|на) " + _VALUE),
+        ("work", r"(?<!\w)(?:(?:я|мы) )?(?:работаю|работаем)" + _RU_NOW
+         + r" (?!над |с |со |из |по |до |дома|удал[её]нно)" + _VALUE),
+        ("work", r"(?<!\w)(?:я|мы)" + _RU_NOW + r" (?:устроился|устроилась|устроились|перешла|"
+         r"перешел|перешёл)(?: на работу)? (?:в|во|на) " + _VALUE),
+        ("work", r"(?<!\w)(?:по профессии я|моя профессия(?: —| -|:)?) " + _VALUE),
+        ("name", r"(?<!\w)(?:меня зовут|мо[её] имя) (?P<value>\w+)"),
+        ("age", r"(?<!\w)мне (?P<value>\d{1,3}) (?:год|года|лет)(?!\w)"),
+        ("allergy", r"(?<!\w)у меня(?: теперь| сейчас)? аллергия на " + _VALUE),
+        ("favourite {}", r"(?<!\w)(?:мой|моя|мо[её]|мои) любим(?:ый|ая|ое|ые) (?P<name>\w+)"
+         r"(?: —| -|:| это)?(?: теперь| сейчас)? " + _VALUE),
+    ),
+    filler=r"теперь|сейчас|уже|тоже|также",
+    until=r"и|а|но|потому|так как",
+    asks=r"где|что|кто|кем|куда|откуда|как\w*|чем",
+    stem="russian",
+)  # fmt: skip
+
+_AR_OPEN = r"(?:^|(?<=[.!?؟،,\n])\s*|(?<!\S)(?:أنا|انا|نحن|لقد|وقد|قد|ثم|و)\s)"
+_AR_NOW = r"(?:\s(?:الآن|الان|حاليا|حالياً|مؤخرا|مؤخراً|للتو|أخيرا|أخيراً))*"
+_AR = _table(
+    (
+        ("home", r"(?<!\S)و?(?:أعيش|اعيش|أسكن|اسكن|نعيش|نسكن|أقيم|اقيم)" + _AR_NOW
+         + r"\s(?:في\s|ب)" + _VALUE),
+        ("home", _AR_OPEN + r"(?:انتقلت|انتقلنا)" + _AR_NOW + r"\s(?:إلى|الى)\s" + _VALUE),
+        ("work", r"(?<!\S)و?(?:أعمل|اعمل|نعمل)" + _AR_NOW + r"\s(?:في\s|لدى\s|مع\s)?" + _VALUE),
+        ("name", r"(?<!\S)(?:اسمي|إسمي)\s(?P<value>\S+)"),
+        ("age", r"(?<!\S)عمري\s(?P<value>\d{1,3})"),
+        ("allergy", r"(?<!\S)(?:لدي|عندي)\sحساسية\s(?:من|ضد|تجاه)\s" + _VALUE),
+    ),
+    filler=r"الآن|الان|حاليا|حالياً|مؤخرا|مؤخراً|(?:الشهر|العام|الأسبوع|الاسبوع) الماضي|"
+    r"السنة الماضية",
+    until=r"و|وأ\w*|لكن|ولكن|لأن",
+    asks=r"أين|اين|ماذا|كم|متى",
+    stem="arabic",
+)  # fmt: skip
+
+# --- Chinese, Japanese, Korean: the sentence opens with the speaker, time words or nothing --------
+
+_ZH_VALUE = r"(?P<value>[^，。！？、；：,.!?;:\s了]{1,20})"
+_ZH_NOW = r"(?:现在|目前|如今|已经|刚刚|刚|最近|去年|今年|上个月|上周|终于|也|还|一直|自己|就)*"
+_ZH_OPEN = r"(?:^|(?<=[，。！？、；,.!?;\s]))"
+_ZH = _table(
+    (
+        ("home", r"我们?" + _ZH_NOW + r"(?:住在|住|生活在|定居在|定居于|搬到了?|搬去了?|搬回了?|"
+         r"搬家到了?)" + _ZH_VALUE),
+        ("work", r"(?:(?:我|" + _ZH_OPEN + ")" + _ZH_NOW + r"在[^，。！？、；,.!?;]{1,12}?|我)"
+         + _ZH_NOW + r"(?:当|担任)(?!时|然|天|地|初|年|中|前|作|成)了?(?:一名|一位|一个|个|名)?"
+         + _ZH_VALUE),
+        ("work", r"(?:我|" + _ZH_OPEN + ")" + _ZH_NOW
+         + r"在(?P<value>[^，。！？、；,.!?;\s]{1,15}?)(?:上班|工作|任职)"),
+        ("work", r"我" + _ZH_NOW + r"是(?:一名|一位|名)" + _ZH_VALUE),
+        ("work", r"我的(?:新)?(?:工作|职业)是(?:一名|一位|一个|个|名)?" + _ZH_VALUE),
+        ("name", r"我(?:的名字)?叫(?!了)" + _ZH_VALUE),
+        ("name", r"我的名字是" + _ZH_VALUE),
+        ("age", r"(?:我|" + _ZH_OPEN + ")" + _ZH_NOW + r"(?:今年)?(?P<value>\d{1,3}) ?岁"),
+        ("allergy", r"我" + _ZH_NOW + r"对(?P<value>[^，。！？、；,.!?;\s]{1,12}?)过敏"),
+        ("favourite {}", r"我最(?:喜欢|爱)的?(?P<name>[^，。！？、；,.!?;\s的是]{1,6})的?是"
+         + _ZH_VALUE),
+    ),
+    filler=r"了|啦|呢|吧|啊",
+    until=r"和|跟|并且|而且|但是|但|因为",
+    asks=r"哪|什么|谁|多少|几|怎么",
+    words=False,
+)  # fmt: skip
+
+#: A Japanese sentence about its speaker: it opens with the speaker (私は), time words or
+#: nothing, up to the value; a clause after a te-form (住んでいて、) goes on with its subject.
+_JA_OPEN = (
+    r"(?:^|(?<=[。！？!?\n])|(?<=て、))\s*(?:(?:私|僕|俺|わたし|あたし|ぼく|おれ)(?:は|も|が)、?|"
+    r"(?:今|現在|最近|去年|今年|先月|先週|この前|来月|ついに|やっと)(?:は|、)?)*"
+)
+_JA_VALUE = r"(?P<value>[^\s、。！？,.!?はがもをにへでと]{1,20})"
+_JA = _table(
+    (
+        ("home", _JA_OPEN + _JA_VALUE + r"(?:に|へ)(?:住んで|住ん|住み|暮らして|暮らし|引っ越し|"
+         r"引越し|移り住|移住し|転居し)"),
+        ("work", _JA_OPEN + r"(?:[^\s、。！？,.!?]{1,15}?で)?" + _JA_VALUE + r"(?:として|で)"
+         r"(?:働いて|働き|働く|勤めて|勤務して)"),
+        ("work", _JA_OPEN + _JA_VALUE + r"(?:に|へ)(?:勤めて|勤務|転職|就職)"),
+        ("work", r"(?:私|僕|俺)?の?(?:仕事|職業)は" + _JA_VALUE + r"(?:です|だ)"),
+        ("name", r"(?:私|僕|俺)?の?名前は" + _JA_VALUE + r"(?:です|だ)"),
+        ("name", _JA_OPEN + _JA_VALUE + r"と(?:申します|いいます|言います)"),
+        ("age", _JA_OPEN + r"(?P<value>\d{1,3})歳"),
+        ("allergy", _JA_OPEN + _JA_VALUE + r"(?:に|の)?アレルギー"),
+        ("favourite {}", r"(?:一番)?好きな(?P<name>[^\s、。！？,.!?は]{1,6})は" + _JA_VALUE
+         + r"(?:です|だ)"),
+    ),
+    filler=r"今|現在",
+    until=r"そして|けど",
+    asks=r"どこ|何|なに|誰|だれ|いくつ|どれ|どの",
+    words=False,
+)  # fmt: skip
+
+#: The same in Korean; a clause after a -고 clause (살고) goes on with its subject.
+_KO_OPEN = (
+    r"(?:^|(?<=[.!?。\n])|(?<=고\s))\s*"
+    r"(?:(?:저는|나는|저도|나도|제가|내가|저희는|우리는|저희도|우리도)\s+|"
+    r"(?:지금은?|현재|요즘|최근에?|작년에|올해|지난\s?달에|얼마\s?전에|이번에|드디어|이제|곧)\s+)*"
+)
+#: One or two words (서울 강남구), the first not a topic (언니는 부산에 살아요 is not the speaker).
+_KO_VALUE = r"(?P<value>(?:[^\s.,!?]+(?<![은는이가도])\s)??[^\s.,!?]+?)"
+_KO_IS = r"(?:이에요|예요|입니다|이야|야|이다|이고|고)?(?=[\s.,!?]|$)"
+_KO = _table(
+    (
+        ("home", _KO_OPEN + _KO_VALUE + r"(?:에서|에)\s+(?:살|삽니다|거주)"),
+        ("home", _KO_OPEN + _KO_VALUE + r"(?:으로|로)\s+이사"),
+        ("work", _KO_OPEN + r"(?:[^.!?]{1,30}?에서\s+)?" + _KO_VALUE + r"(?:으로|로)\s+"
+         r"(?:일하|일해|일합|근무)"),
+        ("work", _KO_OPEN + _KO_VALUE + r"에서\s+(?:일하|일해|일합|근무)"),
+        ("work", _KO_OPEN + _KO_VALUE + r"(?:에|으로|로)\s+(?:취직|입사|이직)"),
+        ("work", r"(?<!\S)(?:제|내)\s+(?:새\s+)?직업은\s+(?P<value>\S+?)" + _KO_IS),
+        ("name", r"(?<!\S)(?:제|내)\s+이름은\s+(?P<value>\S+?)" + _KO_IS),
+        ("age", _KO_OPEN + r"(?P<value>\d{1,3})\s?살"),
+        ("allergy", _KO_OPEN + _KO_VALUE + r"\s?알레르기가\s+있"),
+        ("allergy", _KO_OPEN + _KO_VALUE + r"(?:에|에게)\s+알레르기"),
+        ("favourite {}", r"(?<!\S)(?:제가|내가)\s+(?:제일|가장)\s+좋아하는\s+"
+         r"(?P<name>\S+?)(?:은|는)\s+(?P<value>\S+?)" + _KO_IS),
+    ),
+    filler=r"지금|이제",
+    until=r"그리고|하지만",
+    asks=r"어디|무엇|뭐|누구|몇|어느",
+)  # fmt: skip
+
+#: Each language's table, by the code :func:`recallery.text.cues.language` names.
+TABLES: dict[str, SlotTable] = {
+    "en": _EN,
+    "de": _DE,
+    "fr": _FR,
+    "es": _ES,
+    "ru": _RU,
+    "ar": _AR,
+    "zh": _ZH,
+    "ja": _JA,
+    "ko": _KO,
+}
+
+__all__ = ["TABLES", "SlotTable"]

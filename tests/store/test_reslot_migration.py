@@ -1,0 +1,138 @@
+"""Turns stored before the slot patterns of other languages (issue 52) get their slots and
+supersession links from a migration of each store (SQLite 16, PostgreSQL 23): the same rows
+writing them today gives, keyed per user (three people in one memory, Chinese, Russian, German
+and English turns, one person changing language), English turns left as they were."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from recallery import Engine, Memory
+from recallery.providers.registry import ModelRegistry
+from recallery.requests import TurnInput
+from recallery.store.base import Store
+from recallery.store.sqlite import SQLiteStore
+from recallery.store.supersession import reslot
+from recallery.testing import DeterministicEmbedder, FrozenClock
+
+#: (user, text) in the order said, a day apart.
+TURNS = [
+    ("u1", "我住在成都，在一家公司当会计。"),
+    ("u2", "Я живу в Казани и работаю бухгалтером."),
+    ("u3", "I live in Lisbon and I work as a nurse."),
+    ("u1", "我换了工作，现在在腾讯上班。"),
+    ("u2", "Я в прошлом месяце переехала в Самару."),
+    ("u3", "我上个月搬到了上海。"),  # u3 moves, now in Chinese: it supersedes the English turn
+    ("u1", "Ich wohne jetzt in Wien, die Stadt ist schön."),
+    ("u2", "Я живу в Самаре."),  # the same city in another case: no new value
+]
+Rows = tuple[set[tuple[int, str, str, str]], set[tuple[int, int]]]
+
+
+def write(store: Store) -> tuple[list[int], Memory]:
+    clock = FrozenClock()
+    embedder = DeterministicEmbedder()
+    engine = Engine(store, models=ModelRegistry(builtin=lambda: embedder), clock=clock)
+    owner = engine.principal(engine.create_user("owner").id)
+    memory = engine.create_memory(
+        owner, name="team", memory_type=["raw"], embd_id="x@Builtin", llm_id="x@Y"
+    )
+    ids = []
+    for user, text in TURNS:
+        turn = TurnInput(f"User Input: {text}\nAgent Response: Noted.", user_id=user)
+        (e,) = engine.add_messages(owner, [memory.id], [turn])
+        ids.append(int(e.message_id))
+        clock.advance(days=1)
+    engine.usage.close()
+    engine.request_recorder.close()
+    return ids, memory
+
+
+def rows(store: Store) -> Rows:
+    with store.read() as r:
+        slots = r.conn.execute("SELECT message_id, user_id, slot, value FROM turn_slots")
+        links = r.conn.execute("SELECT older, newer FROM supersessions")
+    return {(int(i), str(u), str(s), str(v)) for i, u, s, v in slots}, {
+        (int(a), int(b)) for a, b in links
+    }
+
+
+def expected(ids: list[int]) -> Rows:
+    by = dict(enumerate(ids))
+    slots = {
+        (by[0], "u1", "home", "成都"),
+        (by[0], "u1", "work", "会计"),
+        (by[1], "u2", "home", "казан"),
+        (by[1], "u2", "work", "бухгалтер"),
+        (by[2], "u3", "home", "lisbon and i work as a nurse"),
+        (by[2], "u3", "work", "a nurse"),
+        (by[3], "u1", "work", "腾讯"),
+        (by[4], "u2", "home", "самар"),
+        (by[5], "u3", "home", "上海"),
+        (by[6], "u1", "home", "wien"),
+        (by[7], "u2", "home", "самар"),
+    }
+    links = {(by[0], by[3]), (by[0], by[6]), (by[1], by[4]), (by[1], by[7]), (by[2], by[5])}
+    return slots, links
+
+
+def as_stored_before(ids: list[int], execute: Callable[[str, list[object]], object]) -> None:
+    """What the store held before: slots and links of the English turn only."""
+    others = [i for i, (_, text) in zip(ids, TURNS, strict=True) if not text.startswith("I ")]
+    marks = ",".join("?" * len(others))
+    execute(f"DELETE FROM turn_slots WHERE message_id IN ({marks})", others)
+    execute(f"DELETE FROM supersessions WHERE older IN ({marks}) OR newer IN ({marks})", others * 2)
+
+
+def test_written_today_the_turns_of_every_language_have_their_slots(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "today.db")
+    try:
+        ids, _ = write(store)
+        assert rows(store) == expected(ids)
+    finally:
+        store.close()
+
+
+def test_sqlite_turns_stored_before_get_their_slots_from_migration_16(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    store = SQLiteStore(path)
+    ids, _ = write(store)
+    store.close()
+    conn = sqlite3.connect(path)
+    as_stored_before(ids, conn.execute)
+    conn.execute("DELETE FROM schema_migrations WHERE version = 16")
+    conn.commit()
+    assert conn.execute("SELECT count(*) FROM turn_slots").fetchone()[0] == 2  # u3's English
+    conn.close()
+    store = SQLiteStore(path)
+    try:
+        assert rows(store) == expected(ids)
+        with store.write() as w:  # run again: every turn has its slots, nothing is added
+            assert reslot(w.conn) == 0
+        assert rows(store) == expected(ids)
+    finally:
+        store.close()
+
+
+@pytest.mark.postgres
+def test_postgres_turns_stored_before_get_their_slots_from_migration_23(postgres_dsn: str) -> None:
+    from recallery.store.postgres import PostgresStore
+    from recallery.testing.postgres import truncate_all
+
+    truncate_all(postgres_dsn)
+    store = PostgresStore(postgres_dsn, pool_size=1)
+    ids, _ = write(store)
+    with store.write() as w:
+        as_stored_before(ids, w.conn.execute)
+        w.conn.execute("DELETE FROM schema_migrations WHERE version = 23")
+    assert len(rows(store)[0]) == 2
+    store.close()
+    store = PostgresStore(postgres_dsn, pool_size=1)
+    try:
+        assert rows(store) == expected(ids)
+    finally:
+        store.close()
