@@ -65,9 +65,9 @@ def test_a_memorys_natural_search_and_audit_addresses_lead_to_their_pages(
 ) -> None:
     client = http(None)
     search = client.get("/memories/abc/search", follow_redirects=False)
-    assert search.status_code == 307 and search.headers["location"] == "/search?memory=abc"
+    assert search.status_code == 307 and search.headers["location"] == "/search?memory_id=abc"
     audit = client.get("/memories/abc/audit", follow_redirects=False)
-    assert audit.headers["location"] == "/audit?memory=abc"
+    assert audit.headers["location"] == "/audit?memory_id=abc"
 
 
 def test_an_unconfigured_chat_provider_is_accepted_with_a_warning(
