@@ -89,6 +89,7 @@ def test_each_language_fills_home_and_work_in_its_own_words(lang: str) -> None:
         "我现在住在哪里？我搬家了吗？",
         "私の仕事は何ですか？",
         "Кем я сейчас работаю?",
+        "أين أعمل الآن؟",  # the Arabic question mark ends the sentence, and no value holds it
     ],
 )
 def test_another_person_or_a_question_fills_no_slot(text: str) -> None:
@@ -98,6 +99,8 @@ def test_another_person_or_a_question_fills_no_slot(text: str) -> None:
 def test_one_city_in_two_grammatical_cases_is_one_value() -> None:
     assert slots("Я живу в Казани.") == slots("Мы переехали в Казань.") == {"home": "казан"}
     assert slots("أعيش في القاهرة") == slots("انتقلت إلى القاهرة") == {"home": "قاهر"}
+    # an Arabic comma ends the value, as a comma does
+    assert slots("انتقلت إلى القاهرة، والشقة جميلة.") == {"home": "قاهر"}
 
 
 def test_english_reads_as_it_always_did() -> None:

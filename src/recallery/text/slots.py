@@ -80,7 +80,7 @@ def _filled(content: str) -> dict[str, tuple[str, str]]:
 def _asked(asks: re.Pattern[str], text: str, match: re.Match[str], value: str) -> bool:
     """Whether a statement is a question: its value holds a question word, or its sentence
     ends in a question mark."""
-    end = _SENTENCE_END.search(text, match.end())
+    end = _SENTENCE_END.search(text, match.start())
     return asks.search(value) is not None or (end is not None and end.group() in _QUESTION)
 
 
