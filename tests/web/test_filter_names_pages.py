@@ -333,3 +333,33 @@ def test_the_listing_pages_take_page_size_under_either_name(
     sessions = c.get("/people", params={name: "25", "kind": "session"})
     assert len(re.findall(r'<tr data-id="s-\d+">', sessions.text)) == 25
     assert "page 1 of 2" in sessions.text and "page_size=25&amp;page=2" in sessions.text
+
+
+def test_the_messages_page_sends_and_reads_rest_status_and_forgotten_values(
+    login: Login, alice_key: str, engine: Engine, alice: Principal, notes: Memory
+) -> None:
+    """The status and forgotten fields send REST's true and false (shown as enabled or
+    disabled, yes or no); the old values are still read and select the same option."""
+    ids = _seed(engine, alice, notes)
+    tom, masha, ming = (ids[u][0] for u in ("tom", "маша", "小明"))
+    engine.set_status(alice, notes.id, masha, False)
+    engine.forget(alice, notes.id, ming)
+    c: TestClient = login(alice_key)
+
+    def page(**asked: str) -> str:
+        found = c.get(f"/memories/{notes.id}/messages", params=asked)
+        assert found.status_code == 200, found.text
+        return found.text
+
+    def shown(**asked: str) -> set[int]:
+        html = page(**asked)
+        return {i for i in (tom, masha, ming) if f'/entries/{i}"' in html}
+
+    assert shown(status="false") == shown(status="disabled") == {masha}
+    assert shown(forgotten="true") == shown(forgotten="yes") == {ming}
+    assert shown(status="true", forgotten="false") == shown(status="enabled", forgotten="no")
+    assert shown(status="true", forgotten="false") == {tom}
+    for asked in ({"status": "false"}, {"status": "disabled"}):
+        assert '<option value="false" selected>disabled</option>' in page(**asked)
+    for asked in ({"forgotten": "true"}, {"forgotten": "yes"}):
+        assert '<option value="true" selected>yes</option>' in page(**asked)

@@ -34,6 +34,16 @@ YES_NO = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no"
 Rows = Annotated[int | None, Query(ge=1, le=100)]
 
 
+def flag(wanted: Mapping[str, str], name: str) -> bool | None:
+    """The yes-or-no filter ``name`` (true or false; absent: either), refused naming it."""
+    value = wanted.get(name)
+    if value is None:
+        return None
+    if value.lower() not in YES_NO:
+        raise InvalidInput(name, f"{name} must be true or false.")
+    return YES_NO[value.lower()]
+
+
 class Counted(Protocol):
     """A page of rows that knows how many rows there are in all."""
 

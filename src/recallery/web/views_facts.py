@@ -16,11 +16,10 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from recallery.engine import Engine
-from recallery.errors import InvalidInput
 from recallery.models import Principal
 from recallery.requests import FactPage
 from recallery.web.frame import WebDep, WebRoute, Who
-from recallery.web.listing import YES_NO, PageSize, listed, listing
+from recallery.web.listing import YES_NO, PageSize, flag, listed, listing
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
@@ -51,16 +50,6 @@ def by_rest_values(wanted: Mapping[str, str]) -> dict[str, str]:
     return found
 
 
-def _flag(wanted: Mapping[str, str], name: str) -> bool | None:
-    """The yes-or-no filter ``name`` (true or false; absent: either), refused naming it."""
-    value = wanted.get(name)
-    if value is None:
-        return None
-    if value.lower() not in YES_NO:
-        raise InvalidInput(name, f"{name} must be true or false.")
-    return YES_NO[value.lower()]
-
-
 def facts(
     engine: Engine, me: Principal, memory_id: str, wanted: Mapping[str, str], number: int, size: int
 ) -> FactPage:
@@ -74,8 +63,8 @@ def facts(
         text=wanted.get("text"),
         page=number,
         page_size=size,
-        status=_flag(wanted, "status"),
-        forgotten=_flag(wanted, "forgotten"),
+        status=flag(wanted, "status"),
+        forgotten=flag(wanted, "forgotten"),
     )
 
 

@@ -15,7 +15,15 @@ from recallery.errors import Conflict, Forbidden, InvalidInput
 from recallery.models import Principal
 from recallery.requests import BulkAction, MessageFilter, MessagePage
 from recallery.web.frame import Form, Posted, WebDep, WebRoute, Who, back, local, page
-from recallery.web.listing import OLD_NAMES, PageSize, by_wire_name, chosen, listed, listing
+from recallery.web.listing import (
+    OLD_NAMES,
+    PageSize,
+    by_wire_name,
+    chosen,
+    flag,
+    listed,
+    listing,
+)
 from recallery.wire import curation
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
@@ -34,16 +42,18 @@ FILTERS = (
 #: The time spans a timeline bar links to (the declared filters' own names).
 SPANS = ("recorded_since", "recorded_before", "valid_since", "valid_before")
 Text = Annotated[str | None, Query()]
+#: The status field's old values (one release), read as REST's true and false.
+OLD_STATUSES = {"enabled": "true", "disabled": "false"}
 
 
 def selection(values: Mapping[str, str]) -> MessageFilter:
     """The filter fields (by their REST names) as the engine's Messages filter (each
     checked, naming its field)."""
-    yes_no = {"enabled": True, "disabled": False, "yes": True, "no": False}
+    status = values.get("status")
     shaped: dict[str, Any] = {
         **{k: values.get(k) for k in (*FILTERS, *SPANS)},
-        "status": yes_no.get(values.get("status", ""), values.get("status")),
-        "forgotten": yes_no.get(values.get("forgotten", ""), values.get("forgotten")),
+        "status": flag({"status": OLD_STATUSES.get(status, status)} if status else {}, "status"),
+        "forgotten": flag(values, "forgotten"),
     }
     return curation.message_filter_from_dict({k: v for k, v in shaped.items() if v is not None})
 
