@@ -84,18 +84,17 @@ def _record(
         if found[slot] != value:
             older = (at, int(other)) < (new_at, message_id)
             pairs.add((int(other), message_id) if older else (message_id, int(other)))
-    for older_id, newer_id in sorted(pairs):
-        conn.execute(
+    if pairs:
+        conn.executemany(
             "INSERT INTO supersessions (tenant_id, older, newer, memory_id) "
             "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [tenant, older_id, newer_id, memory],
+            [[tenant, older_id, newer_id, memory] for older_id, newer_id in sorted(pairs)],
         )
-    for slot, value in found.items():
-        conn.execute(
-            "INSERT INTO turn_slots (tenant_id, message_id, memory_id, user_id, slot, "
-            "value) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [tenant, message_id, memory, user, slot, value],
-        )
+    conn.executemany(
+        "INSERT INTO turn_slots (tenant_id, message_id, memory_id, user_id, slot, "
+        "value) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        [[tenant, message_id, memory, user, slot, value] for slot, value in found.items()],
+    )
     return len(pairs)
 
 
