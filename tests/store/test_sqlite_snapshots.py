@@ -180,7 +180,8 @@ def test_a_snapshot_of_an_older_format_is_rebuilt_from_rows(
     ids = seed(store, a, 60, 1)
     answers(store, [a.id], ids)
     with monkeypatch.context() as m:
-        m.setattr(snapshots_module, "FORMAT", snapshots_module.FORMAT - 1)
+        older = {kind: n - 1 for kind, n in snapshots_module.FORMATS.items()}
+        m.setattr(snapshots_module, "FORMATS", older)
         assert store.save_indexes() > 0
     store.close()
     restored = assert_answers_as_rebuilt(path, [a.id], ids)
@@ -188,6 +189,34 @@ def test_a_snapshot_of_an_older_format_is_rebuilt_from_rows(
         assert restored._indexes.rows_loaded == 60
         with restored.read() as r:
             assert len(r.lengths(Scope.of(a.id), ids)) == 45  # its raw turns: 3 in 4
+    finally:
+        restored.close()
+
+
+def test_keywords_of_an_older_format_are_made_again_and_the_hnsw_graphs_kept(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keyword format 4 stems Arabic lightly: a store whose keyword snapshots are format 3
+    loads its rows once more (an Arabic word is then found without its article), and keeps
+    its HNSW graphs, whose format did not change."""
+    store = opened(path)
+    a = make_memory()
+    arabic = ["أعزف على الكمان كل عطلة نهاية أسبوع", "طعامي المفضل هو الفطائر"]
+    ids = seed(store, a, 60, 1)
+    ids += StoreConformance().seed(
+        store, a, [(t, v, {}) for t, v in zip(arabic, vectors(2, 9), strict=True)]
+    )
+    with monkeypatch.context() as m:
+        m.setattr(snapshots_module, "FORMATS", {**snapshots_module.FORMATS, "keywords": 3})
+        assert store.save_indexes() > 0
+    store.close()
+    restored = opened(path)
+    try:
+        with restored.read() as r:
+            found = [i for i, _ in r.keyword_candidates(Scope.of(a.id), "كمان", EntryFilter(), 5)]
+        assert found == [ids[-2]]
+        assert restored._indexes.rows_loaded == 62
+        assert restored._indexes.graphs_stored == {a.id}
     finally:
         restored.close()
 

@@ -15,8 +15,10 @@ same keyword results in every language. Per run of text (:mod:`recallery.text.sc
   index has always done (accents removed, then the original Porter stemmer), other languages
   are stemmed with their accents, which are removed after. A query too short to name its
   language ("Schwestern") asks for each word's stem in every Latin language.
-- **Cyrillic**: the Russian stemmer; **Arabic**: the Arabic stemmer (which drops ال and other
-  prefixes); **Greek**: the Greek stemmer. Other scripts: words as they are.
+- **Cyrillic**: the Russian stemmer; **Arabic**: Lucene's light stemming
+  (:mod:`recallery.text.arabic`: the article, و and the commonest suffixes taken off, so
+  الكمان and كمان are one term); **Greek**: the Greek stemmer. Other scripts: words as they
+  are.
 
 Words of 3 to 64 characters are stemmed (FTS5's porter bounds). Stop words
 (:mod:`recallery.text.stopwords`) count in a text's length but are never terms. A query's
@@ -33,7 +35,7 @@ from typing import Any
 
 import Stemmer
 
-from recallery.text import stopwords
+from recallery.text import arabic, stopwords
 from recallery.text.scripts import Script, ascii_words, has_batchim, is_han, runs, unaccented
 
 #: Most terms a query asks for.
@@ -71,7 +73,9 @@ _LATIN_STOPS = {
 #: Letters that vote for a language (looked for before case folding: ß becomes ss).
 _HINTS = (("de", "äöüßÄÖÜẞ"), ("es", "ñÑ¿¡"), ("pt", "ãõÃÕ"))
 _OTHER_STEMMERS = [s for lang, s in stopwords.LATIN_STEMMERS.items() if lang != "en"]
-_STEMMER_OF_SCRIPT = {Script.CYRILLIC: "russian", Script.ARABIC: "arabic", Script.GREEK: "greek"}
+#: The stemmer of Arabic words: ours (:mod:`recallery.text.arabic`), every length.
+ARABIC = "light-arabic"
+_STEMMER_OF_SCRIPT = {Script.CYRILLIC: "russian", Script.ARABIC: ARABIC, Script.GREEK: "greek"}
 _STOPS_OF_SCRIPT = {Script.CYRILLIC: stopwords.RUSSIAN, Script.ARABIC: stopwords.ARABIC}
 _local = threading.local()  # a Stemmer is not safe to share between threads
 
@@ -280,6 +284,9 @@ def _stems(pieces: Iterable[_Piece]) -> dict[_Piece, str]:
     for name, group in by_stemmer.items():
         if not name:
             out.update((p, p[1]) for p in group)
+            continue
+        if name == ARABIC:
+            out.update((p, arabic.stem(p[1])) for p in group)
             continue
         stemmed = [p for p in group if STEM_MIN <= len(p[1]) <= STEM_MAX]
         out.update((p, unaccented(p[1]) if p[2] else p[1]) for p in group)

@@ -6,7 +6,8 @@ gives its text, each with as many positions as it occurs (at most
 the analyzer's length. Writes bring both (:mod:`.bulk`), so the server never tokenises and its
 BM25 counts the same terms as SQLite's in-process index: both stores give the same keyword
 results in every language. Migration 21 (:func:`reindex`) rewrites the rows written before,
-whose documents the server's English-only configuration had made.
+whose documents the server's English-only configuration had made; migration 24
+(:func:`reindex_arabic`) those of the rows in Arabic, once Arabic was light-stemmed.
 """
 
 from __future__ import annotations
@@ -87,10 +88,11 @@ INSERT INTO fts_docs (tenant_id, memory_id, docs, tokens)
 """
 
 
-def reindex(raw: psycopg.Connection[Row]) -> None:
+def reindex(raw: psycopg.Connection[Row], only: str = "TRUE") -> None:
     """Migration 21: every row's document and length made again by the analyzer, in batches
     by message id, then the term and document counts recounted from them (in the migration's
-    transaction: a failure leaves every row as it was)."""
+    transaction: a failure leaves every row as it was). ``only``: a condition on ``content``
+    limiting it to the rows whose terms changed (a fixed SQL text, never a caller's)."""
     register_documents(raw)
     raw.execute(BROUGHT_ONLY)
     raw.execute(
@@ -100,7 +102,7 @@ def reindex(raw: psycopg.Connection[Row]) -> None:
     last = -1
     while True:
         rows = raw.execute(
-            "SELECT message_id, content FROM entries WHERE message_id > %s "
+            f"SELECT message_id, content FROM entries WHERE message_id > %s AND ({only}) "
             "ORDER BY message_id LIMIT %s",
             [last, BATCH],
         ).fetchall()
@@ -120,6 +122,12 @@ def reindex(raw: psycopg.Connection[Row]) -> None:
     raw.execute(_RECOUNT)
 
 
+def reindex_arabic(raw: psycopg.Connection[Row]) -> None:
+    """Migration 24: the documents of the rows holding Arabic letters, whose words are now
+    light-stemmed (:mod:`recallery.text.arabic`); other rows' terms did not change."""
+    reindex(raw, "content ~ '[\u0621-\u064a]'")
+
+
 __all__ = [
     "BROUGHT_ONLY",
     "Document",
@@ -127,5 +135,6 @@ __all__ = [
     "documents",
     "register_documents",
     "reindex",
+    "reindex_arabic",
     "tsvector",
 ]

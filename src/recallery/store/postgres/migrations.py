@@ -21,7 +21,7 @@ from collections.abc import Callable
 import psycopg
 
 from recallery.store.postgres.conn import PgConn
-from recallery.store.postgres.documents import reindex
+from recallery.store.postgres.documents import reindex, reindex_arabic
 from recallery.store.postgres.initial import EXTENSIONS_AND_TEXT_SEARCH, TABLES
 from recallery.store.postgres.keyword_writes import (
     DOCUMENTS_BROUGHT,
@@ -367,4 +367,5 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     ),
     (22, "the local model of each memory, fixed at creation (NULL: a provider's)", ADD_LOCAL_MODEL),
     (23, "slots of the turns stored in the languages that gained slot patterns", _reslot),
+    (24, "keyword documents of Arabic text, light-stemmed", reindex_arabic),
 )

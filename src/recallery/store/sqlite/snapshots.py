@@ -35,10 +35,11 @@ PART = 64 << 20
 #: Alignment of each array's bytes in a snapshot.
 ALIGN = 64
 KINDS = ("keywords", "columns", "conversations", "ann")
-#: The layout of the arrays; a snapshot of another is ignored (its memory loads from rows).
-#: 2: conversations hold each turn's length. 3: keyword terms from the analyzer of every
-#: language (:mod:`recallery.text.analyzer`): an older snapshot's terms are English-only.
-FORMAT = 3
+#: The layout of each kind's arrays; a snapshot of another is ignored (its memory loads from
+#: rows; an HNSW graph is rebuilt). 2: conversations hold each turn's length. 3: keyword terms
+#: from the analyzer of every language (:mod:`recallery.text.analyzer`): an older snapshot's
+#: terms are English-only. Keywords 4: Arabic words light-stemmed (:mod:`recallery.text.arabic`).
+FORMATS = {"keywords": 4, "columns": 3, "conversations": 3, "ann": 3}
 
 
 @dataclass
@@ -105,7 +106,7 @@ def save(
     conn.execute("DELETE FROM index_snapshots")
     written = 0
     for memory_id, kind, arrays in states:
-        for n, data in enumerate(pack(arrays | {"format": np.asarray([FORMAT])})):
+        for n, data in enumerate(pack(arrays | {"format": np.asarray([FORMATS[kind]])})):
             conn.execute(
                 "INSERT INTO index_snapshots VALUES (?, ?, ?, ?, ?, ?)",
                 [memory_id, kind, n, rows_high, changes_seq, data],
@@ -123,7 +124,7 @@ def load(conn: Conn, kinds: Iterable[str] = KINDS) -> Snapshot:
     for kind in kinds:
         for memory_id, data in _parts(conn, kind):
             arrays = unpack(data)
-            if arrays.pop("format", None) == FORMAT:
+            if arrays.pop("format", None) == FORMATS[kind]:
                 out.memories.setdefault(memory_id, {})[kind] = arrays
     return out
 
