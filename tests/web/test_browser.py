@@ -277,6 +277,33 @@ def test_disable_hides_a_turn_from_the_playground_and_enable_brings_it_back(
     audited(page, live, memory_id, "entry.enable", lisbon)
 
 
+def test_filter_the_messages_page_by_status_and_forgotten_with_three_people(
+    page: Page, live: Live
+) -> None:
+    """The filter form sends REST's values (status=false, forgotten=true) and shows only the
+    turns they select, of three people writing English, Russian and Chinese."""
+    memory_id = live.memory("filters")
+    kept = live.say(memory_id, "I cycle to work every day.", user="u-1")
+    off = live.say(memory_id, "Я живу в Казани.", user="u-2")
+    gone = live.say(memory_id, "我住在上海。", user="u-3")
+    live.extracted(memory_id)
+    log_in(page, live, path=f"/memories/{memory_id}/messages")
+    page.locator(f"#turn-{off} button.switch").click()
+    expect(page.locator(f"#turn-{off} button.switch")).to_have_text("Disabled")
+    page.locator(f"#turn-{gone} button:text-is('Forget'):not([aria-label])").click()
+    expect(page.locator(f"#turn-{gone} td.state .badge.forgotten")).to_be_visible()
+    form = page.locator("form.filters")
+    chosen = [("disabled", "any", "status=false", off), ("any", "yes", "forgotten=true", gone)]
+    for status, forgotten, sent, shown in chosen:
+        form.locator("select[name=status]").select_option(label=status)
+        form.locator("select[name=forgotten]").select_option(label=forgotten)
+        form.locator("button[type=submit]").click()
+        expect(page.locator(f"#turn-{shown}")).to_be_visible()
+        assert sent in page.url
+        others = {kept, off, gone} - {shown}
+        assert all(page.locator(f"#turn-{i}").count() == 0 for i in others)
+
+
 def test_forget_and_restore(page: Page, live: Live) -> None:
     memory_id = live.memory("forgetting")
     said = live.say(memory_id, "I drink espresso every morning.")
