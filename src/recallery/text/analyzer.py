@@ -265,7 +265,9 @@ def _without_particle(word: str) -> str:
     return word
 
 
-def _stemmer(name: str) -> Any:
+def stemmer(name: str) -> Any:
+    """This thread's Snowball stemmer ``name`` (PyStemmer's; one per thread, as a stemmer is not
+    safe to share)."""
     held: dict[str, Any] | None = getattr(_local, "stemmers", None)
     if held is None:
         held = _local.stemmers = {}
@@ -290,7 +292,7 @@ def _stems(pieces: Iterable[_Piece]) -> dict[_Piece, str]:
             continue
         stemmed = [p for p in group if STEM_MIN <= len(p[1]) <= STEM_MAX]
         out.update((p, unaccented(p[1]) if p[2] else p[1]) for p in group)
-        stems: list[str] = _stemmer(name).stemWords([p[1] for p in stemmed])
+        stems: list[str] = stemmer(name).stemWords([p[1] for p in stemmed])
         out.update((p, unaccented(s) if p[2] else s) for p, s in zip(stemmed, stems, strict=True))
     return out
 
@@ -303,4 +305,5 @@ __all__ = [
     "analyze_all",
     "latin_language",
     "query_terms",
+    "stemmer",
 ]

@@ -17,22 +17,16 @@ says, never one an English pattern matched by accident; a language without a tab
 from __future__ import annotations
 
 import re
-import threading
-from typing import Any
 
-import Stemmer
-
+from recallery.text.analyzer import STEM_MIN, stemmer
 from recallery.text.cues import language
 from recallery.text.slot_tables import TABLES, SlotTable
 
 #: Where a raw turn's user input ends.
 _AGENT = "\nAgent Response:"
 _USER = "User Input:"
-#: Words a stemmer is given (shorter ones pass as they are, as in the keyword analyzer).
-_STEM_MIN = 3
 _SENTENCE_END = re.compile(r"[.!?。！？؟\n]")
 _QUESTION = frozenset("?？؟")
-_local = threading.local()  # a Stemmer is not safe to share between threads
 
 
 def user_statement(content: str) -> str:
@@ -93,18 +87,9 @@ def _trimmed(table: SlotTable, value: str) -> str:
         value = value.replace("ё", "е")
     words = table.filler.sub(" ", value).split()
     if table.stem and words:
-        stemmer = _stemmer(table.stem)
-        words = [stemmer.stemWord(w) if len(w) >= _STEM_MIN else w for w in words]
+        snowball = stemmer(table.stem)
+        words = [snowball.stemWord(w) if len(w) >= STEM_MIN else w for w in words]
     return " ".join(words)
-
-
-def _stemmer(name: str) -> Any:
-    held: dict[str, Any] | None = getattr(_local, "stemmers", None)
-    if held is None:
-        held = _local.stemmers = {}
-    if name not in held:
-        held[name] = Stemmer.Stemmer(name)
-    return held[name]
 
 
 def superseded(earlier: dict[str, str], later: dict[str, str]) -> bool:
