@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.support.api import API, Account, ok
-from tests.support.extraction import ALL_TYPES, CONFIG, build_engine, facts, judgement
+from tests.support.api import API, Account, ok, replay, support_memory
+from tests.support.extraction import build_engine, facts, judgement
 
 from recallery import Engine
-from recallery.jobs import Worker
 from recallery.store.base import Store
 from recallery.testing import DeterministicEmbedder, FakeLLM, FrozenClock
 
@@ -54,30 +53,6 @@ def engine(store: Store, embedder: DeterministicEmbedder, clock: FrozenClock) ->
         e.usage.close()
 
 
-def _replay(engine: Engine, client: TestClient, clock: FrozenClock) -> str:
-    body = {
-        "name": "support",
-        "memory_type": list(ALL_TYPES),
-        "embd_id": "minilm@Builtin",
-        "llm_id": "fake-model@fake",
-    }
-    memory_id = str(ok(client.post(f"{API}/memories", json=body))["id"])
-    worker = Worker(engine, config=CONFIG, owner="rest-worker")
-    for user, said, _ in TURNS:
-        turn = {
-            "memory_id": [memory_id],
-            "agent_id": "support-bot",
-            "session_id": f"{user}-chat",
-            "user_id": user,
-            "user_input": said,
-            "agent_response": "Noted.",
-        }
-        ok(client.post(f"{API}/messages", json=turn))
-        worker.run_once()
-        clock.advance(days=1)
-    return memory_id
-
-
 def _facts(client: TestClient, memory_id: str, user: str) -> list[str]:
     page = ok(client.get(f"{API}/memories/{memory_id}/facts", params={"user_id": user}))
     return sorted(str(e["content"]) for e in page["items"])
@@ -90,7 +65,8 @@ def test_each_retraction_replaces_its_own_persons_statement_and_is_never_a_repea
     clock: FrozenClock,
 ) -> None:
     client = http(alice.key)
-    memory_id = _replay(engine, client, clock)
+    memory_id = support_memory(client)
+    replay(engine, client, memory_id, clock, [(user, said) for user, said, _ in TURNS])
     # every retraction went to the chat model, none was merged by closeness
     assert all(any(fact in asked for asked in ASKED) for _, _, fact in TURNS[4:]), ASKED
     assert _facts(client, memory_id, "ana") == ["The user prefers coffee over tea"]

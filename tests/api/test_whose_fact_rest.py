@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from tests.extraction.test_whose_fact import TURNS, _reply
-from tests.support.api import API, Account, error, ok
-from tests.support.extraction import CONFIG, build_engine
+from tests.support.api import API, Account, error, ok, replay, support_memory
+from tests.support.extraction import build_engine
 
 from recallery import Engine
-from recallery.jobs import Worker
 from recallery.store.base import Store
 from recallery.testing import DeterministicEmbedder, FakeLLM, FrozenClock
 
@@ -27,30 +26,8 @@ def engine(store: Store, embedder: DeterministicEmbedder, clock: FrozenClock) ->
         e.usage.close()
 
 
-def _memory(client: TestClient) -> str:
-    body = {
-        "name": "support",
-        "memory_type": ["raw", "semantic", "episodic", "procedural"],
-        "embd_id": "minilm@Builtin",
-        "llm_id": "fake-model@fake",
-    }
-    return str(ok(client.post(f"{API}/memories", json=body))["id"])
-
-
 def _replay(engine: Engine, client: TestClient, memory_id: str, clock: FrozenClock) -> None:
-    worker = Worker(engine, config=CONFIG, owner="rest-worker")
-    for user, said, _ in TURNS:
-        turn = {
-            "memory_id": [memory_id],
-            "agent_id": "support-bot",
-            "session_id": f"{user}-chat",
-            "user_id": user,
-            "user_input": said,
-            "agent_response": "Noted.",
-        }
-        ok(client.post(f"{API}/messages", json=turn))
-        worker.run_once()
-        clock.advance(days=1)
+    replay(engine, client, memory_id, clock, [(user, said) for user, said, _ in TURNS])
 
 
 def _rows(client: TestClient, memory_id: str) -> list[dict[str, Any]]:
@@ -65,7 +42,7 @@ def test_erasing_ana_over_rest_changes_only_anas_entries(
     clock: FrozenClock,
 ) -> None:
     client = http(alice.key)
-    memory_id = _memory(client)
+    memory_id = support_memory(client)
     _replay(engine, client, memory_id, clock)
     before = {
         (m["message_id"], m["user_id"]) for m in _rows(client, memory_id) if m["user_id"] != "ana"
@@ -98,7 +75,7 @@ def test_only_an_administrator_reaches_every_tenant(
     clock: FrozenClock,
 ) -> None:
     alices, bobs = http(alice.key), http(bob.key)
-    mine, theirs = _memory(alices), _memory(bobs)
+    mine, theirs = support_memory(alices), support_memory(bobs)
     for client, memory_id in ((alices, mine), (bobs, theirs)):
         turn = {"memory_id": [memory_id], "user_id": "ana", "user_input": "我住在巴伦西亚。"}
         turn |= {"agent_id": "a", "session_id": "s", "agent_response": "好的"}
@@ -129,7 +106,7 @@ def test_a_key_without_read_cannot_list_a_users_entries(
     alice: Account,
 ) -> None:
     client = http(alice.key)
-    memory_id = _memory(client)
+    memory_id = support_memory(client)
     turn = {"memory_id": [memory_id], "user_id": "tom", "user_input": "I live in Manchester."}
     turn |= {"agent_id": "a", "session_id": "s", "agent_response": "ok"}
     ok(client.post(f"{API}/messages", json=turn))

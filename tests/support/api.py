@@ -3,6 +3,7 @@ adapters' tests use it too), envelopes, and samples read from ``/metrics``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -12,9 +13,12 @@ import httpx
 import numpy as np
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from tests.support.extraction import CONFIG
 
 from recallery import Engine, Principal, User
+from recallery.jobs import Worker
 from recallery.models import EntryType, NewEntry
+from recallery.testing import FrozenClock
 
 EMBD = "BAAI/bge-small-en-v1.5@Builtin"
 LLM = "glm-4-flash@ZHIPU-AI"
@@ -126,3 +130,39 @@ def metric_value(text: str, name: str, *labels: str) -> float:
         if line.startswith((name + "{", name + " ")) and all(label in line for label in labels):
             return float(line.rsplit(" ", 1)[1])
     return 0.0
+
+
+def support_memory(client: TestClient) -> str:
+    """A support memory of every type, extracted by the fake chat model (``fake-model@fake``),
+    made through REST; its id."""
+    body = {
+        "name": "support",
+        "memory_type": ["raw", "semantic", "episodic", "procedural"],
+        "embd_id": "minilm@Builtin",
+        "llm_id": "fake-model@fake",
+    }
+    return str(ok(client.post(f"{API}/memories", json=body))["id"])
+
+
+def replay(
+    engine: Engine,
+    client: TestClient,
+    memory_id: str,
+    clock: FrozenClock,
+    turns: Iterable[tuple[str, str]],
+) -> None:
+    """Each (user, what they said) posted through REST as a support agent writes it, extracted
+    before the next, a day apart."""
+    worker = Worker(engine, config=CONFIG, owner="rest-worker")
+    for user, said in turns:
+        turn = {
+            "memory_id": [memory_id],
+            "agent_id": "support-bot",
+            "session_id": f"{user}-chat",
+            "user_id": user,
+            "user_input": said,
+            "agent_response": "Noted.",
+        }
+        ok(client.post(f"{API}/messages", json=turn))
+        worker.run_once()
+        clock.advance(days=1)
