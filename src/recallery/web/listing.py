@@ -44,6 +44,25 @@ def flag(wanted: Mapping[str, str], name: str) -> bool | None:
     return YES_NO[value.lower()]
 
 
+def by_rest_values(
+    wanted: Mapping[str, str], old_statuses: Mapping[str, tuple[str, str]]
+) -> dict[str, str]:
+    """``wanted`` with an old value of the status field (a page's ``old_statuses``: each the
+    REST filter and value it is, ``status`` or ``forgotten``, true or false) read as that
+    filter, unless that is given too, and each yes-or-no spelling REST takes (1, yes, ...)
+    written true or false."""
+    found = dict(wanted)
+    old = old_statuses.get(found.get("status", "").lower())
+    if old is not None:
+        del found["status"]
+        found.setdefault(*old)
+    for name in ("status", "forgotten"):
+        given = YES_NO.get(found.get(name, "").lower())
+        if given is not None:
+            found[name] = "true" if given else "false"
+    return found
+
+
 class Counted(Protocol):
     """A page of rows that knows how many rows there are in all."""
 

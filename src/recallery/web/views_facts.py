@@ -19,7 +19,7 @@ from recallery.engine import Engine
 from recallery.models import Principal
 from recallery.requests import FactPage
 from recallery.web.frame import WebDep, WebRoute, Who
-from recallery.web.listing import YES_NO, PageSize, flag, listed, listing
+from recallery.web.listing import PageSize, by_rest_values, flag, listed, listing
 
 router = APIRouter(route_class=WebRoute, include_in_schema=False)
 
@@ -32,22 +32,6 @@ OLD_STATUSES = {
     "forgotten": ("forgotten", "true"),
     "kept": ("forgotten", "false"),
 }
-
-
-def by_rest_values(wanted: Mapping[str, str]) -> dict[str, str]:
-    """``wanted`` with an old status value (enabled, disabled, forgotten, kept) read as the
-    REST filter it is (``status`` or ``forgotten``, true or false), unless that is given too,
-    and each yes-or-no spelling REST takes (1, yes, ...) written true or false."""
-    found = dict(wanted)
-    old = OLD_STATUSES.get(found.get("status", "").lower())
-    if old is not None:
-        del found["status"]
-        found.setdefault(*old)
-    for name in ("status", "forgotten"):
-        flag = YES_NO.get(found.get(name, "").lower())
-        if flag is not None:
-            found[name] = "true" if flag else "false"
-    return found
 
 
 def facts(
@@ -79,7 +63,7 @@ def facts_page(
 ) -> Response:
     engine, me = parts.engine, who.principal
     shown = listing(request, parts, who, memory_id, FILTERS, number, size)
-    shown = replace(shown, wanted=by_rest_values(shown.wanted))
+    shown = replace(shown, wanted=by_rest_values(shown.wanted, OLD_STATUSES))
 
     def select(wanted: Mapping[str, str], number: int, size: int) -> FactPage:
         return facts(engine, me, shown.memory.id, wanted, number, size)

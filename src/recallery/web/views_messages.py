@@ -5,6 +5,7 @@ restore); and bulk changes, previewed by a dry run before anything changes."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -18,6 +19,7 @@ from recallery.web.frame import Form, Posted, WebDep, WebRoute, Who, back, local
 from recallery.web.listing import (
     OLD_NAMES,
     PageSize,
+    by_rest_values,
     by_wire_name,
     chosen,
     flag,
@@ -42,17 +44,17 @@ FILTERS = (
 #: The time spans a timeline bar links to (the declared filters' own names).
 SPANS = ("recorded_since", "recorded_before", "valid_since", "valid_before")
 Text = Annotated[str | None, Query()]
-#: The status field's old values (one release), read as REST's true and false.
-OLD_STATUSES = {"enabled": "true", "disabled": "false"}
+#: The status field's old values (one release), each the REST filter and value it is.
+OLD_STATUSES = {"enabled": ("status", "true"), "disabled": ("status", "false")}
 
 
 def selection(values: Mapping[str, str]) -> MessageFilter:
     """The filter fields (by their REST names) as the engine's Messages filter (each
     checked, naming its field)."""
-    status = values.get("status")
+    values = by_rest_values(values, OLD_STATUSES)
     shaped: dict[str, Any] = {
         **{k: values.get(k) for k in (*FILTERS, *SPANS)},
-        "status": flag({"status": OLD_STATUSES.get(status, status)} if status else {}, "status"),
+        "status": flag(values, "status"),
         "forgotten": flag(values, "forgotten"),
     }
     return curation.message_filter_from_dict({k: v for k, v in shaped.items() if v is not None})
@@ -76,6 +78,7 @@ def messages(
 ) -> Response:
     engine, me = parts.engine, who.principal
     shown = listing(request, parts, who, memory_id, FILTERS + SPANS, number, size)
+    shown = replace(shown, wanted=by_rest_values(shown.wanted, OLD_STATUSES))
 
     def select(wanted: Mapping[str, str], number: int, size: int) -> MessagePage:
         return turns(engine, me, shown.memory.id, selection(wanted), number, size)
@@ -157,7 +160,7 @@ def bulk(request: Request, parts: WebDep, who: Who, form: Posted, memory_id: str
     engine, me = parts.engine, who.principal
     memory = engine.get_memory(me, memory_id)
     given = {k: form.text(f"f_{k}") for k in (*FILTERS, *SPANS, *OLD_NAMES)}
-    wanted = chosen(by_wire_name(given), FILTERS + SPANS)
+    wanted = by_rest_values(chosen(by_wire_name(given), FILTERS + SPANS), OLD_STATUSES)
     every = form.text("scope") == "all"
     ids = None if every else form.texts("ids")
     action, dry = form.text("action"), form.flag("dry_run")
