@@ -9,7 +9,8 @@ filter leaves out stays out."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -21,11 +22,14 @@ from recallery.models import Scope
 from recallery.providers.registry import ModelRegistry
 from recallery.requests.gathered import Pools, Wants
 from recallery.requests.messages import TurnInput
+from recallery.retrieval import plan
+from recallery.retrieval.stages import Ranking
 from recallery.store import postgres
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
 from recallery.store.gather import gather
 from recallery.store.postgres import PostgresStore, gathered, search
+from recallery.store.reader import Reader
 from recallery.store.sqlite import SQLiteStore
 from recallery.testing import DeterministicEmbedder, FrozenClock
 from recallery.testing.bm25 import corpus
@@ -294,3 +298,34 @@ def test_the_first_step_asks_the_index_as_the_vector_leg_does(
                 assert step.vector == leg and len(leg) == min(limit, len(with_b))
                 assert {i for i, _ in leg} <= with_b
     engine.close()
+
+
+def test_times_and_links_of_the_placed_candidates_rank_as_every_candidates(
+    both: tuple[_Memory, _Memory], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gather reads valid times and supersession links only for the candidates the
+    ranking's later stages look at (:meth:`Ranking.placed_ids`): every search ranks, scores
+    and explains as with those read for every candidate, in both stores, for three customers
+    (Russian, Chinese) with the time band, recency and supersession at work; and far fewer
+    turns are asked about."""
+    asked: dict[bool, list[int]] = {True: [], False: []}
+    placed = True
+    real_times, real_wants = Reader.valid_times, Ranking.wants
+
+    def times(self: Reader, scope: Scope, ids: Iterable[int]) -> list[Any]:
+        wanted = list(ids)
+        asked[placed].append(len(wanted))
+        return real_times(self, scope, wanted)
+
+    monkeypatch.setattr(Reader, "valid_times", times)
+    for side in both:
+        for query, knobs in QUERIES:
+            placed = True
+            few = side.search(query, **knobs)
+            placed = False
+            with monkeypatch.context() as m:
+                m.setattr(Ranking, "wants", lambda self: replace(real_wants(self), placed=None))
+                every = side.search(query, **knobs)
+            assert _ranked(few) == _ranked(every), query
+    assert asked[True] and max(asked[True]) <= plan.RECENCY_POOL
+    assert sum(asked[True]) * 3 < sum(asked[False])

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from recallery.models import EntryType, Scope, Trust
 from recallery.store.filters import EntryFilter
+from recallery.store.reader import Reader
 from recallery.store.sqlite import SQLiteStore
 from recallery.store.sqlite.columns import HELD
 from recallery.testing.conformance import T0, StoreConformance, make_memory, new_entry, unit
@@ -244,3 +245,45 @@ def test_a_rolled_back_write_leaves_no_row_in_any_index(store: SQLiteStore) -> N
         assert [i for i, _ in r.keyword_candidates(scope, "apple", EntryFilter(), 10)] == [real]
         vector = dict(r.vector_candidates(scope, unit(1, 1), EntryFilter(), 10))
     assert vector[real] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("changed", [False, True])
+def test_valid_times_from_the_columns_are_the_rows(path: Path, changed: bool) -> None:
+    """A search's valid times and people come from the columns: the same as SQL gives for
+    three people in two memories (the unnamed group included), after corrections of valid
+    times and erasures, and from a store reopened from its snapshot; an erased row, a row of
+    a memory outside the scope and an id no row has give nothing."""
+    store = SQLiteStore(path)
+    try:
+        memory_id, ids = seeded(store)
+        if changed:
+            change(store, ids, seed=2)
+            with store.write() as w:
+                w.update_entries(ids[::7], {"valid_at": hours(9)})
+        asked = [*ids, max(ids) + 7]
+        with store.read() as r:
+            for scope in (Scope.of(memory_id), Scope(frozenset(store_memories(r)))):
+                sql = r._by_id(scope, asked, "e.message_id, e.valid_at, e.memory_id, e.user_id")
+                held = store.held_times(r.conn, scope, asked)
+                assert held is not None
+                assert sorted(held) == sorted(tuple(row) for row in sql)
+                assert {u for *_, u in held} == set(USERS)
+            assert store.held_times(r.conn, Scope.of(memory_id), []) == []
+        store.save_indexes()
+    finally:
+        store.close()
+    reopened = SQLiteStore(path)
+    try:
+        with reopened.read() as r:
+            scope = Scope(frozenset(store_memories(r)))
+            sql = r._by_id(scope, asked, "e.message_id, e.valid_at, e.memory_id, e.user_id")
+            held = reopened.held_times(r.conn, scope, asked)
+            assert held and sorted(held) == sorted(tuple(row) for row in sql)
+        with reopened.write() as w:  # a write transaction reads its own rows in SQL
+            assert reopened.held_times(w.conn, scope, asked) is None
+    finally:
+        reopened.close()
+
+
+def store_memories(r: Reader) -> list[str]:
+    return [row[0] for row in r.conn.execute("SELECT id FROM memories")]

@@ -32,6 +32,13 @@ class Pools:
 Leaders = Callable[[Pools, Mapping[int, int]], Sequence[int]]
 """Which candidates take conversation context, from the pools and the lengths of the window
 candidates (a pure function of the ranking: :meth:`recallery.retrieval.stages.Ranking.leaders`)."""
+Rings = Mapping[int, Sequence[Sequence[int]]]
+"""Conversation neighbours: for each turn, its rings of turns one, two... places away."""
+Placed = Callable[[Pools, Mapping[int, float], Rings, Mapping[int, int]], Sequence[int]]
+"""Which candidates the ranking's later stages (time, supersession) look at, from the pools,
+every candidate's cosine, the neighbours and the lengths (a pure function of the ranking:
+:meth:`recallery.retrieval.stages.Ranking.placed_ids`); their valid times and links are
+gathered, no other's."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +46,8 @@ class Wants:
     """What one search asks the store for: ``pool`` candidates per leg, ``windows``
     conversation windows, conversation neighbours up to ``span`` turns of the candidates
     ``leaders`` picks, the turns' lengths (``lengths``), valid times (``times``) and the
-    turns superseding them (``hops`` links followed; 0: none)."""
+    turns superseding them (``hops`` links followed; 0: none), of the candidates ``placed``
+    picks (None: of every candidate)."""
 
     pool: int
     windows: int = 0
@@ -48,6 +56,7 @@ class Wants:
     lengths: bool = False
     times: bool = False
     hops: int = 0
+    placed: Placed | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,7 @@ class Gathered:
     lengths in characters; ``times`` valid times and ``people`` whose each timed candidate is
     (:func:`~recallery.ownership.person`); ``superseding`` the latest turn that
     supersedes a candidate (older id to newer, only newer ones the search may return) with
+    (times and links: of the candidates :attr:`Wants.placed` picks, where it is given)
     both ends' entries in ``linked`` and the newer one's cosine in ``linked_cosine``."""
 
     pools: Pools
@@ -72,4 +82,4 @@ class Gathered:
     linked_cosine: dict[int, float] = field(default_factory=dict)
 
 
-__all__ = ["Gathered", "Leaders", "Pools", "Wants"]
+__all__ = ["Gathered", "Leaders", "Placed", "Pools", "Rings", "Wants"]

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 from recallery.models import Entry, Fusion
 from recallery.ownership import same_person
-from recallery.requests.gathered import Gathered, Pools, Wants
+from recallery.requests.gathered import Gathered, Pools, Rings, Wants
 from recallery.retrieval import plan
 from recallery.retrieval.adaptive import context_shares
 from recallery.retrieval.fusion import RRF_K, Fused, Scored, rank, score
@@ -79,6 +79,7 @@ class Ranking:
     def __init__(self, knobs: Knobs) -> None:
         self.k = knobs
         self._fused: tuple[int, Fused] | None = None
+        self._placed: tuple[tuple[int, int, int], Fused, list[Scored]] | None = None
 
     @property
     def shown(self) -> int:
@@ -94,6 +95,7 @@ class Ranking:
             windows=max(k.top_n, plan.MIN_WINDOWS) if k.window_weight > 0 else 0,
             span=k.span if context else 0,
             leaders=self.leaders if context else None,
+            placed=self.placed_ids,
             lengths=k.context_length > 0,
             times=bool(k.recency) or bool(k.band_lean and k.band > 0),
             hops=plan.SUPERSESSION_HOPS if k.supersession > 0 else 0,
@@ -124,6 +126,51 @@ class Ranking:
         self._fused = (id(pools), fused)
         return fused
 
+    def placed_ids(
+        self,
+        pools: Pools,
+        cosine: Mapping[int, float],
+        neighbours: Rings,
+        lengths: Mapping[int, int],
+    ) -> list[int]:
+        """The candidates the stages after relevance and neighbours look at: only these
+        can be moved by time or supersession, or shown, so only their times and links are
+        gathered."""
+        return [
+            s.message_id for s in self._placed_by_relevance(pools, cosine, neighbours, lengths)[1]
+        ]
+
+    def _placed_by_relevance(
+        self,
+        pools: Pools,
+        cosine: Mapping[int, float],
+        neighbours: Rings,
+        lengths: Mapping[int, int],
+    ) -> tuple[Fused, list[Scored]]:
+        """The relevance and neighbours stages: the best candidates on their own scores
+        with what their conversations lend them, as many as the later stages look at
+        (computed once a search: the gather asks first, :meth:`rank` again)."""
+        key = (id(pools), id(cosine), id(neighbours))
+        if self._placed is not None and self._placed[0] == key:
+            return self._placed[1], self._placed[2]
+        k = self.k
+        fused = self._relevance(pools, lengths)
+        if neighbours:
+            fused = fused.joined(cosine)
+        kw, vec = fused.keyword_norm, fused.vector
+        relevant = lambda i: kw.get(i, 0.0) > 0 or vec.get(i, 0.0) > 0  # noqa: E731
+        ranked = rank(
+            fused,
+            threshold=k.threshold,
+            neighbours=neighbours,
+            neighbour_weight=k.neighbour_weight,
+            limit=max(self.shown, plan.RECENCY_POOL) if k.recency else self.shown,
+            shares=self._shares(lengths),
+            eligible=relevant,
+        )
+        self._placed = (key, fused, ranked)
+        return fused, ranked
+
     def _shares(self, lengths: Mapping[int, int]) -> dict[int, float] | None:
         full = self.k.context_length
         return context_shares(lengths, full) if full > 0 else None
@@ -131,23 +178,10 @@ class Ranking:
     def rank(self, g: Gathered, *, explain: bool = False) -> list[Ranked]:
         """The best ``top_n`` of what was gathered, each stage in turn."""
         k = self.k
-        fused = self._relevance(g.pools, g.lengths)
-        if g.neighbours:
-            fused = fused.joined(g.cosine)
+        fused, ranked = self._placed_by_relevance(g.pools, g.cosine, g.neighbours, g.lengths)
         shares = self._shares(g.lengths)
         own = fused.own
-        kw, vec = fused.keyword_norm, fused.vector
-        relevant = lambda i: kw.get(i, 0.0) > 0 or vec.get(i, 0.0) > 0  # noqa: E731
         shown = self.shown
-        ranked = rank(
-            fused,
-            threshold=k.threshold,
-            neighbours=g.neighbours,
-            neighbour_weight=k.neighbour_weight,
-            limit=max(shown, plan.RECENCY_POOL) if k.recency else shown,
-            shares=shares,
-            eligible=relevant,
-        )
         added: dict[int, dict[str, float]] = {}
         for s in ranked:
             _add(added, s.message_id, "neighbours", s.score - own.get(s.message_id, 0.0))

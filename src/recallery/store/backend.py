@@ -246,6 +246,14 @@ class Backend(ABC):
         holds in memory, or None to read them in SQL. Default: None."""
         return None
 
+    def held_times(
+        self, conn: Conn, scope: Scope, ids: Iterable[int]
+    ) -> list[tuple[int, float, str, str]] | None:
+        """(id, valid time as epoch seconds, memory, end user) of those of ``ids`` in
+        ``scope`` with a valid time, in any state, from state the backend holds in memory, or
+        None to read them in SQL. Default: None."""
+        return None
+
     #: Whether the backend answers a search's gather in two steps (:meth:`first_step`,
     #: :meth:`second_step`): where each read is a round trip (PostgreSQL).
     gathers_in_steps = False

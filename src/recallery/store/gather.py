@@ -68,9 +68,13 @@ def gather(
         cosine.update(reads.cosines(need))
         if lengths is not None:
             lengths.update(reads.lengths([i for i in neighbours if i not in lengths]))
-    times, people = reads.times(cosine) if wants.times else ({}, {})
-    found = Gathered(pools, cosine, neighbours, lengths or {}, times, people)
-    return _superseding(reads, found, wants.hops) if wants.hops else found
+    lengths = lengths or {}
+    placed: Collection[int] = cosine.keys()
+    if wants.placed is not None and (wants.times or wants.hops):
+        placed = wants.placed(pools, cosine, neighbours, lengths)
+    times, people = reads.times(placed) if wants.times else ({}, {})
+    found = Gathered(pools, cosine, neighbours, lengths, times, people)
+    return _superseding(reads, found, placed, wants.hops) if wants.hops else found
 
 
 def _centres(scope: Scope, f: EntryFilter, leaders: Iterable[int], span: int) -> list[int]:
@@ -95,8 +99,8 @@ class _Reads:
         return self.r.lengths(self.scope, ids)
 
     def times(self, ids: Iterable[int]) -> tuple[dict[int, datetime], dict[int, Person]]:
-        """The valid times of ``ids`` and whose each is (one query, no entries built)."""
-        rows = self.r._by_id(self.scope, ids, "e.message_id, e.valid_at, e.memory_id, e.user_id")
+        """The valid times of ``ids`` and whose each is (no entries built)."""
+        rows = self.r.valid_times(self.scope, ids)
         timed = [(int(i), t, person_of(m, u)) for i, at, m, u in rows if (t := from_epoch(at))]
         return {i: t for i, t, _ in timed}, {i: p for i, _, p in timed}
 
@@ -185,11 +189,11 @@ class _Stepped(_Reads):
         return found | (super().entries(other) if other else {})
 
 
-def _superseding(reads: _Reads, found: Gathered, hops: int) -> Gathered:
-    """``found`` with the latest turn superseding each candidate (followed through up to
+def _superseding(reads: _Reads, found: Gathered, ids: Collection[int], hops: int) -> Gathered:
+    """``found`` with the latest turn superseding each of ``ids`` (followed through up to
     ``hops`` links) where it passes the search's filter, both ends' entries and the newer
     one's cosine."""
-    links = reads.chains(found.cosine.keys(), hops)
+    links = reads.chains(ids, hops)
     allowed = reads.passing(set(links.values()))
     newer = {old: new for old, new in links.items() if new in allowed and new != old}
     if not newer:

@@ -174,6 +174,14 @@ class Reader(AccountReads, FactReads, JobReads, RequestLogReads, SubjectReads, S
         rows = self._by_id(scope, wanted, "e.message_id, e.message_type, length(e.content)")
         return {int(i): int(n) for i, kind, n in rows if kind == EntryType.RAW.value}
 
+    def valid_times(self, scope: Scope, ids: Iterable[int]) -> list[Row]:
+        """(id, valid time as epoch seconds, memory, end user) of those of ``ids`` in
+        ``scope``, in any state (from the backend's memory where it holds them)."""
+        wanted = list(ids)
+        if (held := self.store.held_times(self.conn, scope, wanted)) is not None:
+            return list(held)
+        return self._by_id(scope, wanted, "e.message_id, e.valid_at, e.memory_id, e.user_id")
+
     def _by_id(self, scope: Scope, ids: Iterable[int], columns: str) -> list[Row]:
         """``columns`` of those of ``ids`` in ``scope``, in any state."""
         if not scope or not (wanted := frozenset(ids)):

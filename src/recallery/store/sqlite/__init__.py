@@ -326,6 +326,16 @@ class SQLiteStore(Store):
         self._catch_up(conn)
         return self._indexes.conversations.lengths(scope.memory_ids, ids)
 
+    def held_times(
+        self, conn: Conn, scope: Scope, ids: Iterable[int]
+    ) -> list[tuple[int, float, str, str]] | None:
+        """From the in-process filter columns (:mod:`.columns`), as :meth:`held_filter` is
+        answered."""
+        if not isinstance(conn, RawConn) or conn.raw is self._writer:
+            return None
+        self._catch_up(conn)
+        return self._indexes.columns.valid_times(sorted(scope.memory_ids), ids)
+
     def narrowed(self, conn: Conn, f: EntryFilter) -> EntryFilter:
         return substrings.narrowed(conn, f)  # the trigram index of extracted text
 

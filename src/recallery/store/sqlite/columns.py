@@ -126,7 +126,16 @@ class FilterColumns:
         self._lock = threading.Lock()
         self._blocks: dict[str, _Block] = {}
         self._codes: dict[str, int] = {}
+        self._names: list[str] = []
         self._high = 0
+
+    def _code(self, value: str) -> int:
+        """``value``'s code, a new one where it has none yet."""
+        code = self._codes.get(value)
+        if code is None:
+            code = self._codes[value] = len(self._names)
+            self._names.append(value)
+        return code
 
     def sync(self, load_after: Load[Row]) -> None:
         """Add every row with a message id above the high-water mark."""
@@ -140,11 +149,10 @@ class FilterColumns:
     def _columns(
         self, rows: Sequence[Row]
     ) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.float64], NDArray[np.bool_]]:
-        code = self._codes.setdefault
+        code = self._code
         ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-        codes = np.asarray(
-            [[code(str(r[c]), len(self._codes)) for c in range(2, 7)] for r in rows], np.int32
-        ).reshape(len(rows), 5)
+        codes = np.asarray([[code(str(r[c])) for c in range(2, 7)] for r in rows], np.int32)
+        codes = codes.reshape(len(rows), 5)
         times = np.asarray(
             [[_NEVER if r[c] is None else r[c] for c in range(8, 13)] for r in rows], np.float64
         ).reshape(len(rows), 5)
@@ -154,7 +162,7 @@ class FilterColumns:
     def snapshot(self) -> dict[str, Arrays]:
         """Every block's live rows, its codes as its own strings."""
         with self._lock:
-            names = np.asarray(sorted(self._codes, key=self._codes.__getitem__), dtype=object)
+            names = np.asarray(self._names, dtype=object)
             out: dict[str, Arrays] = {}
             for m, b in self._blocks.items():
                 n, keep = b.size, b.alive[: b.size]
@@ -168,8 +176,7 @@ class FilterColumns:
         """As :meth:`~.keywords.KeywordIndex.restore`."""
         with self._lock:
             for m, a in states.items():
-                code = self._codes.setdefault
-                known = np.asarray([code(x, len(self._codes)) for x in strings(a["names"])])
+                known = np.asarray([self._code(x) for x in strings(a["names"])])
                 codes = known.astype(np.int32)[a["codes"]].reshape(-1, 5)
                 alive = np.ones(len(a["ids"]), np.bool_)
                 self._blocks[m] = _Block(a["ids"], codes, a["times"], a["enabled"], alive,
@@ -205,6 +212,26 @@ class FilterColumns:
         if unheld(f):
             return None
         return HeldCheck(self, sorted(set(memory_ids)), f)
+
+    def valid_times(
+        self, memory_ids: Iterable[str], ids: Iterable[int]
+    ) -> list[tuple[int, float, str, str]]:
+        """(id, valid time, memory, end user) of those of ``ids`` that are rows of the
+        memories, in any state, with a valid time."""
+        wanted = np.unique(np.fromiter(ids, np.int64))
+        out: list[tuple[int, float, str, str]] = []
+        with self._lock:
+            for m in memory_ids:
+                block = self._blocks.get(m)
+                if block is None or not block.size or not len(wanted):
+                    continue
+                at, found = block.positions(wanted)
+                keep = block.alive[at] & (block.times[at, VALID] != _NEVER)
+                at, found = at[keep], found[keep]
+                users = [self._names[u] for u in block.codes[at, USER].tolist()]
+                times = block.times[at, VALID].tolist()
+                out += zip(found.tolist(), times, [m] * len(users), users, strict=True)
+        return out
 
     def mask(
         self, memory_ids: Sequence[str], ids: NDArray[np.int64], f: EntryFilter
