@@ -189,3 +189,24 @@ def test_a_function_word_shared_with_a_text_of_another_guess_does_not_match() ->
     assert not found("我的车", "我的猫很可爱")
     assert not found("什么工作", "什么时候下雨")
     assert found("mein Hund", "mein Hund bellt")
+
+
+def test_a_japanese_ending_in_hiragana_is_never_asked_for() -> None:
+    """Japanese writes verb endings and particles in hiragana: 練習していますか asks for the
+    bigrams that hold a kanji, and a sentence that shares only its ending does not match."""
+    terms = query_terms("私はどんな楽器を練習していますか？")
+    assert "楽器" in terms and "練習" in terms
+    assert not {"して", "てい", "いま", "ます", "すか"} & set(terms)
+    assert not found("私はどんな楽器を練習していますか？", "祖母は庭でトマトを育てています。")
+    assert found("私はどんな楽器を練習していますか？", "毎晩ピアノを練習しています。")
+    assert found("楽器", "新しい楽器を買いました")
+    assert query_terms("りんご") == ["りん", "んご"]  # hiragana alone: nothing else to ask for
+
+
+def test_a_korean_verb_ending_is_never_asked_for() -> None:
+    """살아요 asks for 살아, 전공해요 for 전공 and 공해: a text that shares only the polite
+    ending (닫아요, 일해요) does not match."""
+    assert query_terms("제 자매는 지금 어디에 살아요?") == ["자매", "살아"]
+    assert "해요" not in query_terms("우리 아이는 대학에서 무엇을 전공해요?")
+    assert not found("저는 어떻게 출근해요?", "저는 시립 병원에서 간호사로 일해요.")
+    assert found("언니는 어디에 살아요?", "언니는 서울에 살아요.")

@@ -36,7 +36,15 @@ from typing import Any
 import Stemmer
 
 from recallery.text import arabic, stopwords
-from recallery.text.scripts import Script, ascii_words, has_batchim, is_han, runs, unaccented
+from recallery.text.scripts import (
+    Script,
+    ascii_words,
+    has_batchim,
+    is_han,
+    is_hiragana,
+    runs,
+    unaccented,
+)
 
 #: Most terms a query asks for.
 MAX_TERMS = 64
@@ -143,7 +151,11 @@ def _content(text: str, found: list[_Piece]) -> list[_Piece]:
     English, so a stop word of a language with more of them than English has ("mein" in "mein
     Beruf", "mon" in "mon travail") is left out; a Chinese or Japanese bigram of two function
     characters (我的, 私の) is left out always. Kept where nothing else would remain (a query
-    of function words only: "die")."""
+    of function words only: "die"). So is a Japanese bigram of hiragana alone (てい, ます,
+    けれ): Japanese writes its particles, verb endings and auxiliaries in hiragana, and its
+    content words mostly in kanji or katakana, so ``練習していますか`` asks for 練習 and the
+    bigrams that hold a kanji, not for the ending every other sentence shares; a Korean verb
+    ending (:data:`~recallery.text.stopwords.KOREAN_ENDINGS`) likewise."""
     latin = {w for s, w in runs(text) if s is Script.LATIN}
     votes = _votes(text, latin) if latin & _VOTES.keys() else [0]
     unsure = {i for i, n in enumerate(votes) if n > votes[0]} if max(votes) < MIN_VOTES else set()
@@ -156,7 +168,9 @@ def _function(piece: _Piece, unsure: set[int]) -> bool:
     the ``unsure`` Latin languages (their places in the vote)."""
     name, word, _ = piece
     if not name:
-        return len(word) == 2 and word[0] in stopwords.CJK and word[1] in stopwords.CJK
+        if len(word) == 2 and word[0] in stopwords.CJK and word[1] in stopwords.CJK:
+            return True
+        return word in stopwords.KOREAN_ENDINGS or all(is_hiragana(c) for c in word)
     if not unsure:
         return False
     return any(i in unsure for w in {word, unaccented(word)} for i in _VOTES.get(w, ()))

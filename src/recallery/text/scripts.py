@@ -118,10 +118,23 @@ def is_han(ch: str) -> bool:
     return _HAN.match(ch) is not None
 
 
+def is_hiragana(ch: str) -> bool:
+    """Whether ``ch`` is a hiragana letter (ぁ to ゖ, and ゝ ゞ)."""
+    return "\u3041" <= ch <= "\u3096" or ch in "\u309d\u309e"
+
+
 def has_batchim(syllable: str) -> bool:
     """Whether a Hangul syllable ends in a consonant (a final jamo)."""
     c = ord(syllable) - 0xAC00
     return 0 <= c < 11172 and c % 28 != 0
 
 
-__all__ = ["Script", "ascii_words", "has_batchim", "is_han", "runs", "unaccented"]
+__all__ = [
+    "Script",
+    "ascii_words",
+    "has_batchim",
+    "is_han",
+    "is_hiragana",
+    "runs",
+    "unaccented",
+]

@@ -122,6 +122,15 @@ KOREAN = frozenset(
     """.split()  # noqa: SIM905
 )
 
+#: Korean verb endings as a query's bigrams ("살아요" asks for 살아, not 아요; "일해요" for 일해,
+#: not 해요): the polite and formal endings every other sentence shares, never a term of a
+#: query (a stored text keeps them, as a stop word counts in its length).
+KOREAN_ENDINGS = frozenset(
+    """
+    아요 어요 여요 해요 세요 워요 와요 니다 습니 었어 았어 했어 였어 겠어 지요 네요 군요 는데
+    """.split()  # noqa: SIM905
+)
+
 #: Particles and copula endings stripped from the end of a Korean word (eojeol), longest
 #: first, each with the syllable it follows: ":C" after a final consonant (batchim), ":V"
 #: after a vowel, neither after either. Only one is stripped, and a syllable always stays.
@@ -150,6 +159,7 @@ __all__ = [
     "ARABIC",
     "CJK",
     "KOREAN",
+    "KOREAN_ENDINGS",
     "KOREAN_PARTICLES",
     "LATIN_STEMMERS",
     "LATIN_STOP_WORDS",
