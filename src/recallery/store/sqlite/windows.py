@@ -156,11 +156,9 @@ class Links:
         try:
             last, carried = docs, tfs
             for k in range(1, REACH + 1):
-                nxt = self.after[last].astype(np.int64)
-                keep = nxt >= 0
-                last, carried = nxt[keep], carried[keep]
-                held = self.reach[last] >= k
-                last, carried = last[held], carried[held]
+                nxt = self.after[last].astype(np.int64)  # numpy indexes by int64 fastest
+                held = (nxt >= 0) & (self.reach[nxt] >= k)  # (-1's reach read, then masked)
+                last, carried = nxt[held], carried[held]
                 if not len(last):
                     break
                 total[last] += carried
