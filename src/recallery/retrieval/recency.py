@@ -117,10 +117,11 @@ def with_time_band(
     "I play the violin".
 
     And time orders statements about the same thing only (``vectors``: the members' stored
-    vectors, where known; None: every member counts as about the same thing): a later member takes an earlier one's place where the two are
-    alike (:data:`SAME_STATEMENT`, through others alike in turn), and a member alike to no
-    other stays where it is. A person's later "I ride my bike to the office" is close to
-    "What is my job?" but says nothing about whether "I work as a nurse" still holds."""
+    vectors, where known; None: every member counts as about the same thing): a later member
+    takes an earlier one's place where the two are alike (:data:`SAME_STATEMENT`, through
+    others alike in turn), and a member alike to no other stays where it is. A person's
+    later "I ride my bike to the office" is close to "What is my job?" but says nothing about
+    whether "I work as a nurse" still holds."""
     head = list(ranked[:window])
     if band <= 0 or not lean or not head:
         return list(ranked)
