@@ -96,6 +96,25 @@ def test_another_person_or_a_question_fills_no_slot(text: str) -> None:
     assert slots(text) == {}
 
 
+@pytest.mark.parametrize(
+    ("text", "filled"),
+    [
+        ("姉は大阪に住んでいて、銀行で働いています。", {}),  # the sister's home and job
+        ("姉は医者で、母は京都に住んでいて、東京の銀行で働いています。", {}),  # the mother's
+        ("姉は大阪に住んでいて、私は銀行で働いています。", {"work": "銀行"}),
+        ("大阪に住んでいて、銀行で働いています。", {"home": "大阪", "work": "銀行"}),
+        ("언니는 부산에 살고 은행에서 일해요.", {}),
+        ("언니는 부산에 살고 저는 은행에서 일해요.", {"work": "은행"}),
+        ("지금 저는 부산에 살고 은행에서 일해요.", {"home": "부산", "work": "은행"}),
+    ],
+)
+def test_a_joined_clause_goes_on_with_its_subject(text: str, filled: dict[str, str]) -> None:
+    """A Japanese clause after a te-form and a Korean one after -고 that name no subject
+    are said of the subject before them: another person's, the speaker's, or nobody named
+    (the speaker)."""
+    assert slots(text) == filled
+
+
 def test_one_city_in_two_grammatical_cases_is_one_value() -> None:
     assert slots("Я живу в Казани.") == slots("Мы переехали в Казань.") == {"home": "казан"}
     assert slots("أعيش في القاهرة") == slots("انتقلت إلى القاهرة") == {"home": "قاهر"}

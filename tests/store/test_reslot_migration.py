@@ -136,3 +136,117 @@ def test_postgres_turns_stored_before_get_their_slots_from_migration_23(postgres
         assert rows(store) == expected(ids)
     finally:
         store.close()
+
+
+#: Japanese and Korean turns whose joined clause speaks of someone else (issue 52): u1's
+#: sister's home and job, then u1's own job; u2's own home and job, then u2's sister's.
+JOINED = [
+    ("u1", "姉は大阪に住んでいて、銀行で働いています。"),
+    ("u2", "저는 부산에 살고 은행에서 일해요."),
+    ("u1", "私はパン屋で働いています。"),
+    ("u2", "언니는 서울에 살고 병원에서 일해요."),
+    ("u3", "I live in Lisbon and I work as a nurse."),
+]
+
+
+def write_joined(store: Store) -> tuple[list[int], Memory]:
+    clock = FrozenClock()
+    embedder = DeterministicEmbedder()
+    engine = Engine(store, models=ModelRegistry(builtin=lambda: embedder), clock=clock)
+    owner = engine.principal(engine.create_user("owner").id)
+    memory = engine.create_memory(
+        owner, name="shop", memory_type=["raw"], embd_id="x@Builtin", llm_id="x@Y"
+    )
+    ids = []
+    for user, text in JOINED:
+        turn = TurnInput(f"User Input: {text}\nAgent Response: Noted.", user_id=user)
+        (e,) = engine.add_messages(owner, [memory.id], [turn])
+        ids.append(int(e.message_id))
+        clock.advance(days=1)
+    engine.usage.close()
+    engine.request_recorder.close()
+    return ids, memory
+
+
+def joined_today(ids: list[int]) -> Rows:
+    slots = {
+        (ids[1], "u2", "home", "부산"),
+        (ids[1], "u2", "work", "은행"),
+        (ids[2], "u1", "work", "パン屋"),
+        (ids[4], "u3", "home", "lisbon and i work as a nurse"),
+        (ids[4], "u3", "work", "a nurse"),
+    }
+    return slots, set()  # neither person changed their own home or job
+
+
+def joined_as_read_before(
+    ids: list[int], memory: Memory, execute: Callable[[str, list[object]], object]
+) -> None:
+    """What the patterns before gave: the joined clause as the speaker's (u1's sister's
+    bank, u2's sister's hospital), and the links those made with each speaker's own job."""
+    for message_id, user, slot, value in [
+        (ids[0], "u1", "home", "大阪"),
+        (ids[0], "u1", "work", "銀行"),
+        (ids[3], "u2", "work", "병원"),
+    ]:
+        execute(
+            "INSERT INTO turn_slots (tenant_id, message_id, memory_id, user_id, slot, value) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [memory.tenant_id, message_id, memory.id, user, slot, value],
+        )
+    for older, newer in [(ids[0], ids[2]), (ids[1], ids[3])]:
+        execute(
+            "INSERT INTO supersessions (tenant_id, older, newer, memory_id) VALUES (?, ?, ?, ?)",
+            [memory.tenant_id, older, newer, memory.id],
+        )
+
+
+def test_written_today_a_joined_clause_keeps_its_subject(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "today.db")
+    try:
+        ids, _ = write_joined(store)
+        assert rows(store) == joined_today(ids)
+    finally:
+        store.close()
+
+
+def test_sqlite_japanese_and_korean_turns_are_slotted_again_by_migration_17(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "db.sqlite"
+    store = SQLiteStore(path)
+    ids, memory = write_joined(store)
+    store.close()
+    conn = sqlite3.connect(path)
+    joined_as_read_before(ids, memory, conn.execute)
+    conn.execute("DELETE FROM schema_migrations WHERE version = 17")
+    conn.commit()
+    assert conn.execute("SELECT count(*) FROM supersessions").fetchone()[0] == 2
+    conn.close()
+    store = SQLiteStore(path)
+    try:
+        assert rows(store) == joined_today(ids)
+    finally:
+        store.close()
+
+
+@pytest.mark.postgres
+def test_postgres_japanese_and_korean_turns_are_slotted_again_by_migration_25(
+    postgres_dsn: str,
+) -> None:
+    from recallery.store.postgres import PostgresStore
+    from recallery.testing.postgres import truncate_all
+
+    truncate_all(postgres_dsn)
+    store = PostgresStore(postgres_dsn, pool_size=1)
+    ids, memory = write_joined(store)
+    with store.write() as w:
+        joined_as_read_before(ids, memory, w.conn.execute)
+        w.conn.execute("DELETE FROM schema_migrations WHERE version = 25", [])
+    assert len(rows(store)[1]) == 2
+    store.close()
+    store = PostgresStore(postgres_dsn, pool_size=1)
+    try:
+        assert rows(store) == joined_today(ids)
+    finally:
+        store.close()

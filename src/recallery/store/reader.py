@@ -175,8 +175,7 @@ class Reader(AccountReads, FactReads, JobReads, RequestLogReads, SubjectReads, S
         return {int(i): int(n) for i, kind, n in rows if kind == EntryType.RAW.value}
 
     def valid_times(self, scope: Scope, ids: Iterable[int]) -> list[Row]:
-        """(id, valid time as epoch seconds, memory, end user) of those of ``ids`` in
-        ``scope``, in any state (from the backend's memory where it holds them)."""
+        """(id, valid time in epoch seconds, memory, end user) of ``ids`` in ``scope``."""
         wanted = list(ids)
         if (held := self.store.held_times(self.conn, scope, wanted)) is not None:
             return list(held)

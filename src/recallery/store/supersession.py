@@ -124,4 +124,49 @@ def reslot(conn: Conn) -> int:
                 links += _record(conn, tenant, memory, user or "", int(message_id), found)
 
 
-__all__ = ["RESLOT_BATCH", "SupersessionReads", "SupersessionWrites", "reslot"]
+#: The languages whose slot patterns changed since turns were stored with slots: a Japanese
+#: clause after a te-form and a Korean one after -고 now go on with the subject before them
+#: (姉は大阪に住んでいて、銀行で働いています is the sister's job, not the speaker's).
+RESLOT_AGAIN = frozenset({"ja", "ko"})
+
+
+def reslot_again(conn: Conn, languages: frozenset[str] = RESLOT_AGAIN) -> int:
+    """The slots and links of every stored raw turn in ``languages`` that has slots made
+    again by today's patterns (a turn read wrong loses the slot, and its links with it); how
+    many links they make. Run inside the caller's transaction, as :func:`reslot`."""
+    links, last = 0, -1
+    while True:
+        rows = conn.execute(
+            "SELECT e.message_id, e.tenant_id, e.memory_id, e.user_id, e.content FROM entries e "
+            "WHERE e.message_type = 'raw' AND e.message_id > ? AND EXISTS "
+            "(SELECT 1 FROM turn_slots s WHERE s.message_id = e.message_id) "
+            "ORDER BY e.message_id LIMIT ?",
+            [last, RESLOT_BATCH],
+        )
+        if not rows:
+            return links
+        last = int(rows[-1][0])
+        again = [r for r in rows if language(user_statement(str(r[4]))) in languages]
+        if not again:
+            continue
+        ids = [int(r[0]) for r in again]
+        conn.execute(f"DELETE FROM turn_slots WHERE message_id IN ({marks(len(ids))})", ids)
+        conn.execute(
+            f"DELETE FROM supersessions WHERE older IN ({marks(len(ids))}) "
+            f"OR newer IN ({marks(len(ids))})",
+            ids * 2,
+        )
+        for message_id, tenant, memory, user, content in again:
+            found = slots(str(content))
+            if found:
+                links += _record(conn, tenant, memory, user or "", int(message_id), found)
+
+
+__all__ = [
+    "RESLOT_AGAIN",
+    "RESLOT_BATCH",
+    "SupersessionReads",
+    "SupersessionWrites",
+    "reslot",
+    "reslot_again",
+]

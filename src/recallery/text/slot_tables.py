@@ -35,6 +35,21 @@ class SlotTable:
     until: re.Pattern[str] | None = None
     stem: str = ""
     asks: re.Pattern[str] | None = None
+    carried: Carried | None = None
+    """Where a clause goes on after a joined one with that clause's subject (Japanese て、,
+    Korean -고), how to tell whose it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class Carried:
+    """A language whose clauses joined by ``join`` share the first one's subject: a clause
+    that names none goes on with the nearest one before it that does, so "姉は大阪に住んでいて、
+    銀行で働いています" is the sister's job, not the speaker's. ``mine``: a clause that opens
+    with the speaker; ``theirs``: one that opens with someone else."""
+
+    join: re.Pattern[str]
+    mine: re.Pattern[str]
+    theirs: re.Pattern[str]
 
 
 def _table(
@@ -44,6 +59,7 @@ def _table(
     asks: str,
     stem: str = "",
     words: bool = True,
+    carried: Carried | None = None,
 ) -> SlotTable:
     """Compiled case-blind; ``words``: filler and ``until`` are whole words (alphabetic
     scripts), else found anywhere (Chinese, Japanese)."""
@@ -54,6 +70,7 @@ def _table(
         re.compile(edge[0] + until + edge[1]),
         stem,
         re.compile(edge[0] + asks + edge[1]),
+        carried,
     )
 
 
@@ -238,11 +255,15 @@ _ZH = _table(
 
 #: A Japanese sentence about its speaker: it opens with the speaker (私は), time words or
 #: nothing, up to the value; a clause after a te-form (住んでいて、) goes on with its subject.
-_JA_OPEN = (
-    r"(?:^|(?<=[。！？!?\n])|(?<=て、))\s*(?:(?:私|僕|俺|わたし|あたし|ぼく|おれ)(?:は|も|が)、?|"
-    r"(?:今|現在|最近|去年|今年|先月|先週|この前|来月|ついに|やっと)(?:は|、)?)*"
-)
+_JA_WHEN = r"(?:今|現在|最近|去年|今年|先月|先週|この前|来月|ついに|やっと)(?:は|、)?"
+_JA_ME = r"(?:私|僕|俺|わたし|あたし|ぼく|おれ)(?:は|も|が)"
+_JA_OPEN = r"(?:^|(?<=[。！？!?\n])|(?<=て、))\s*(?:" + _JA_ME + r"、?|" + _JA_WHEN + r")*"
 _JA_VALUE = r"(?P<value>[^\s、。！？,.!?はがもをにへでと]{1,20})"
+_JA_CARRIED = Carried(
+    re.compile(r"て、"),
+    re.compile(r"\s*(?:" + _JA_WHEN + r")*" + _JA_ME),
+    re.compile(r"\s*(?:" + _JA_WHEN + r")*[^\s、。！？,.!?はがもをにへでと]{1,10}(?:は|が)(?!ら)"),
+)
 _JA = _table(
     (
         ("home", _JA_OPEN + _JA_VALUE + r"(?:に|へ)(?:住んで|住ん|住み|暮らして|暮らし|引っ越し|"
@@ -262,17 +283,23 @@ _JA = _table(
     until=r"そして|けど",
     asks=r"どこ|何|なに|誰|だれ|いくつ|どれ|どの",
     words=False,
+    carried=_JA_CARRIED,
 )  # fmt: skip
 
 #: The same in Korean; a clause after a -고 clause (살고) goes on with its subject.
-_KO_OPEN = (
-    r"(?:^|(?<=[.!?。\n])|(?<=고\s))\s*"
-    r"(?:(?:저는|나는|저도|나도|제가|내가|저희는|우리는|저희도|우리도)\s+|"
-    r"(?:지금은?|현재|요즘|최근에?|작년에|올해|지난\s?달에|얼마\s?전에|이번에|드디어|이제|곧)\s+)*"
+_KO_WHEN = (
+    r"(?:지금은?|현재|요즘|최근에?|작년에|올해|지난\s?달에|얼마\s?전에|이번에|드디어|이제|곧)"
 )
+_KO_ME = r"(?:저는|나는|저도|나도|제가|내가|저희는|우리는|저희도|우리도)"
+_KO_OPEN = r"(?:^|(?<=[.!?。\n])|(?<=고\s))\s*(?:(?:" + _KO_ME + "|" + _KO_WHEN + r")\s+)*"
 #: One or two words (서울 강남구), the first not a topic (언니는 부산에 살아요 is not the speaker).
 _KO_VALUE = r"(?P<value>(?:[^\s.,!?]+(?<![은는이가도])\s)??[^\s.,!?]+?)"
 _KO_IS = r"(?:이에요|예요|입니다|이야|야|이다|이고|고)?(?=[\s.,!?]|$)"
+_KO_CARRIED = Carried(
+    re.compile(r"고\s"),
+    re.compile(r"\s*(?:" + _KO_WHEN + r"\s+)*" + _KO_ME + r"\s"),
+    re.compile(r"\s*(?:" + _KO_WHEN + r"\s+)*\S+(?:은|는|이|가)\s"),
+)
 _KO = _table(
     (
         ("home", _KO_OPEN + _KO_VALUE + r"(?:에서|에)\s+(?:살|삽니다|거주)"),
@@ -292,6 +319,7 @@ _KO = _table(
     filler=r"지금|이제",
     until=r"그리고|하지만",
     asks=r"어디|무엇|뭐|누구|몇|어느",
+    carried=_KO_CARRIED,
 )  # fmt: skip
 
 #: Each language's table, by the code :func:`recallery.text.cues.language` names.
@@ -307,4 +335,4 @@ TABLES: dict[str, SlotTable] = {
     "ko": _KO,
 }
 
-__all__ = ["TABLES", "SlotTable"]
+__all__ = ["TABLES", "Carried", "SlotTable"]

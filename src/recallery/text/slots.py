@@ -20,7 +20,7 @@ import re
 
 from recallery.text.analyzer import STEM_MIN, stemmer
 from recallery.text.cues import language
-from recallery.text.slot_tables import TABLES, SlotTable
+from recallery.text.slot_tables import TABLES, Carried, SlotTable
 
 #: Where a raw turn's user input ends.
 _AGENT = "\nAgent Response:"
@@ -66,6 +66,8 @@ def _filled(content: str) -> dict[str, tuple[str, str]]:
         value = _trimmed(table, match.group("value").lower())
         if table.asks is not None and _asked(table.asks, text, match, value):
             continue
+        if table.carried is not None and _someone_elses(table.carried, text, match.start()):
+            continue
         if value and slot not in found:
             found[slot] = (value, match.group(0))
     return found
@@ -76,6 +78,21 @@ def _asked(asks: re.Pattern[str], text: str, match: re.Match[str], value: str) -
     ends in a question mark."""
     end = _SENTENCE_END.search(text, match.start())
     return asks.search(value) is not None or (end is not None and end.group() in _QUESTION)
+
+
+def _someone_elses(carried: Carried, text: str, at: int) -> bool:
+    """Whether the clause at ``at`` goes on with another person's subject: it names none,
+    and walking back through the clauses joined to it in its sentence, the nearest that
+    names one names someone else."""
+    *before, joined = carried.join.split(_SENTENCE_END.split(text[:at])[-1])
+    if not before or joined.strip():  # not a clause joined to one before it
+        return False
+    for clause in [text[at:], *reversed(before)]:
+        if carried.mine.match(clause):
+            return False
+        if carried.theirs.match(clause):
+            return True
+    return False
 
 
 def _trimmed(table: SlotTable, value: str) -> str:

@@ -32,7 +32,7 @@ from recallery.store.postgres.substrings import TEXT_TRIGRAMS
 from recallery.store.postgres.tables_later import REQUEST_LOG, SUPERSESSIONS
 from recallery.store.rows import ADD_LOCAL_MODEL
 from recallery.store.sql import Row
-from recallery.store.supersession import reslot
+from recallery.store.supersession import reslot, reslot_again
 
 #: Dimensions that get an HNSW index in the migrations (the default embedder's 384).
 #: Other dimensions are searched exactly; see docs/deployment.md to index another one.
@@ -303,6 +303,12 @@ def _reslot(raw: psycopg.Connection[Row]) -> None:
     reslot(PgConn(raw))
 
 
+def _reslot_again(raw: psycopg.Connection[Row]) -> None:
+    """Migration 25: the slots of Japanese and Korean turns again (a joined clause keeps
+    its subject)."""
+    reslot_again(PgConn(raw))
+
+
 MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     (1, "extensions and text search", EXTENSIONS_AND_TEXT_SEARCH),
     (2, "initial schema", TABLES),
@@ -368,4 +374,9 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     (22, "the local model of each memory, fixed at creation (NULL: a provider's)", ADD_LOCAL_MODEL),
     (23, "slots of the turns stored in the languages that gained slot patterns", _reslot),
     (24, "keyword documents of Arabic text, light-stemmed", reindex_arabic),
+    (
+        25,
+        "slots of Japanese and Korean turns again: a joined clause keeps its subject",
+        _reslot_again,
+    ),
 )

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from recallery.store.rows import ADD_LOCAL_MODEL
 from recallery.store.sql import Conn
-from recallery.store.supersession import reslot
+from recallery.store.supersession import reslot, reslot_again
 
 #: A migration's work: SQL (split by :func:`.connections.statements`), or a function.
 Script = str | Callable[[Conn], object]
@@ -388,4 +388,9 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     ),
     (15, "the local model of each memory, fixed at creation (NULL: a provider's)", ADD_LOCAL_MODEL),
     (16, "slots of the turns stored in the languages that gained slot patterns", reslot),
+    (
+        17,
+        "slots of Japanese and Korean turns again: a joined clause keeps its subject",
+        reslot_again,
+    ),
 )
