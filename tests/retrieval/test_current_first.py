@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-import numpy as np
 import pytest
 
 from recallery import Engine, SearchRequest
@@ -155,31 +154,6 @@ def test_the_band_holds_what_the_vectors_call_the_same_thing() -> None:
     ranked = [Scored(1, 1.0, 1.0, 0.6), Scored(2, 0.5, 0.2, 0.4), Scored(3, 0.4, 1.0, 0.1)]
     order = with_time_band(ranked, times(0, 5, 9), band=0.7, lean=1.0, window=10)
     assert [s.message_id for s in order] == [2, 1, 3]
-
-
-def test_the_band_orders_statements_about_one_thing_only() -> None:
-    """Ann's "I work as a nurse" (1), her later "I ride my bike to the office" (2), her latest
-    "I now teach" (3), and two other turns: all close to "What is my job?". The teaching turn
-    takes the nurse's place; the ride, alike to neither, stays where relevance put it. Tom's
-    turn (5) is alike to the nurse's, but time never orders two people's turns."""
-    unit = lambda *xs: np.asarray(xs, np.float32) / np.linalg.norm(xs)  # noqa: E731
-    vectors = {
-        1: unit(1.0, 0.1, 0.0, 0.0),  # nurse
-        2: unit(0.3, 1.0, 0.2, 0.0),  # ride to the office: related a little
-        3: unit(0.95, 0.1, 0.3, 0.0),  # teaching now: the same thing
-        4: unit(0.0, 0.2, 1.0, 0.5),  # something else
-        5: unit(1.0, 0.0, 0.1, 0.1),  # Tom's job
-    }
-    ranked = scored(1.0, 0.95, 0.9, 0.85, 0.8)
-    when = times(0, 5, 9, 1, 10)
-    people = {i: ("m", "ann") for i in (1, 2, 3, 4)} | {5: ("m", "tom")}
-    order = with_time_band(
-        ranked, when, band=0.7, lean=1.0, window=10, people=people, vectors=vectors
-    )
-    assert [s.message_id for s in order] == [3, 2, 1, 4, 5]
-    # without the vectors, every one of Ann's close turns is ordered by time: the ride first
-    blind = with_time_band(ranked, when, band=0.7, lean=1.0, window=10, people=people)
-    assert [s.message_id for s in blind][:3] == [3, 2, 4]
 
 
 def test_the_band_never_reaches_past_its_window() -> None:

@@ -13,9 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import numpy as np
-from numpy.typing import NDArray
-
 from recallery.models import Entry
 from recallery.ownership import Person
 
@@ -50,8 +47,7 @@ class Wants:
     conversation windows, conversation neighbours up to ``span`` turns of the candidates
     ``leaders`` picks, the turns' lengths (``lengths``), valid times (``times``) and the
     turns superseding them (``hops`` links followed; 0: none), of the candidates ``placed``
-    picks (None: of every candidate), and with ``vectors`` their stored vectors and those of
-    the turns superseding them."""
+    picks (None: of every candidate)."""
 
     pool: int
     windows: int = 0
@@ -61,7 +57,6 @@ class Wants:
     times: bool = False
     hops: int = 0
     placed: Placed | None = None
-    vectors: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,9 +69,7 @@ class Gathered:
     (:func:`~recallery.ownership.person`); ``superseding`` the latest turn that
     supersedes a candidate (older id to newer, only newer ones the search may return) with
     (times and links: of the candidates :attr:`Wants.placed` picks, where it is given)
-    both ends' entries in ``linked`` and the newer one's cosine in ``linked_cosine``;
-    ``vectors`` the stored vectors of the placed candidates and of those newer turns, where
-    asked (the time band tells statements about one thing from others by them)."""
+    both ends' entries in ``linked`` and the newer one's cosine in ``linked_cosine``."""
 
     pools: Pools
     cosine: dict[int, float]
@@ -87,7 +80,6 @@ class Gathered:
     superseding: dict[int, int] = field(default_factory=dict)
     linked: dict[int, Entry] = field(default_factory=dict)
     linked_cosine: dict[int, float] = field(default_factory=dict)
-    vectors: dict[int, NDArray[np.float32]] = field(default_factory=dict)
 
 
 __all__ = ["Gathered", "Leaders", "Placed", "Pools", "Rings", "Wants"]

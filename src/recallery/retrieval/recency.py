@@ -12,12 +12,9 @@ of about the same relevance, and one about something else stays where it was.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-
-import numpy as np
-from numpy.typing import NDArray
 
 from recallery.ownership import Person
 from recallery.retrieval.fusion import Scored
@@ -48,18 +45,6 @@ def time_lean(query: str, plain: float = 1.0) -> float:
 #: word every turn holds ("user"): "Which city does the user live in now?" put "My sister is
 #: a dentist", the latest turn, above "I moved to Lisbon".
 SAME_THING = 0.5
-
-
-#: Two band members change places only where they say something about the same thing: their
-#: own cosine lies at least this share of the way from what the embedder gives two of the
-#: band's statements (the median of the band's pairwise cosines) to 1. With e5, "I work as a
-#: nurse" and "I ride my bike to the office" lie 0.17 of the way, "I work as a nurse" and
-#: "I now teach" 0.46, "My sister moved to Moscow" and "I forgot my umbrella at home" nothing.
-#: Chosen on the development data (benchmarks/README.md, "The band orders statements about one
-#: thing"): 0.1 lifted the current-fact set's first places 80.4 -> 83.9 and the seven-language
-#: set's e5 English questions 46 -> 50 of 60; 0.3 and more kept apart restatements of one fact
-#: in other words (current facts 76.8 at 0.3, 73.2 at 0.4).
-SAME_STATEMENT = 0.1
 
 
 def is_question(query: str) -> bool:
@@ -98,7 +83,6 @@ def with_time_band(
     window: int,
     mean: float = 0.0,
     people: Mapping[int, Person] | None = None,
-    vectors: Mapping[int, NDArray[np.float32]] | None = None,
 ) -> list[Scored]:
     """``ranked`` (best first) with the candidates among its first ``window`` that score at
     least ``1 - band`` times the best of them, and whose cosine with the query lies at least
@@ -114,14 +98,7 @@ def with_time_band(
     one still holds, so each person's members take that person's places among them, in
     time order, and never another's. In a memory shared by customers, "Which instrument do
     I practise?" no longer puts a neighbour's later "Our neighbour plays loud music" above
-    "I play the violin".
-
-    And time orders statements about the same thing only (``vectors``: the members' stored
-    vectors, where known; None: every member counts as about the same thing): a later member
-    takes an earlier one's place where the two are alike (:data:`SAME_STATEMENT`, through
-    others alike in turn), and a member alike to no other stays where it is. A person's
-    later "I ride my bike to the office" is close to "What is my job?" but says nothing about
-    whether "I work as a nurse" still holds."""
+    "I play the violin"."""
     head = list(ranked[:window])
     if band <= 0 or not lean or not head:
         return list(ranked)
@@ -136,51 +113,11 @@ def with_time_band(
     groups: dict[Person | None, list[int]] = {}
     for n in places:
         groups.setdefault(people.get(head[n].message_id) if people else None, []).append(n)
-    alike = _alike(head, vectors) if vectors is not None else None
-    for person_places in groups.values():
-        for ns in _about_one_thing(head, person_places, alike):
-            members = sorted(
-                (head[n] for n in ns), key=lambda s: times[s.message_id], reverse=lean > 0
-            )
-            for n, s in zip(ns, members, strict=True):
-                head[n] = s
+    for ns in groups.values():
+        members = sorted((head[n] for n in ns), key=lambda s: times[s.message_id], reverse=lean > 0)
+        for n, s in zip(ns, members, strict=True):
+            head[n] = s
     return head + list(ranked[window:])
-
-
-def _alike(
-    head: Sequence[Scored], vectors: Mapping[int, NDArray[np.float32]]
-) -> Callable[[int, int], bool]:
-    """Whether two of ``head`` (ids) say something about the same thing: their cosine lies
-    :data:`SAME_STATEMENT` of the way from the median cosine of the head's pairs to 1. A
-    member without a vector is alike to none."""
-    ids = [s.message_id for s in head if s.message_id in vectors]
-    if len(ids) < 2:
-        return lambda a, b: False
-    matrix = np.stack([vectors[i] for i in ids]).astype(np.float32)
-    cosines = matrix @ matrix.T
-    at = {i: n for n, i in enumerate(ids)}
-    pairs = cosines[np.triu_indices(len(ids), 1)]
-    usual = float(np.median(pairs))
-    near = usual + SAME_STATEMENT * (1.0 - usual)
-    return lambda a, b: a in at and b in at and float(cosines[at[a], at[b]]) >= near
-
-
-def _about_one_thing(
-    head: Sequence[Scored], places: list[int], alike: Callable[[int, int], bool] | None
-) -> list[list[int]]:
-    """``places`` (positions in ``head``, ascending) in groups that time may order among
-    themselves: all of them without ``alike``, else each set joined by alike pairs (a member
-    alike to none is a group of one, and stays)."""
-    if alike is None:
-        return [places]
-    groups: list[list[int]] = []
-    for n in places:
-        joined = [
-            g for g in groups if any(alike(head[m].message_id, head[n].message_id) for m in g)
-        ]
-        merged = sorted([n, *(m for g in joined for m in g)])
-        groups = [g for g in groups if g not in joined] + [merged]
-    return sorted(groups)
 
 
 def with_recency(
@@ -210,7 +147,6 @@ def with_recency(
 
 
 __all__ = [
-    "SAME_STATEMENT",
     "SAME_THING",
     "asks_state",
     "band_lean",

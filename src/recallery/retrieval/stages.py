@@ -99,7 +99,6 @@ class Ranking:
             lengths=k.context_length > 0,
             times=bool(k.recency) or bool(k.band_lean and k.band > 0),
             hops=plan.SUPERSESSION_HOPS if k.supersession > 0 else 0,
-            vectors=bool(k.band_lean and k.band > 0),
         )
 
     def leaders(self, pools: Pools, lengths: Mapping[int, int]) -> list[int]:
@@ -205,7 +204,6 @@ class Ranking:
                 window=plan.BAND_WINDOW,
                 mean=_mean([c for _, c in g.pools.vector]),
                 people=g.people,
-                vectors=g.vectors or None,
             )
             placed = [replace(s, score=at.score) for s, at in zip(moved, ranked, strict=True)]
             ranked = _noted(added, "time_band", ranked, placed)

@@ -16,7 +16,6 @@ Extraction's near entries use the legs alone (:func:`hybrid_candidates`).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import replace
 from datetime import datetime
 
 import numpy as np
@@ -75,11 +74,7 @@ def gather(
         placed = wants.placed(pools, cosine, neighbours, lengths)
     times, people = reads.times(placed) if wants.times else ({}, {})
     found = Gathered(pools, cosine, neighbours, lengths, times, people)
-    if wants.hops:
-        found = _superseding(reads, found, placed, wants.hops)
-    if wants.vectors:
-        found = replace(found, vectors=reads.vectors([*placed, *found.superseding.values()]))
-    return found
+    return _superseding(reads, found, placed, wants.hops) if wants.hops else found
 
 
 def _centres(scope: Scope, f: EntryFilter, leaders: Iterable[int], span: int) -> list[int]:
@@ -102,10 +97,6 @@ class _Reads:
 
     def lengths(self, ids: Sequence[int]) -> dict[int, int]:
         return self.r.lengths(self.scope, ids)
-
-    def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
-        wanted = list(dict.fromkeys(ids))
-        return self.r.store.vectors_of(self.r.conn, wanted, self.scope.memory_ids) if wanted else {}
 
     def times(self, ids: Iterable[int]) -> tuple[dict[int, datetime], dict[int, Person]]:
         """The valid times of ``ids`` and whose each is (no entries built)."""
