@@ -68,8 +68,8 @@ class Gathered:
     lengths in characters; ``times`` valid times and ``people`` whose each timed candidate is
     (:func:`~recallery.ownership.person`); ``superseding`` the latest turn that
     supersedes a candidate (older id to newer, only newer ones the search may return) with
-    (times and links: of the candidates :attr:`Wants.placed` picks, where it is given)
-    both ends' entries in ``linked`` and the newer one's cosine in ``linked_cosine``."""
+    both ends' entries in ``linked`` and the newer one's cosine in ``linked_cosine``. Times
+    and links are those of the candidates :attr:`Wants.placed` picks, where it is given."""
 
     pools: Pools
     cosine: dict[int, float]
