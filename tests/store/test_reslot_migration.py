@@ -33,7 +33,8 @@ TURNS = [
 Rows = tuple[set[tuple[int, str, str, str]], set[tuple[int, int]]]
 
 
-def write(store: Store) -> tuple[list[int], Memory]:
+def write(store: Store, turns: list[tuple[str, str]] = TURNS) -> tuple[list[int], Memory]:
+    """``turns`` written into one memory through the engine, a day apart."""
     clock = FrozenClock()
     embedder = DeterministicEmbedder()
     engine = Engine(store, models=ModelRegistry(builtin=lambda: embedder), clock=clock)
@@ -42,7 +43,7 @@ def write(store: Store) -> tuple[list[int], Memory]:
         owner, name="team", memory_type=["raw"], embd_id="x@Builtin", llm_id="x@Y"
     )
     ids = []
-    for user, text in TURNS:
+    for user, text in turns:
         turn = TurnInput(f"User Input: {text}\nAgent Response: Noted.", user_id=user)
         (e,) = engine.add_messages(owner, [memory.id], [turn])
         ids.append(int(e.message_id))
@@ -149,25 +150,6 @@ JOINED = [
 ]
 
 
-def write_joined(store: Store) -> tuple[list[int], Memory]:
-    clock = FrozenClock()
-    embedder = DeterministicEmbedder()
-    engine = Engine(store, models=ModelRegistry(builtin=lambda: embedder), clock=clock)
-    owner = engine.principal(engine.create_user("owner").id)
-    memory = engine.create_memory(
-        owner, name="shop", memory_type=["raw"], embd_id="x@Builtin", llm_id="x@Y"
-    )
-    ids = []
-    for user, text in JOINED:
-        turn = TurnInput(f"User Input: {text}\nAgent Response: Noted.", user_id=user)
-        (e,) = engine.add_messages(owner, [memory.id], [turn])
-        ids.append(int(e.message_id))
-        clock.advance(days=1)
-    engine.usage.close()
-    engine.request_recorder.close()
-    return ids, memory
-
-
 def joined_today(ids: list[int]) -> Rows:
     slots = {
         (ids[1], "u2", "home", "부산"),
@@ -204,7 +186,7 @@ def joined_as_read_before(
 def test_written_today_a_joined_clause_keeps_its_subject(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "today.db")
     try:
-        ids, _ = write_joined(store)
+        ids, _ = write(store, JOINED)
         assert rows(store) == joined_today(ids)
     finally:
         store.close()
@@ -215,7 +197,7 @@ def test_sqlite_japanese_and_korean_turns_are_slotted_again_by_migration_17(
 ) -> None:
     path = tmp_path / "db.sqlite"
     store = SQLiteStore(path)
-    ids, memory = write_joined(store)
+    ids, memory = write(store, JOINED)
     store.close()
     conn = sqlite3.connect(path)
     joined_as_read_before(ids, memory, conn.execute)
@@ -239,7 +221,7 @@ def test_postgres_japanese_and_korean_turns_are_slotted_again_by_migration_25(
 
     truncate_all(postgres_dsn)
     store = PostgresStore(postgres_dsn, pool_size=1)
-    ids, memory = write_joined(store)
+    ids, memory = write(store, JOINED)
     with store.write() as w:
         joined_as_read_before(ids, memory, w.conn.execute)
         w.conn.execute("DELETE FROM schema_migrations WHERE version = 25", [])

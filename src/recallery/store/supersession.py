@@ -11,10 +11,10 @@ they were written (a migration of either store runs it): before, only English tu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from recallery.models import NewEntry
-from recallery.store.sql import Conn, chunks, marks
+from recallery.store.sql import Conn, Row, chunks, marks
 from recallery.text.cues import language
 from recallery.text.slots import slots, user_statement
 
@@ -104,24 +104,10 @@ def reslot(conn: Conn) -> int:
     with the turns of their memory and user; how many links. Turns are read in id order in
     batches; a turn that already has slots is left as it is. Run inside the caller's
     transaction (a migration's), so a failure leaves the store as it was."""
-    links, last = 0, -1
-    while True:
-        rows = conn.execute(
-            "SELECT e.message_id, e.tenant_id, e.memory_id, e.user_id, e.content FROM entries e "
-            "WHERE e.message_type = 'raw' AND e.message_id > ? AND NOT EXISTS "
-            "(SELECT 1 FROM turn_slots s WHERE s.message_id = e.message_id) "
-            "ORDER BY e.message_id LIMIT ?",
-            [last, RESLOT_BATCH],
-        )
-        if not rows:
-            return links
-        last = int(rows[-1][0])
-        for message_id, tenant, memory, user, content in rows:
-            if language(user_statement(str(content))) == "en":
-                continue
-            found = slots(str(content))
-            if found:
-                links += _record(conn, tenant, memory, user or "", int(message_id), found)
+    links = 0
+    for rows in _raw_turns(conn, slotted=False):
+        links += _slotted(conn, [r for r in rows if language(user_statement(str(r[4]))) != "en"])
+    return links
 
 
 #: The languages whose slot patterns changed since turns were stored with slots: a Japanese
@@ -134,32 +120,47 @@ def reslot_again(conn: Conn, languages: frozenset[str] = RESLOT_AGAIN) -> int:
     """The slots and links of every stored raw turn in ``languages`` that has slots made
     again by today's patterns (a turn read wrong loses the slot, and its links with it); how
     many links they make. Run inside the caller's transaction, as :func:`reslot`."""
-    links, last = 0, -1
+    links = 0
+    for rows in _raw_turns(conn, slotted=True):
+        again = [r for r in rows if language(user_statement(str(r[4]))) in languages]
+        if again:
+            ids = [int(r[0]) for r in again]
+            conn.execute(f"DELETE FROM turn_slots WHERE message_id IN ({marks(len(ids))})", ids)
+            conn.execute(
+                f"DELETE FROM supersessions WHERE older IN ({marks(len(ids))}) "
+                f"OR newer IN ({marks(len(ids))})",
+                ids * 2,
+            )
+            links += _slotted(conn, again)
+    return links
+
+
+def _raw_turns(conn: Conn, *, slotted: bool) -> Iterator[list[Row]]:
+    """Stored raw turns (id, tenant, memory, user, content) in id order, in batches of
+    :data:`RESLOT_BATCH`: those with slots, or those without."""
+    last = -1
     while True:
         rows = conn.execute(
             "SELECT e.message_id, e.tenant_id, e.memory_id, e.user_id, e.content FROM entries e "
-            "WHERE e.message_type = 'raw' AND e.message_id > ? AND EXISTS "
-            "(SELECT 1 FROM turn_slots s WHERE s.message_id = e.message_id) "
+            f"WHERE e.message_type = 'raw' AND e.message_id > ? AND {'' if slotted else 'NOT '}"
+            "EXISTS (SELECT 1 FROM turn_slots s WHERE s.message_id = e.message_id) "
             "ORDER BY e.message_id LIMIT ?",
             [last, RESLOT_BATCH],
         )
         if not rows:
-            return links
+            return
         last = int(rows[-1][0])
-        again = [r for r in rows if language(user_statement(str(r[4]))) in languages]
-        if not again:
-            continue
-        ids = [int(r[0]) for r in again]
-        conn.execute(f"DELETE FROM turn_slots WHERE message_id IN ({marks(len(ids))})", ids)
-        conn.execute(
-            f"DELETE FROM supersessions WHERE older IN ({marks(len(ids))}) "
-            f"OR newer IN ({marks(len(ids))})",
-            ids * 2,
-        )
-        for message_id, tenant, memory, user, content in again:
-            found = slots(str(content))
-            if found:
-                links += _record(conn, tenant, memory, user or "", int(message_id), found)
+        yield rows
+
+
+def _slotted(conn: Conn, rows: list[Row]) -> int:
+    """The slots of the turns ``rows`` and the links they make; how many links."""
+    links = 0
+    for message_id, tenant, memory, user, content in rows:
+        found = slots(str(content))
+        if found:
+            links += _record(conn, tenant, memory, user or "", int(message_id), found)
+    return links
 
 
 __all__ = [
