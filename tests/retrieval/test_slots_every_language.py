@@ -15,7 +15,7 @@ from recallery.requests import TurnInput
 from recallery.store.base import Store
 from recallery.testing import FrozenClock
 from recallery.text.cues import language
-from recallery.text.slots import slots, statements
+from recallery.text.slots import slots, statements, superseded
 
 #: Per language: a turn of two facts (home and work), a job change, a move, another person's
 #: home, and a question about home. Values in :data:`VALUES`.
@@ -52,9 +52,9 @@ VALUES: dict[str, tuple[str, str, str, str]] = {
     "de": ("köln", "lehrerin an einer schule", "ärztin in einer klinik", "hamburg"),
     "ru": ("казан", "бухгалтер", "учител в школ", "самар"),
     "ar": ("قاهر", "مهندس", "طبيب في مستشفي", "دب"),
-    "fr": ("lyon", "infirmière dans un hôpital", "airbus", "lille le mois dernier avec ma famille"),
+    "fr": ("lyon", "infirmière dans un hôpital", "airbus", "lille le mois dernier"),
     "es": ("madrid", "profesora en un colegio", "enfermera en el hospital de la ciudad",
-           "sevilla con mi familia el mes pasado"),
+           "sevilla"),
 }  # fmt: skip
 LANGUAGES = sorted(CASES)
 
@@ -113,6 +113,22 @@ def test_a_joined_clause_goes_on_with_its_subject(text: str, filled: dict[str, s
     are said of the subject before them: another person's, the speaker's, or nobody named
     (the speaker)."""
     assert slots(text) == filled
+
+
+@pytest.mark.parametrize(
+    ("with_whom", "alone"),
+    [
+        ("Ich wohne in Berlin mit meiner Familie.", "Ich wohne jetzt in Berlin."),
+        ("J'habite à Lyon avec mon mari et nos enfants.", "Moi, j'habite à Lyon."),
+        ("Yo vivo en Madrid con mi esposo.", "Yo vivo en Madrid."),
+        ("Я живу в Казани с семьёй.", "Я живу в Казани."),
+        ("أعيش في القاهرة مع عائلتي.", "أعيش في القاهرة."),
+    ],
+)
+def test_who_one_lives_with_is_not_part_of_the_home(with_whom: str, alone: str) -> None:
+    """The same home said with and without company is one value: no move is read."""
+    assert slots(with_whom) == slots(alone) and set(slots(alone)) == {"home"}
+    assert not superseded(slots(with_whom), slots(alone))
 
 
 def test_one_city_in_two_grammatical_cases_is_one_value() -> None:

@@ -147,6 +147,8 @@ JOINED = [
     ("u1", "私はパン屋で働いています。"),
     ("u2", "언니는 서울에 살고 병원에서 일해요."),
     ("u3", "I live in Lisbon and I work as a nurse."),
+    ("u4", "Ich wohne in Berlin mit meiner Familie."),  # u4 lives in Berlin, with company
+    ("u4", "Ich wohne jetzt in Berlin."),  # still Berlin: no move
 ]
 
 
@@ -157,15 +159,18 @@ def joined_today(ids: list[int]) -> Rows:
         (ids[2], "u1", "work", "パン屋"),
         (ids[4], "u3", "home", "lisbon and i work as a nurse"),
         (ids[4], "u3", "work", "a nurse"),
+        (ids[5], "u4", "home", "berlin"),
+        (ids[6], "u4", "home", "berlin"),
     }
-    return slots, set()  # neither person changed their own home or job
+    return slots, set()  # nobody changed their own home or job
 
 
 def joined_as_read_before(
     ids: list[int], memory: Memory, execute: Callable[[str, list[object]], object]
 ) -> None:
     """What the patterns before gave: the joined clause as the speaker's (u1's sister's
-    bank, u2's sister's hospital), and the links those made with each speaker's own job."""
+    bank, u2's sister's hospital), u4's company as part of the home, and the links those
+    made with each speaker's own job and home."""
     for message_id, user, slot, value in [
         (ids[0], "u1", "home", "大阪"),
         (ids[0], "u1", "work", "銀行"),
@@ -176,7 +181,11 @@ def joined_as_read_before(
             "VALUES (?, ?, ?, ?, ?, ?)",
             [memory.tenant_id, message_id, memory.id, user, slot, value],
         )
-    for older, newer in [(ids[0], ids[2]), (ids[1], ids[3])]:
+    execute(  # u4's company read as part of the home: a move to the same city
+        "UPDATE turn_slots SET value = ? WHERE message_id = ?",
+        ["berlin mit meiner familie", ids[5]],
+    )
+    for older, newer in [(ids[0], ids[2]), (ids[1], ids[3]), (ids[5], ids[6])]:
         execute(
             "INSERT INTO supersessions (tenant_id, older, newer, memory_id) VALUES (?, ?, ?, ?)",
             [memory.tenant_id, older, newer, memory.id],
@@ -203,7 +212,7 @@ def test_sqlite_japanese_and_korean_turns_are_slotted_again_by_migration_17(
     joined_as_read_before(ids, memory, conn.execute)
     conn.execute("DELETE FROM schema_migrations WHERE version = 17")
     conn.commit()
-    assert conn.execute("SELECT count(*) FROM supersessions").fetchone()[0] == 2
+    assert conn.execute("SELECT count(*) FROM supersessions").fetchone()[0] == 3
     conn.close()
     store = SQLiteStore(path)
     try:
@@ -225,7 +234,7 @@ def test_postgres_japanese_and_korean_turns_are_slotted_again_by_migration_25(
     with store.write() as w:
         joined_as_read_before(ids, memory, w.conn.execute)
         w.conn.execute("DELETE FROM schema_migrations WHERE version = 25", [])
-    assert len(rows(store)[1]) == 2
+    assert len(rows(store)[1]) == 3
     store.close()
     store = PostgresStore(postgres_dsn, pool_size=1)
     try:

@@ -112,8 +112,10 @@ def reslot(conn: Conn) -> int:
 
 #: The languages whose slot patterns changed since turns were stored with slots: a Japanese
 #: clause after a te-form and a Korean one after -고 now go on with the subject before them
-#: (姉は大阪に住んでいて、銀行で働いています is the sister's job, not the speaker's).
-RESLOT_AGAIN = frozenset({"ja", "ko"})
+#: (姉は大阪に住んでいて、銀行で働いています is the sister's job, not the speaker's), and in
+#: German, French, Spanish, Russian and Arabic a value ends before "with" (mit, avec, con, с,
+#: مع): "Ich wohne in Berlin mit meiner Familie" lives in Berlin, not somewhere new.
+RESLOT_AGAIN = frozenset({"ja", "ko", "de", "fr", "es", "ru", "ar"})
 
 
 def reslot_again(conn: Conn, languages: frozenset[str] = RESLOT_AGAIN) -> int:

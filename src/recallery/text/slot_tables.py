@@ -12,7 +12,8 @@ arbeite, vivo), or in Chinese, Japanese and Korean a sentence that opens with th
 words or nothing (我姐姐搬到了莫斯科 and 姉はモスクワに引っ越しました fill no slot). Their values
 end at a conjunction ("Я живу в Казани и работаю бухгалтером": home is Казани), lose filler
 words (теперь, jetzt, 了), and in Russian and Arabic are stemmed, so one city in two grammatical
-cases is one value (в Казани, в Казань).
+cases is one value (в Казани, в Казань). Who one lives or works with is not part of the value
+("Ich wohne in Berlin mit meiner Familie" lives in Berlin, as "Ich wohne in Berlin" does).
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ _DE = _table(
          + _VALUE),
     ),
     filler=r"jetzt|nun|inzwischen|mittlerweile|um",
-    until=r"und|aber|sondern|weil|da|denn",
+    until=r"und|aber|sondern|weil|da|denn|mit|zusammen",
     asks=r"wo|was|wer|welche[mnrs]?|wohin|woher",
 )  # fmt: skip
 
@@ -151,7 +152,7 @@ _FR = _table(
         ("favourite {}", r"\bm(?:on|a) (?P<name>\w+) préférée? est (?:maintenant )?" + _VALUE),
     ),
     filler=r"maintenant|désormais",
-    until=r"et|mais|car|parce que",
+    until=r"et|mais|car|parce que|avec",
     asks=r"où|ou|quoi|quel|quelle|qui",
 )  # fmt: skip
 
@@ -167,7 +168,7 @@ _ES = _table(
         ("favourite {}", r"\bmi (?P<name>\w+) favorit[oa] es (?:ahora )?" + _VALUE),
     ),
     filler=r"ahora|ya",
-    until=r"y|e|pero|porque",
+    until=r"y|e|pero|porque|con|junto",
     asks=r"dónde|donde|qué|que|cuál|cual|quién|quien",
 )  # fmt: skip
 
@@ -198,7 +199,7 @@ _RU = _table(
          r"(?: —| -|:| это)?(?: теперь| сейчас)? " + _VALUE),
     ),
     filler=r"теперь|сейчас|уже|тоже|также",
-    until=r"и|а|но|потому|так как",
+    until=r"и|а|но|потому|так как|с|со|вместе",
     asks=r"где|что|кто|кем|куда|откуда|как\w*|чем",
     stem="russian",
 )  # fmt: skip
@@ -219,7 +220,7 @@ _AR = _table(
     ),
     filler=r"الآن|الان|حاليا|حالياً|مؤخرا|مؤخراً|(?:الشهر|العام|الأسبوع|الاسبوع) الماضي|"
     r"السنة الماضية",
-    until=r"و|وأ\w*|لكن|ولكن|لأن",
+    until=r"و|وأ\w*|لكن|ولكن|لأن|مع",
     asks=r"أين|اين|ماذا|كم|متى",
     stem="arabic",
 )  # fmt: skip

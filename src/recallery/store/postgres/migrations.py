@@ -304,8 +304,7 @@ def _reslot(raw: psycopg.Connection[Row]) -> None:
 
 
 def _reslot_again(raw: psycopg.Connection[Row]) -> None:
-    """Migration 25: the slots of Japanese and Korean turns again (a joined clause keeps
-    its subject)."""
+    """Migration 25: the slots of turns in the languages whose patterns changed, again."""
     reslot_again(PgConn(raw))
 
 
@@ -376,7 +375,7 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     (24, "keyword documents of Arabic text, light-stemmed", reindex_arabic),
     (
         25,
-        "slots of Japanese and Korean turns again: a joined clause keeps its subject",
+        "slots again in seven languages: a joined clause keeps its subject, a value ends at with",
         _reslot_again,
     ),
 )

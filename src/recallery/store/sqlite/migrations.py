@@ -390,7 +390,7 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     (16, "slots of the turns stored in the languages that gained slot patterns", reslot),
     (
         17,
-        "slots of Japanese and Korean turns again: a joined clause keeps its subject",
+        "slots again in seven languages: a joined clause keeps its subject, a value ends at with",
         reslot_again,
     ),
 )
