@@ -12,8 +12,9 @@ arbeite, vivo), or in Chinese, Japanese and Korean a sentence that opens with th
 words or nothing (我姐姐搬到了莫斯科 and 姉はモスクワに引っ越しました fill no slot). Their values
 end at a conjunction ("Я живу в Казани и работаю бухгалтером": home is Казани), lose filler
 words (теперь, jetzt, 了), and in Russian and Arabic are stemmed, so one city in two grammatical
-cases is one value (в Казани, в Казань). Who one lives or works with is not part of the value
-("Ich wohne in Berlin mit meiner Familie" lives in Berlin, as "Ich wohne in Berlin" does).
+cases is one value (в Казани, в Казань). Who one lives or works with, and when one moved, are
+not part of the value ("Ich wohne in Berlin mit meiner Familie" lives in Berlin, as "Ich wohne
+in Berlin" does; "J'ai déménagé à Lille le mois dernier" moved to Lille).
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ _DE = _table(
          + _VALUE),
     ),
     filler=r"jetzt|nun|inzwischen|mittlerweile|um",
-    until=r"und|aber|sondern|weil|da|denn|mit|zusammen",
+    until=r"und|aber|sondern|weil|da|denn|mit|zusammen|letzte[nms]?|vor|seit",
     asks=r"wo|was|wer|welche[mnrs]?|wohin|woher",
 )  # fmt: skip
 
@@ -152,7 +153,8 @@ _FR = _table(
         ("favourite {}", r"\bm(?:on|a) (?P<name>\w+) préférée? est (?:maintenant )?" + _VALUE),
     ),
     filler=r"maintenant|désormais",
-    until=r"et|mais|car|parce que|avec",
+    until=r"et|mais|car|parce que|avec|le mois dernier|l'année dernière|l'an dernier|"
+    r"la semaine dernière|il y a|depuis",
     asks=r"où|ou|quoi|quel|quelle|qui",
 )  # fmt: skip
 
@@ -168,7 +170,7 @@ _ES = _table(
         ("favourite {}", r"\bmi (?P<name>\w+) favorit[oa] es (?:ahora )?" + _VALUE),
     ),
     filler=r"ahora|ya",
-    until=r"y|e|pero|porque|con|junto",
+    until=r"y|e|pero|porque|con|junto|el mes pasado|el año pasado|la semana pasada|hace|desde",
     asks=r"dónde|donde|qué|que|cuál|cual|quién|quien",
 )  # fmt: skip
 
@@ -199,7 +201,7 @@ _RU = _table(
          r"(?: —| -|:| это)?(?: теперь| сейчас)? " + _VALUE),
     ),
     filler=r"теперь|сейчас|уже|тоже|также",
-    until=r"и|а|но|потому|так как|с|со|вместе",
+    until=r"и|а|но|потому|так как|с|со|вместе|в прошлом|на прошлой|в этом|недавно",
     asks=r"где|что|кто|кем|куда|откуда|как\w*|чем",
     stem="russian",
 )  # fmt: skip
