@@ -6,16 +6,15 @@ the OpenAI-compatible chat model judges every close statement it is asked about.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from tests.support.api import API, Account, ok, replay, support_memory
-from tests.support.extraction import build_engine, facts, judgement
+from tests.support.extraction import judgement, replying, scripted
 
 from recallery import Engine
 from recallery.store.base import Store
-from recallery.testing import DeterministicEmbedder, FakeLLM, FrozenClock
+from recallery.testing import DeterministicEmbedder, FrozenClock
 
 #: (user, what they said, the fact extracted from it), in writing order. The test embedder
 #: counts words, so each retraction lies close to what it retracts (a reversal at cosine 1).
@@ -33,24 +32,17 @@ FACT_OF = {said: fact for _, said, fact in TURNS}
 ASKED: list[str] = []
 
 
-def _reply(body: dict[str, Any]) -> object:
-    """Each turn's fact; every judgement asked answers "supersedes 1"."""
-    system = body["messages"][0]["content"]
-    user = body["messages"][-1]["content"]
-    if system.startswith("You keep a memory of statements"):
-        ASKED.append(user.split("New candidate", 1)[1].split("\n", 1)[0])
-        return judgement("supersedes", 1)
-    said = next(s for s in FACT_OF if s in user)
-    return facts(semantic=[FACT_OF[said]])
+def _judge(candidate: str) -> dict[str, object]:
+    """Every judgement asked answers "supersedes 1"; the candidate is noted."""
+    ASKED.append(candidate)
+    return judgement("supersedes", 1)
 
 
 @pytest.fixture
 def engine(store: Store, embedder: DeterministicEmbedder, clock: FrozenClock) -> Iterator[Engine]:
     ASKED.clear()
-    with FakeLLM(_reply) as llm:
-        e = build_engine(store, embedder, clock, llm)
+    with replying(scripted(FACT_OF, _judge), store, embedder, clock) as e:
         yield e
-        e.usage.close()
 
 
 def _facts(client: TestClient, memory_id: str, user: str) -> list[str]:
@@ -66,7 +58,7 @@ def test_each_retraction_replaces_its_own_persons_statement_and_is_never_a_repea
 ) -> None:
     client = http(alice.key)
     memory_id = support_memory(client)
-    replay(engine, client, memory_id, clock, [(user, said) for user, said, _ in TURNS])
+    replay(engine, client, memory_id, clock, TURNS)
     # every retraction went to the chat model, none was merged by closeness
     assert all(any(fact in asked for asked in ASKED) for _, _, fact in TURNS[4:]), ASKED
     assert _facts(client, memory_id, "ana") == ["The user prefers coffee over tea"]

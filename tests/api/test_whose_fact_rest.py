@@ -11,23 +11,17 @@ import pytest
 from fastapi.testclient import TestClient
 from tests.extraction.test_whose_fact import TURNS, _reply
 from tests.support.api import API, Account, error, ok, replay, support_memory
-from tests.support.extraction import build_engine
+from tests.support.extraction import replying
 
 from recallery import Engine
 from recallery.store.base import Store
-from recallery.testing import DeterministicEmbedder, FakeLLM, FrozenClock
+from recallery.testing import DeterministicEmbedder, FrozenClock
 
 
 @pytest.fixture
 def engine(store: Store, embedder: DeterministicEmbedder, clock: FrozenClock) -> Iterator[Engine]:
-    with FakeLLM(_reply) as llm:
-        e = build_engine(store, embedder, clock, llm)
+    with replying(_reply, store, embedder, clock) as e:
         yield e
-        e.usage.close()
-
-
-def _replay(engine: Engine, client: TestClient, memory_id: str, clock: FrozenClock) -> None:
-    replay(engine, client, memory_id, clock, [(user, said) for user, said, _ in TURNS])
 
 
 def _rows(client: TestClient, memory_id: str) -> list[dict[str, Any]]:
@@ -43,7 +37,7 @@ def test_erasing_ana_over_rest_changes_only_anas_entries(
 ) -> None:
     client = http(alice.key)
     memory_id = support_memory(client)
-    _replay(engine, client, memory_id, clock)
+    replay(engine, client, memory_id, clock, TURNS)
     before = {
         (m["message_id"], m["user_id"]) for m in _rows(client, memory_id) if m["user_id"] != "ana"
     }

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 import pytest
-from tests.support.extraction import facts, judgement, make_memory, say
+from tests.support.extraction import judgement, make_memory, say, scripted
 
 from recallery import Conflict, Engine, InvalidInput, Memory, Principal, SearchRequest
 from recallery.jobs import Worker
@@ -35,16 +35,12 @@ FACT_OF = {said: fact for _, said, fact in TURNS}
 USE = {"last_used_at", "use_count"}
 
 
-def _reply(body: dict[str, Any]) -> object:
-    """The chat model of the scenario: each turn's fact, and for every judgement asked,
-    "supersedes 1" for a home city and "duplicate of 1" for anything else."""
-    system = body["messages"][0]["content"]
-    user = body["messages"][-1]["content"]
-    if system.startswith("You keep a memory of statements"):
-        candidate = user.split("New candidate", 1)[1].split("\n", 1)[0]
-        return judgement("supersedes" if "lives in" in candidate else "duplicate_of", 1)
-    said = next(s for s in FACT_OF if s in user)
-    return facts(semantic=[FACT_OF[said]])
+_reply = scripted(
+    FACT_OF,
+    lambda candidate: judgement("supersedes" if "lives in" in candidate else "duplicate_of", 1),
+)
+"""The chat model of the scenario: each turn's fact, and for every judgement asked,
+"supersedes 1" for a home city and "duplicate of 1" for anything else."""
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ adapters' tests use it too), envelopes, and samples read from ``/metrics``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -149,12 +149,13 @@ def replay(
     client: TestClient,
     memory_id: str,
     clock: FrozenClock,
-    turns: Iterable[tuple[str, str]],
+    turns: Iterable[Sequence[str]],
 ) -> None:
-    """Each (user, what they said) posted through REST as a support agent writes it, extracted
-    before the next, a day apart."""
+    """Each (user, what they said, ...) posted through REST as a support agent writes it,
+    extracted before the next, a day apart (what follows the two in a turn is left out: a
+    scenario's expected fact, say)."""
     worker = Worker(engine, config=CONFIG, owner="rest-worker")
-    for user, said in turns:
+    for user, said, *_ in turns:
         turn = {
             "memory_id": [memory_id],
             "agent_id": "support-bot",

@@ -4,7 +4,9 @@ tests/extraction/conftest.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 from recallery import Engine, Entry, Job, Memory, Principal
 from recallery.jobs import WorkerConfig
@@ -93,3 +95,38 @@ def facts(
 def judgement(action: str, entry: int | None = None) -> dict[str, object]:
     """A consolidation reply."""
     return {"action": action, "entry": entry}
+
+
+#: How a consolidation prompt opens (what tells it from an extraction prompt).
+JUDGING = "You keep a memory of statements"
+
+
+def scripted(
+    fact_of: Mapping[str, str], judge: Callable[[str], dict[str, object]]
+) -> Callable[[dict[str, Any]], object]:
+    """The chat model of a scenario: for an extraction prompt, the fact of the turn it quotes
+    (``fact_of``: what was said, to its fact); for a judgement, ``judge`` of the new
+    candidate's line."""
+
+    def reply(body: dict[str, Any]) -> object:
+        user = body["messages"][-1]["content"]
+        if body["messages"][0]["content"].startswith(JUDGING):
+            return judge(user.split("New candidate", 1)[1].split("\n", 1)[0])
+        said = next(s for s in fact_of if s in user)
+        return facts(semantic=[fact_of[said]])
+
+    return reply
+
+
+@contextmanager
+def replying(
+    reply: Callable[[dict[str, Any]], object],
+    store: Store,
+    embedder: DeterministicEmbedder,
+    clock: FrozenClock,
+) -> Iterator[Engine]:
+    """An engine whose chat model answers with ``reply``, its use recorder closed after."""
+    with FakeLLM(reply) as llm:
+        engine = build_engine(store, embedder, clock, llm)
+        yield engine
+        engine.usage.close()
