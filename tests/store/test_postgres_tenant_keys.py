@@ -42,9 +42,10 @@ WITHOUT_TENANT: dict[str, tuple[re.Pattern[str], str]] = {
     for name, pattern, reason in (
         (
             "scope by memory id",
-            r"\b(?:e\.|d\.|t\.)?memory_id\s*(?:=|IN\b|= ANY)",
+            r"\b(?:e\.|d\.|t\.)?memory_id(?:\s*\|\|\s*''\))?\s*(?:=|IN\b|= ANY)",
             "a Scope is a set of memory ids (access.readable builds it from the memories a "
-            "caller may read); Scope would have to carry their tenants",
+            "caller may read, a keyword round checks them on the rows it reads: "
+            "`(e.memory_id || '') IN`); Scope would have to carry their tenants",
         ),
         (
             "memory by id",

@@ -428,11 +428,19 @@ def _every_match(
         return search.every_match(r.conn, scope, text, f, limit)
 
 
-@pytest.mark.parametrize("split", [0, topk.SPLIT_POSTINGS])
+@pytest.mark.parametrize(
+    ("split", "heap"),
+    [(0, ()), (topk.SPLIT_POSTINGS, ()), (topk.SPLIT_POSTINGS, ("memory_id", "user_id"))],
+)
 def test_top_k_bm25_in_rounds_equals_scoring_every_match(
-    postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch, split: int
+    postgres_store: PostgresStore,
+    monkeypatch: pytest.MonkeyPatch,
+    split: int,
+    heap: tuple[str, ...],
 ) -> None:
     monkeypatch.setattr(topk, "SCORE_ALL_BELOW", 0)  # plan rounds even on this small corpus
+    # the user checked through the index and on the rows read: the same matches either way
+    monkeypatch.setattr(search, "heap_checked", lambda *args: heap)
     monkeypatch.setattr(topk, "SPLIT_POSTINGS", split)  # 0: every clause a scan per tier
     monkeypatch.setattr(search, "BITMAP_ROWS_IN_DEFAULT", 0)  # and size work_mem for bitmaps
     rounds: list[bool] = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -88,11 +88,19 @@ def _marks(n: int) -> str:
 
 
 def where_clause(
-    scope: Scope, f: EntryFilter, alias: str = "e", *, id_array: bool = False
+    scope: Scope,
+    f: EntryFilter,
+    alias: str = "e",
+    *,
+    id_array: bool = False,
+    heap: Collection[str] = (),
 ) -> tuple[str, list[object]]:
     """SQL (with ``?`` placeholders) selecting entries of ``scope`` that pass ``f``.
     ``id_array``: ``f.message_ids`` as one array parameter (PostgreSQL's ``= ANY``), one
-    statement text whatever their number, instead of a placeholder each."""
+    statement text whatever their number, instead of a placeholder each. ``heap``: identity
+    columns (``memory_id``, ``user_id``) checked on the rows a statement reads, never
+    through an index: each is compared as an expression no index holds (``memory_id ||
+    ''``), where the caller knows an index would cost more than it saves."""
     p = f"{alias}." if alias else ""
     sql: list[str] = []
     params: list[object] = []
@@ -101,7 +109,7 @@ def where_clause(
         sql.append(condition)
         params.extend(values)
 
-    _identity_terms(add, p, scope, f, id_array)
+    _identity_terms(add, p, scope, f, id_array, frozenset(heap))
     _state_terms(add, p, f)
     _time_terms(add, p, f)
     return " AND ".join(sql), params
@@ -112,12 +120,20 @@ def _in(add: Adder, column: str, values: Iterable[object]) -> None:
     add(f"{column} IN ({_marks(len(items))})", *items)
 
 
-def _identity_terms(add: Adder, p: str, scope: Scope, f: EntryFilter, id_array: bool) -> None:
-    _in(add, f"{p}memory_id", scope.memory_ids)
+def _column(p: str, name: str, heap: frozenset[str]) -> str:
+    """A column as the statement compares it: as an expression no index holds where ``heap``
+    names it."""
+    return f"({p}{name} || '')" if name in heap else f"{p}{name}"
+
+
+def _identity_terms(
+    add: Adder, p: str, scope: Scope, f: EntryFilter, id_array: bool, heap: frozenset[str]
+) -> None:
+    _in(add, _column(p, "memory_id", heap), scope.memory_ids)
     if f.types is not None:
         _in(add, f"{p}message_type", (t.value for t in f.types))
     if f.user_id is not None:
-        add(f"{p}user_id = ?", f.user_id)
+        add(f"{_column(p, 'user_id', heap)} = ?", f.user_id)
     if f.agent_ids is not None:
         _in(add, f"{p}agent_id", f.agent_ids)
     if f.session_id is not None:

@@ -90,12 +90,17 @@ class TableStatistics:
         }
         share = 1.0
         for name, values in named.items():
-            column = self.columns.get(name)
-            if column is None or not values:
-                continue
-            table = min(sum(column.share(v, self.rows) for v in values), 1.0)
-            share *= min(table * self.rows / documents, 1.0)
+            share *= self.share(name, values, documents)
         return share
+
+    def share(self, name: str, values: list[str], documents: float) -> float:
+        """The share of a scope of ``documents`` entries holding one of ``values`` in the
+        column ``name`` (1 for none, or what the statistics do not know)."""
+        column = self.columns.get(name)
+        if column is None or not values or documents <= 0 or self.rows <= 0:
+            return 1.0
+        table = min(sum(column.share(v, self.rows) for v in values), 1.0)
+        return min(table * self.rows / documents, 1.0)
 
     def aim(self, f: EntryFilter, documents: float) -> float:
         """How many times the unfiltered first round's documents to aim at: 1 / the share
