@@ -136,6 +136,61 @@ def test_company_and_time_are_not_part_of_the_home(with_whom: str, alone: str) -
     assert not superseded(slots(with_whom), slots(alone))
 
 
+@pytest.mark.parametrize(
+    ("text", "filled"),
+    [
+        ("我今天搬到了上海。", {"home": "上海"}),
+        ("我上星期搬到了深圳。", {"home": "深圳"}),
+        ("我昨天开始在银行工作。", {"work": "银行"}),
+        ("今日は東京に引っ越しました。", {"home": "東京"}),
+        ("私は今日東京に引っ越しました。", {"home": "東京"}),  # not 今 and "日東京"
+        ("今日は東京に引っ越して、銀行で働いています。", {"home": "東京", "work": "銀行"}),
+        ("先日、銀行に転職しました。", {"work": "銀行"}),
+        ("오늘 부산으로 이사했어요.", {"home": "부산"}),  # not "오늘 부산"
+        ("지난주에 부산으로 이사했어요.", {"home": "부산"}),
+        ("오늘은 부산에 살고 은행에서 일해요.", {"home": "부산", "work": "은행"}),
+        ("Jetzt wohne ich in Köln.", {"home": "köln"}),
+        ("Letzte Woche bin ich nach Hamburg gezogen.", {"home": "hamburg"}),
+        ("Ich bin heute nach Berlin gezogen.", {"home": "berlin"}),
+        ("Heute arbeite ich als Kellnerin.", {"work": "kellnerin"}),
+        ("أمس انتقلت إلى دبي.", {"home": "دب"}),
+        ("انتقلت اليوم إلى دبي.", {"home": "دب"}),
+    ],
+)
+def test_a_time_word_or_the_verb_first_opens_a_statement(text: str, filled: dict[str, str]) -> None:
+    """Today, yesterday, last week before the statement (or German's verb before its
+    subject after them) leave it the speaker's, and no part of its value."""
+    assert slots(text) == filled
+
+
+@pytest.mark.parametrize(
+    ("text", "filled"),
+    [
+        ("J'habite à Lyon.", {"home": "lyon"}),
+        ("Vivo en Madrid.", {"home": "madrid"}),
+        ("Me mudé a Valencia.", {"home": "valencia"}),
+        ("Trabajo como enfermera.", {"work": "enfermera"}),
+        ("My friend always says 'ich wohne in Berlin' when he is drunk.", {}),
+        ("Mi hermano vive en Roma.", {}),
+        ("Ma sœur habite à Moscou.", {}),
+    ],
+)
+def test_a_short_sentence_is_read_in_the_language_its_words_vote_for(
+    text: str, filled: dict[str, str]
+) -> None:
+    """Too short to name its language by stop words, it is read as English first; where
+    English fills nothing, by the table of a language it votes for as often. An English
+    sentence quoting German votes English first and fills nothing."""
+    assert slots(text) == filled
+
+
+def test_a_time_word_is_nobodys_subject_and_home_is_no_workplace() -> None:
+    assert slots("今日は姉が大阪に引っ越しました。") == {}  # the sister moved, today
+    assert slots("오늘은 언니가 부산에 살아요.") == {}
+    assert slots("我今天在家工作。") == slots("我在家里工作。") == {}
+    assert slots("我现在在家具店工作。") == {"work": "家具店"}
+
+
 def test_one_city_in_two_grammatical_cases_is_one_value() -> None:
     assert slots("Я живу в Казани.") == slots("Мы переехали в Казань.") == {"home": "казан"}
     assert slots("أعيش في القاهرة") == slots("انتقلت إلى القاهرة") == {"home": "قاهر"}
@@ -221,3 +276,39 @@ def test_a_move_supersedes_the_same_persons_home_and_comes_first(
         question, (memory.id,), top_n=10, similarity_threshold=0.0, user_id="u1", supersession=0.0
     )
     assert engine.search(alice, off)[0].entry.message_id == old
+
+
+#: Three people in one memory, each saying where they live in a few words and later moving
+#: (u1 in Spanish, u3 in Japanese, opening with 今日は), while u2 says where she lives in
+#: French and later where her sister moved: (user, text) in order.
+SHORT = [
+    ("u1", "Vivo en Madrid."),
+    ("u2", "J'habite à Lyon."),
+    ("u3", "私は京都に住んでいます。"),
+    ("u1", "Ayer me mudé a Valencia."),
+    ("u2", "Ma sœur habite à Moscou."),
+    ("u3", "今日は東京に引っ越して、銀行で働いています。"),
+]
+
+
+def test_short_and_time_opened_moves_supersede_only_their_speakers_home(
+    engine: Engine, store: Store, alice: Principal, memory: Memory, clock: FrozenClock
+) -> None:
+    ids = []
+    for user, text in SHORT:
+        ids.append(said(engine, alice, memory, text, user))
+        clock.advance(days=1)
+    assert pairs(store) == {(ids[0], ids[3]), (ids[2], ids[5])}
+    question = SearchRequest(
+        "¿Dónde vivo?", (memory.id,), top_n=10, similarity_threshold=0.0, user_id="u1"
+    )
+    assert [h.entry.message_id for h in engine.search(alice, question)][:2] == [ids[3], ids[0]]
+    lyon = SearchRequest("Lyon", (memory.id,), top_n=10, similarity_threshold=0.0)
+    block = engine.context(alice, lyon).text
+    labels = {
+        line.split(" id:")[1].split()[0]: line for line in block.splitlines() if " id:" in line
+    }
+    assert f"older-than:id:{ids[3]}" in labels[str(ids[0])]
+    assert f"older-than:id:{ids[5]}" in labels[str(ids[2])]
+    assert "older-than" not in labels[str(ids[1])]  # u2's home: her sister's move is not hers
+    assert block.count("older-than:") == 2

@@ -241,3 +241,90 @@ def test_postgres_japanese_and_korean_turns_are_slotted_again_by_migration_25(
         assert rows(store) == joined_today(ids)
     finally:
         store.close()
+
+
+#: Statements opened by a time word, or too short to name their language (issue 52): three
+#: people who each move, and an English turn the patterns read as they always did.
+TIMED = [
+    ("u1", "Vivo en Madrid."),
+    ("u2", "저는 서울에 살아요."),
+    ("u3", "私は京都に住んでいます。"),
+    ("u1", "Ayer me mudé a Valencia."),
+    ("u2", "오늘 부산으로 이사했어요."),
+    ("u3", "今日は東京に引っ越しました。"),
+    ("u4", "I live in Lisbon and I work as a nurse."),
+]
+
+
+def timed_today(ids: list[int]) -> Rows:
+    slots = {
+        (ids[0], "u1", "home", "madrid"),
+        (ids[1], "u2", "home", "서울"),
+        (ids[2], "u3", "home", "京都"),
+        (ids[3], "u1", "home", "valencia"),
+        (ids[4], "u2", "home", "부산"),
+        (ids[5], "u3", "home", "東京"),
+        (ids[6], "u4", "home", "lisbon and i work as a nurse"),
+        (ids[6], "u4", "work", "a nurse"),
+    }
+    return slots, {(ids[0], ids[3]), (ids[1], ids[4]), (ids[2], ids[5])}
+
+
+def timed_as_read_before(ids: list[int], execute: Callable[[str, list[object]], object]) -> None:
+    """What the patterns before gave: the Spanish turns read as English (no slot), the
+    Japanese move opened by 今日は none, the Korean one's time word part of its value."""
+    unread = [ids[0], ids[3], ids[5]]
+    marks = ",".join("?" * len(unread))
+    execute(f"DELETE FROM turn_slots WHERE message_id IN ({marks})", unread)
+    execute(f"DELETE FROM supersessions WHERE older IN ({marks}) OR newer IN ({marks})", unread * 2)
+    execute("UPDATE turn_slots SET value = ? WHERE message_id = ?", ["오늘 부산", ids[4]])
+
+
+def test_written_today_time_words_and_short_sentences_fill_their_slots(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "today.db")
+    try:
+        ids, _ = write(store, TIMED)
+        assert rows(store) == timed_today(ids)
+    finally:
+        store.close()
+
+
+def test_sqlite_turns_read_before_are_slotted_again_by_migration_18(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    store = SQLiteStore(path)
+    ids, _ = write(store, TIMED)
+    store.close()
+    conn = sqlite3.connect(path)
+    timed_as_read_before(ids, conn.execute)
+    conn.execute("DELETE FROM schema_migrations WHERE version = 18")
+    conn.commit()
+    assert conn.execute("SELECT count(*) FROM supersessions").fetchone()[0] == 1
+    conn.close()
+    store = SQLiteStore(path)
+    try:
+        assert rows(store) == timed_today(ids)
+        with store.write() as w:  # every turn read as today: nothing is made again
+            assert reslot(w.conn) == 0
+        assert rows(store) == timed_today(ids)
+    finally:
+        store.close()
+
+
+@pytest.mark.postgres
+def test_postgres_turns_read_before_are_slotted_again_by_migration_26(postgres_dsn: str) -> None:
+    from recallery.store.postgres import PostgresStore
+    from recallery.testing.postgres import truncate_all
+
+    truncate_all(postgres_dsn)
+    store = PostgresStore(postgres_dsn, pool_size=1)
+    ids, _ = write(store, TIMED)
+    with store.write() as w:
+        timed_as_read_before(ids, w.conn.execute)
+        w.conn.execute("DELETE FROM schema_migrations WHERE version = 26", [])
+    assert len(rows(store)[1]) == 1
+    store.close()
+    store = PostgresStore(postgres_dsn, pool_size=1)
+    try:
+        assert rows(store) == timed_today(ids)
+    finally:
+        store.close()

@@ -6,8 +6,8 @@ turn leaves no slot and no link. Links never cross memories or users: a turn is 
 compared with turns of its own memory and user. What a turn's slots are is the text's rule
 (:func:`recallery.text.slots.slots`); a writer's caller reads them and the store keeps them.
 
-:func:`reslot` gives turns already stored the slots of the languages that gained a table since
-they were written (a migration of either store runs it): before, only English turns had slots."""
+:func:`reslot` gives turns already stored the slots today's patterns read (a migration of either
+store runs it whenever the patterns change)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from recallery.models import NewEntry
 from recallery.store.sql import Conn, Row, chunks, marks
-from recallery.text.cues import language
-from recallery.text.slots import slots, user_statement
+from recallery.text.slots import slots
 
 #: Raw turns read at a time by :func:`reslot`.
 RESLOT_BATCH = 2000
@@ -99,32 +98,28 @@ def _record(
 
 
 def reslot(conn: Conn) -> int:
-    """The slots of every stored raw turn whose user input is not English (English turns
-    have had theirs since they were written, by the same patterns), and the links they make
-    with the turns of their memory and user; how many links. Turns are read in id order in
-    batches; a turn that already has slots is left as it is. Run inside the caller's
-    transaction (a migration's), so a failure leaves the store as it was."""
+    """The slots and links of every stored raw turn whose user input today's patterns read
+    otherwise than its stored slots say (none stored included), made again; how many links
+    they make. A turn read as before is left as it is, with its links; a turn read anew
+    loses its slots and links and gets today's, linked with the turns of its memory and user
+    as writing it today would. Turns are read in id order in batches. Run inside the
+    caller's transaction (a migration's), so a failure leaves the store as it was. Each
+    migration that changed the patterns runs it: before, only English turns had slots; then
+    a joined Japanese or Korean clause kept its subject and a value ended at "with"; then
+    time words opened a statement in every language, German put its verb second, and a
+    short Latin-script sentence was read in the language its words vote for."""
     links = 0
-    for rows in _raw_turns(conn, slotted=False):
-        links += _slotted(conn, [r for r in rows if language(user_statement(str(r[4]))) != "en"])
-    return links
-
-
-#: The languages whose slot patterns changed since turns were stored with slots: a Japanese
-#: clause after a te-form and a Korean one after -고 now go on with the subject before them
-#: (姉は大阪に住んでいて、銀行で働いています is the sister's job, not the speaker's), and in
-#: German, French, Spanish, Russian and Arabic a value ends before "with" (mit, avec, con, с,
-#: مع): "Ich wohne in Berlin mit meiner Familie" lives in Berlin, not somewhere new.
-RESLOT_AGAIN = frozenset({"ja", "ko", "de", "fr", "es", "ru", "ar"})
-
-
-def reslot_again(conn: Conn, languages: frozenset[str] = RESLOT_AGAIN) -> int:
-    """The slots and links of every stored raw turn in ``languages`` that has slots made
-    again by today's patterns (a turn read wrong loses the slot, and its links with it); how
-    many links they make. Run inside the caller's transaction, as :func:`reslot`."""
-    links = 0
-    for rows in _raw_turns(conn, slotted=True):
-        again = [r for r in rows if language(user_statement(str(r[4]))) in languages]
+    for rows in _raw_turns(conn):
+        ids = [int(r[0]) for r in rows]
+        held: dict[int, dict[str, str]] = {}
+        stored = conn.execute(
+            f"SELECT message_id, slot, value FROM turn_slots "
+            f"WHERE message_id IN ({marks(len(ids))})",
+            ids,
+        )
+        for message_id, slot, value in stored:
+            held.setdefault(int(message_id), {})[str(slot)] = str(value)
+        again = [r for r in rows if slots(str(r[4])) != held.get(int(r[0]), {})]
         if again:
             ids = [int(r[0]) for r in again]
             conn.execute(f"DELETE FROM turn_slots WHERE message_id IN ({marks(len(ids))})", ids)
@@ -137,16 +132,14 @@ def reslot_again(conn: Conn, languages: frozenset[str] = RESLOT_AGAIN) -> int:
     return links
 
 
-def _raw_turns(conn: Conn, *, slotted: bool) -> Iterator[list[Row]]:
+def _raw_turns(conn: Conn) -> Iterator[list[Row]]:
     """Stored raw turns (id, tenant, memory, user, content) in id order, in batches of
-    :data:`RESLOT_BATCH`: those with slots, or those without."""
+    :data:`RESLOT_BATCH`."""
     last = -1
     while True:
         rows = conn.execute(
             "SELECT e.message_id, e.tenant_id, e.memory_id, e.user_id, e.content FROM entries e "
-            f"WHERE e.message_type = 'raw' AND e.message_id > ? AND {'' if slotted else 'NOT '}"
-            "EXISTS (SELECT 1 FROM turn_slots s WHERE s.message_id = e.message_id) "
-            "ORDER BY e.message_id LIMIT ?",
+            "WHERE e.message_type = 'raw' AND e.message_id > ? ORDER BY e.message_id LIMIT ?",
             [last, RESLOT_BATCH],
         )
         if not rows:
@@ -166,10 +159,8 @@ def _slotted(conn: Conn, rows: list[Row]) -> int:
 
 
 __all__ = [
-    "RESLOT_AGAIN",
     "RESLOT_BATCH",
     "SupersessionReads",
     "SupersessionWrites",
     "reslot",
-    "reslot_again",
 ]

@@ -61,6 +61,8 @@ MAX_TF = 256
 MIN_VOTES = 2
 
 _LATIN_ORDER = tuple(stopwords.LATIN_STEMMERS)
+#: The Latin-script languages the analyzer tells apart (ISO 639-1).
+LATIN_LANGUAGES = frozenset(_LATIN_ORDER)
 
 
 def _vote_table() -> dict[str, list[int]]:
@@ -179,6 +181,16 @@ def _function(piece: _Piece, unsure: set[int]) -> bool:
 def latin_language(text: str) -> str:
     """The language (ISO 639-1) that Latin-script words of ``text`` are stemmed in."""
     return _latin_language(text, [w for s, w in runs(text) if s is Script.LATIN])
+
+
+def latin_rivals(text: str) -> list[str]:
+    """The Latin-script languages other than English that the words of ``text`` vote for
+    at least as often as for English (and at least once), most votes first: what a short
+    "J'habite à Lyon." or "Vivo en Madrid.", which :func:`latin_language` leaves English
+    for want of :data:`MIN_VOTES`, may be written in."""
+    votes = _votes(text, [w for s, w in runs(text) if s is Script.LATIN])
+    rivals = [i for i in range(1, len(votes)) if votes[i] >= max(votes[0], 1)]
+    return [_LATIN_ORDER[i] for i in sorted(rivals, key=lambda i: (-votes[i], i))]
 
 
 def _latin_language(text: str, words: Iterable[str]) -> str:
@@ -312,12 +324,14 @@ def _stems(pieces: Iterable[_Piece]) -> dict[_Piece, str]:
 
 
 __all__ = [
+    "LATIN_LANGUAGES",
     "MAX_TERMS",
     "MAX_TF",
     "Analyzed",
     "analyze",
     "analyze_all",
     "latin_language",
+    "latin_rivals",
     "query_terms",
     "stemmer",
 ]

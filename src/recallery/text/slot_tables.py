@@ -113,17 +113,25 @@ _EN = SlotTable(
 # --- German, French, Spanish: a pronoun or a first-person verb, then the value ------------------
 
 _DE_NOW = (
-    r"(?: (?:jetzt|nun|gerade|inzwischen|mittlerweile|seit kurzem|endlich|wieder|schon|noch))*"
+    r"(?: (?:jetzt|nun|gerade|inzwischen|mittlerweile|seit kurzem|endlich|wieder|schon|noch|"
+    r"heute|gestern|vorgestern|kürzlich|neulich|vor kurzem|seit gestern|seit heute|"
+    r"am wochenende|diese woche|diesen monat|dieses jahr))*"
 )
+#: German puts the verb second: after a time word the subject follows it ("Jetzt wohne ich in
+#: Köln", "Letzte Woche bin ich nach Hamburg gezogen").
+_DE_HOME = (
+    r"(?:(?:ich|wir|und) (?:wohne|wohnen|lebe|leben)|(?:wohne|lebe) ich|(?:wohnen|leben) wir)"
+)
+_DE_WORK = r"(?:(?:ich|wir|und) (?:arbeite|arbeiten)|arbeite ich|arbeiten wir)"
 _DE = _table(
     (
-        ("home", r"\b(?:ich|wir|und) (?:wohne|wohnen|lebe|leben)" + _DE_NOW + " in " + _VALUE),
-        ("home", r"\b(?:ich bin|wir sind)" + _DE_NOW + r"(?: \w+ (?:jahr|monat|woche))?"
-         r" nach (?P<value>[^.!?;,\n]{2,40}?) (?:um)?gezogen"),
-        ("home", r"\b(?:ich ziehe|wir ziehen)" + _DE_NOW + " nach " + _VALUE),
-        ("home", r"\b(?:meine|unsere) neue wohnung (?:ist|liegt) in " + _VALUE),
-        ("work", r"\b(?:ich|wir|und) (?:arbeite|arbeiten)" + _DE_NOW + " (?:als|bei|für) "
+        ("home", r"\b" + _DE_HOME + _DE_NOW + " in " + _VALUE),
+        ("home", r"\b(?:ich bin|wir sind|bin ich|sind wir)" + _DE_NOW
+         + r"(?: \w+ (?:jahr|monat|woche))? nach (?P<value>[^.!?;,\n]{2,40}?) (?:um)?gezogen"),
+        ("home", r"\b(?:ich ziehe|wir ziehen|ziehe ich|ziehen wir)" + _DE_NOW + " nach "
          + _VALUE),
+        ("home", r"\b(?:meine|unsere) neue wohnung (?:ist|liegt) in " + _VALUE),
+        ("work", r"\b" + _DE_WORK + _DE_NOW + " (?:als|bei|für) " + _VALUE),
         ("work", r"\bich (?:habe|hab)" + _DE_NOW + r" (?:eine neue stelle|einen neuen job) "
          r"(?:als|bei) " + _VALUE),
         ("work", r"\bmein(?:e)? neue[rs]? (?:job|stelle|arbeit) (?:ist )?(?:als|bei) " + _VALUE),
@@ -208,8 +216,14 @@ _RU = _table(
 
 #: A value in Arabic runs to the end of its clause (Arabic comma, question mark, semicolon).
 _AR_VALUE = r"(?P<value>[^.!?;,\n،؟؛]{2,60})"
-_AR_OPEN = r"(?:^|(?<=[.!?؟،,\n])\s*|(?<!\S)(?:أنا|انا|نحن|لقد|وقد|قد|ثم|و)\s)"
-_AR_NOW = r"(?:\s(?:الآن|الان|حاليا|حالياً|مؤخرا|مؤخراً|للتو|أخيرا|أخيراً))*"
+_AR_WHEN = (
+    r"(?:الآن|الان|حاليا|حالياً|مؤخرا|مؤخراً|للتو|أخيرا|أخيراً|اليوم|أمس|امس|البارحة|"
+    r"(?:الأسبوع|الاسبوع|الشهر|العام) الماضي|السنة الماضية)"
+)
+_AR_OPEN = (
+    r"(?:^|(?<=[.!?؟،,\n])\s*|(?<!\S)(?:أنا|انا|نحن|لقد|وقد|قد|ثم|و)\s|(?<!\S)" + _AR_WHEN + r"\s)"
+)
+_AR_NOW = r"(?:\s" + _AR_WHEN + r")*"
 _AR = _table(
     (
         ("home", r"(?<!\S)و?(?:أعيش|اعيش|أسكن|اسكن|نعيش|نسكن|أقيم|اقيم)" + _AR_NOW
@@ -230,7 +244,10 @@ _AR = _table(
 # --- Chinese, Japanese, Korean: the sentence opens with the speaker, time words or nothing --------
 
 _ZH_VALUE = r"(?P<value>[^，。！？、；：,.!?;:\s了]{1,20})"
-_ZH_NOW = r"(?:现在|目前|如今|已经|刚刚|刚|最近|去年|今年|上个月|上周|终于|也|还|一直|自己|就)*"
+_ZH_NOW = (
+    r"(?:现在|目前|如今|已经|刚刚|刚才|刚|最近|前不久|不久前|前几天|这几天|今天|昨天|前天|去年|"
+    r"今年|上个月|这个月|本月|上周|上星期|上礼拜|这周|本周|周末|终于|也|还|一直|自己|就|开始)*"
+)
 _ZH_OPEN = r"(?:^|(?<=[，。！？、；,.!?;\s]))"
 _ZH = _table(
     (
@@ -240,7 +257,7 @@ _ZH = _table(
          + _ZH_NOW + r"(?:当|担任)(?!时|然|天|地|初|年|中|前|作|成)了?(?:一名|一位|一个|个|名)?"
          + _ZH_VALUE),
         ("work", r"(?:我|" + _ZH_OPEN + ")" + _ZH_NOW
-         + r"在(?P<value>[^，。！？、；,.!?;\s]{1,15}?)(?:上班|工作|任职)"),
+         + r"在(?!家里?(?:上班|工作))(?P<value>[^，。！？、；,.!?;\s]{1,15}?)(?:上班|工作|任职)"),
         ("work", r"我" + _ZH_NOW + r"是(?:一名|一位|名)" + _ZH_VALUE),
         ("work", r"我的(?:新)?(?:工作|职业)是(?:一名|一位|一个|个|名)?" + _ZH_VALUE),
         ("name", r"我(?:的名字)?叫(?!了)" + _ZH_VALUE),
@@ -258,14 +275,22 @@ _ZH = _table(
 
 #: A Japanese sentence about its speaker: it opens with the speaker (私は), time words or
 #: nothing, up to the value; a clause after a te-form (住んでいて、) goes on with its subject.
-_JA_WHEN = r"(?:今|現在|最近|去年|今年|先月|先週|この前|来月|ついに|やっと)(?:は|、)?"
+_JA_TIME = (
+    r"(?:今日|今週|今月|今朝|今年|今度|今|現在|最近|昨日|一昨日|先日|先月|先週|去年|この前|"
+    r"この間|来月|来週|週末|ついに|やっと)"
+)
+#: Atomic: 今日は is one time word, never 今 and a topic 日は.
+_JA_WHEN = r"(?>" + _JA_TIME + r"(?:は|に|、)?)"
 _JA_ME = r"(?:私|僕|俺|わたし|あたし|ぼく|おれ)(?:は|も|が)"
 _JA_OPEN = r"(?:^|(?<=[。！？!?\n])|(?<=て、))\s*(?:" + _JA_ME + r"、?|" + _JA_WHEN + r")*"
 _JA_VALUE = r"(?P<value>[^\s、。！？,.!?はがもをにへでと]{1,20})"
 _JA_CARRIED = Carried(
     re.compile(r"て、"),
     re.compile(r"\s*(?:" + _JA_WHEN + r")*" + _JA_ME),
-    re.compile(r"\s*(?:" + _JA_WHEN + r")*[^\s、。！？,.!?はがもをにへでと]{1,10}(?:は|が)(?!ら)"),
+    re.compile(
+        r"\s*(?:" + _JA_WHEN + r")*(?!" + _JA_TIME + r"(?:は|が))"
+        r"[^\s、。！？,.!?はがもをにへでと]{1,10}(?:は|が)(?!ら)"
+    ),
 )
 _JA = _table(
     (
@@ -291,7 +316,8 @@ _JA = _table(
 
 #: The same in Korean; a clause after a -고 clause (살고) goes on with its subject.
 _KO_WHEN = (
-    r"(?:지금은?|현재|요즘|최근에?|작년에|올해|지난\s?달에|얼마\s?전에|이번에|드디어|이제|곧)"
+    r"(?:지금은?|현재|요즘|최근에?|오늘|어제|그저께|작년에|올해|지난\s?달에|지난\s?주에?|"
+    r"이번\s?주에?|이번\s?달에|주말에|며칠\s?전에|얼마\s?전에|이번에|드디어|이제|곧)(?:은|는)?"
 )
 _KO_ME = r"(?:저는|나는|저도|나도|제가|내가|저희는|우리는|저희도|우리도)"
 _KO_OPEN = r"(?:^|(?<=[.!?。\n])|(?<=고\s))\s*(?:(?:" + _KO_ME + "|" + _KO_WHEN + r")\s+)*"
@@ -301,7 +327,10 @@ _KO_IS = r"(?:이에요|예요|입니다|이야|야|이다|이고|고)?(?=[\s.,!
 _KO_CARRIED = Carried(
     re.compile(r"고\s"),
     re.compile(r"\s*(?:" + _KO_WHEN + r"\s+)*" + _KO_ME + r"\s"),
-    re.compile(r"\s*(?:" + _KO_WHEN + r"\s+)*\S+(?:은|는|이|가)\s"),
+    re.compile(
+        r"\s*(?:" + _KO_WHEN + r"\s+)*(?!" + _KO_WHEN + r"\s)"
+        r"\S+(?:은|는|이|가)\s"
+    ),
 )
 _KO = _table(
     (

@@ -12,13 +12,18 @@ later one states the current value. Pure functions over text.
 The turn's language is named once, by :func:`recallery.text.cues.language`, and only that
 language's table is read: a Chinese turn quoting "I live in Berlin" fills the slots its Chinese
 says, never one an English pattern matched by accident; a language without a table fills none.
+One exception, within the Latin script: a sentence too short to name its language by stop
+words ("J'habite à Lyon.", "Vivo en Madrid.") is read as English, so where English fills
+nothing, the tables of the languages its words vote for as often as for English are read in
+turn (:func:`~recallery.text.analyzer.latin_rivals`); an English sentence quoting "ich wohne
+in Berlin" votes English first and stays English.
 """
 
 from __future__ import annotations
 
 import re
 
-from recallery.text.analyzer import STEM_MIN, stemmer
+from recallery.text.analyzer import LATIN_LANGUAGES, STEM_MIN, latin_rivals, stemmer
 from recallery.text.cues import language
 from recallery.text.slot_tables import TABLES, Carried, SlotTable
 
@@ -49,12 +54,19 @@ def statements(content: str) -> dict[str, str]:
 
 
 def _filled(content: str) -> dict[str, tuple[str, str]]:
-    """Each slot's value and the words that state it, by the table of the turn's language."""
+    """Each slot's value and the words that state it, by the table of the turn's language
+    (or of the first Latin language it may be written in whose table fills any)."""
     text = user_statement(content)
+    lang = language(text)
+    tables = [lang, *latin_rivals(text)] if lang in LATIN_LANGUAGES else [lang]
+    for table in (TABLES[t] for t in tables if t in TABLES):
+        if found := _filled_by(table, text):
+            return found
+    return {}
+
+
+def _filled_by(table: SlotTable, text: str) -> dict[str, tuple[str, str]]:
     found: dict[str, tuple[str, str]] = {}
-    table = TABLES.get(language(text))
-    if table is None:
-        return found
     for slot, pattern in table.patterns:
         if slot in found:
             continue

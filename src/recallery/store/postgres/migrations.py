@@ -32,7 +32,7 @@ from recallery.store.postgres.substrings import TEXT_TRIGRAMS
 from recallery.store.postgres.tables_later import REQUEST_LOG, SUPERSESSIONS
 from recallery.store.rows import ADD_LOCAL_MODEL
 from recallery.store.sql import Row
-from recallery.store.supersession import reslot, reslot_again
+from recallery.store.supersession import reslot
 
 #: Dimensions that get an HNSW index in the migrations (the default embedder's 384).
 #: Other dimensions are searched exactly; see docs/deployment.md to index another one.
@@ -299,13 +299,9 @@ Script = str | Callable[[psycopg.Connection[Row]], None]
 
 
 def _reslot(raw: psycopg.Connection[Row]) -> None:
-    """Migration 23: the slots of turns stored in the languages that gained slot patterns."""
+    """Migrations 23, 25 and 26: the slots of stored turns that today's patterns read
+    otherwise, again."""
     reslot(PgConn(raw))
-
-
-def _reslot_again(raw: psycopg.Connection[Row]) -> None:
-    """Migration 25: the slots of turns in the languages whose patterns changed, again."""
-    reslot_again(PgConn(raw))
 
 
 MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
@@ -376,6 +372,11 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     (
         25,
         "slots again in seven languages: a joined clause keeps its subject, a value ends at with",
-        _reslot_again,
+        _reslot,
+    ),
+    (
+        26,
+        "slots again: time words open a statement, German verb-second, short Latin sentences",
+        _reslot,
     ),
 )

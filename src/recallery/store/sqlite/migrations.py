@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from recallery.store.rows import ADD_LOCAL_MODEL
 from recallery.store.sql import Conn
-from recallery.store.supersession import reslot, reslot_again
+from recallery.store.supersession import reslot
 
 #: A migration's work: SQL (split by :func:`.connections.statements`), or a function.
 Script = str | Callable[[Conn], object]
@@ -391,6 +391,11 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     (
         17,
         "slots again in seven languages: a joined clause keeps its subject, a value ends at with",
-        reslot_again,
+        reslot,
+    ),
+    (
+        18,
+        "slots again: time words open a statement, German verb-second, short Latin sentences",
+        reslot,
     ),
 )
