@@ -166,6 +166,28 @@ def test_a_time_word_or_the_verb_first_opens_a_statement(text: str, filled: dict
 @pytest.mark.parametrize(
     ("text", "filled"),
     [
+        ("我在上海生活。", {"home": "上海"}),
+        ("我在上海住了三年。", {"home": "上海"}),
+        ("我家在北京。", {"home": "北京"}),
+        ("我在家生活。", {}),
+        ("我姐姐在上海生活。", {}),
+        ("東京在住です。", {"home": "東京"}),
+        ("姉は東京在住です。", {}),
+        ("Ich lebe seit zwei Jahren in Berlin.", {"home": "berlin"}),
+        ("Ich arbeite seit Januar als Lehrerin.", {"work": "lehrerin"}),
+        ("Meine Schwester lebt seit zwei Jahren in Berlin.", {}),
+        ("أعيش في دبي منذ سنتين.", {"home": "دب"}),  # since when is no part of where
+    ],
+)
+def test_other_common_ways_of_saying_where_one_lives_or_works(
+    text: str, filled: dict[str, str]
+) -> None:
+    assert slots(text) == filled
+
+
+@pytest.mark.parametrize(
+    ("text", "filled"),
+    [
         ("J'habite à Lyon.", {"home": "lyon"}),
         ("Vivo en Madrid.", {"home": "madrid"}),
         ("Me mudé a Valencia.", {"home": "valencia"}),

@@ -115,7 +115,7 @@ _EN = SlotTable(
 _DE_NOW = (
     r"(?: (?:jetzt|nun|gerade|inzwischen|mittlerweile|seit kurzem|endlich|wieder|schon|noch|"
     r"heute|gestern|vorgestern|kürzlich|neulich|vor kurzem|seit gestern|seit heute|"
-    r"am wochenende|diese woche|diesen monat|dieses jahr))*"
+    r"am wochenende|diese woche|diesen monat|dieses jahr|seit(?: \w+){1,2}?))*"
 )
 #: German puts the verb second: after a time word the subject follows it ("Jetzt wohne ich in
 #: Köln", "Letzte Woche bin ich nach Hamburg gezogen").
@@ -236,7 +236,7 @@ _AR = _table(
     ),
     filler=r"الآن|الان|حاليا|حالياً|مؤخرا|مؤخراً|(?:الشهر|العام|الأسبوع|الاسبوع) الماضي|"
     r"السنة الماضية",
-    until=r"و|وأ\w*|لكن|ولكن|لأن|مع",
+    until=r"و|وأ\w*|لكن|ولكن|لأن|مع|منذ",
     asks=r"أين|اين|ماذا|كم|متى",
     stem="arabic",
 )  # fmt: skip
@@ -253,6 +253,9 @@ _ZH = _table(
     (
         ("home", r"我们?" + _ZH_NOW + r"(?:住在|住|生活在|定居在|定居于|搬到了?|搬去了?|搬回了?|"
          r"搬家到了?)" + _ZH_VALUE),
+        ("home", r"我们?" + _ZH_NOW + r"在(?!家里?(?:生活|居住|住))"
+         r"(?P<value>[^，。！？、；,.!?;\s]{1,15}?)(?:生活|居住|住)"),
+        ("home", r"我家" + _ZH_NOW + r"在" + _ZH_VALUE),
         ("work", r"(?:(?:我|" + _ZH_OPEN + ")" + _ZH_NOW + r"在[^，。！？、；,.!?;]{1,12}?|我)"
          + _ZH_NOW + r"(?:当|担任)(?!时|然|天|地|初|年|中|前|作|成)了?(?:一名|一位|一个|个|名)?"
          + _ZH_VALUE),
@@ -296,6 +299,7 @@ _JA = _table(
     (
         ("home", _JA_OPEN + _JA_VALUE + r"(?:に|へ)(?:住んで|住ん|住み|暮らして|暮らし|引っ越し|"
          r"引越し|移り住|移住し|転居し)"),
+        ("home", _JA_OPEN + _JA_VALUE + r"在住"),
         ("work", _JA_OPEN + r"(?:[^\s、。！？,.!?]{1,15}?で)?" + _JA_VALUE + r"(?:として|で)"
          r"(?:働いて|働き|働く|勤めて|勤務して)"),
         ("work", _JA_OPEN + _JA_VALUE + r"(?:に|へ)(?:勤めて|勤務|転職|就職)"),
