@@ -9,7 +9,7 @@ question is the later turn (the move, the job change); the turn of two facts is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,31 @@ LANGUAGES: dict[str, Language] = {
 }  # fmt: skip
 
 
+#: The same three statements said otherwise (intro, change, move), as people also say them:
+#: opened by a time word (今天, 昨日, 어제, أمس, letzte Woche), German with its verb second, and
+#: French and Spanish in a few words ("Me mudé a Sevilla."). ``--wording otherwise``.
+OTHERWISE: dict[str, tuple[str, str, str]] = {
+    "en": ("I live in {city} and I work as a {job}.", "Now I work at {company}.",
+           "Last week I moved to {new_city}."),
+    "zh": ("我在{city}生活，在一家公司当{job}。", "我昨天开始在{company}上班。",
+           "我今天搬到了{new_city}。"),
+    "ja": ("私は{city}在住です。{job}として働いています。", "今日は{company}に転職しました。",
+           "昨日、{new_city}に引っ越しました。"),
+    "ko": ("저는 {city}에 살고 {job}로 일해요.", "오늘 {company}에 입사했어요.",
+           "어제 {new_city}로 이사했어요."),
+    "de": ("Ich wohne in {city} und arbeite als {job}.", "Seit Montag arbeite ich bei {company}.",
+           "Letzte Woche bin ich nach {new_city} gezogen."),
+    "ru": ("Я живу в {city} и работаю {job}.", "Теперь я работаю в {company}.",
+           "Вчера я переехала в {new_city}."),
+    "ar": ("أعيش في {city} وأعمل {job}.", "اليوم أعمل في {company}.", "أمس انتقلت إلى {new_city}."),
+    "fr": ("J'habite à {city} et je travaille comme {job}.", "Je travaille chez {company}.",
+           "J'ai déménagé à {new_city}."),
+    "es": ("Vivo en {city} y trabajo como {job}.", "Trabajo en {company}.",
+           "Me mudé a {new_city}."),
+}  # fmt: skip
+WORDINGS = ("first", "otherwise")
+
+
 @dataclass(frozen=True)
 class Said:
     label: str
@@ -132,9 +157,13 @@ class Asked:
     kind: str
 
 
-def conversation(lang: str) -> tuple[list[Said], list[Asked]]:
-    """One memory's turns in order (the three people's phases interleaved) and questions."""
+def conversation(lang: str, wording: str = "first") -> tuple[list[Said], list[Asked]]:
+    """One memory's turns in order (the three people's phases interleaved) and questions;
+    ``wording``: the statements as first written, or :data:`OTHERWISE`."""
     t = LANGUAGES[lang]
+    if wording == "otherwise":
+        intro, change, move = OTHERWISE[lang]
+        t = replace(t, intro=intro, change=change, move=move)
     phases: list[list[Said]] = [[], [], []]
     asked = []
     for n, (city, job, company, new_city) in enumerate(t.people):
@@ -156,4 +185,4 @@ def conversation(lang: str) -> tuple[list[Said], list[Asked]]:
     return [s for phase in phases for s in phase], asked
 
 
-__all__ = ["LANGUAGES", "Asked", "Language", "Said", "conversation"]
+__all__ = ["LANGUAGES", "OTHERWISE", "WORDINGS", "Asked", "Language", "Said", "conversation"]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.quality.rest_locomo import E5_EMBD_ID, EMBD_ID, Api, local_embedder, served
-from benchmarks.quality.slots_data import LANGUAGES, conversation
+from benchmarks.quality.slots_data import LANGUAGES, WORDINGS, conversation
 from benchmarks.support import write_json
 from recallery.providers.base import Embedder
 
@@ -30,11 +30,11 @@ EMBEDDERS = {"minilm": EMBD_ID, "e5": E5_EMBD_ID}
 SETTINGS = {"defaults": {}, "supersession 0": {"supersession": 0.0}}
 
 
-def write(api: Api, lang: str) -> tuple[str, dict[str, int]]:
+def write(api: Api, lang: str, wording: str) -> tuple[str, dict[str, int]]:
     """The language's memory and the message id of each labelled turn."""
     memory = api.create_memory(f"slots-{lang}")
     ids = {}
-    turns, _ = conversation(lang)
+    turns, _ = conversation(lang, wording)
     for s in turns:
         body = {
             "memory_id": [memory],
@@ -48,12 +48,14 @@ def write(api: Api, lang: str) -> tuple[str, dict[str, int]]:
     return memory, ids
 
 
-def measure(api: Api, languages: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
+def measure(
+    api: Api, languages: Sequence[str], wording: str
+) -> dict[str, dict[str, dict[str, float]]]:
     """Per setting and language: R@1 and current-first, in per cent."""
     out: dict[str, dict[str, dict[str, float]]] = {s: {} for s in SETTINGS}
     for lang in languages:
-        memory, ids = write(api, lang)
-        _, asked = conversation(lang)
+        memory, ids = write(api, lang, wording)
+        _, asked = conversation(lang, wording)
         for setting, params in SETTINGS.items():
             first = above = 0
             for q in asked:
@@ -68,17 +70,24 @@ def measure(api: Api, languages: Sequence[str]) -> dict[str, dict[str, dict[str,
     return out
 
 
-def run(languages: Sequence[str], fake: Embedder | None = None) -> dict[str, Any]:
+def run(
+    languages: Sequence[str], fake: Embedder | None = None, wording: str = "first"
+) -> dict[str, Any]:
     """Each embedder's measures (``fake``: one embedder for both, the smoke test's)."""
     results = {}
     for name, embd_id in EMBEDDERS.items():
         embedder = fake or local_embedder(model="e5" if name == "e5" else "minilm")
         with served(embedder, embd_id=embd_id) as api:
-            results[name] = measure(api, languages)
+            results[name] = measure(api, languages, wording)
     revision = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
-    return {"revision": revision, "languages": list(languages), "results": results}
+    return {
+        "revision": revision,
+        "wording": wording,
+        "languages": list(languages),
+        "results": results,
+    }
 
 
 def table(result: Mapping[str, Any]) -> str:
@@ -100,9 +109,12 @@ def table(result: Mapping[str, Any]) -> str:
 def main(argv: Sequence[str] | None = None, embedder: Embedder | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--languages", default=",".join(LANGUAGES))
+    parser.add_argument(
+        "--wording", choices=WORDINGS, default="first", help="the statements said otherwise"
+    )
     parser.add_argument("--out", type=Path, help="write the result JSON here")
     args = parser.parse_args(argv)
-    result = run(args.languages.split(","), embedder)
+    result = run(args.languages.split(","), embedder, args.wording)
     print(table(result))
     if args.out:
         write_json(args.out, result)
