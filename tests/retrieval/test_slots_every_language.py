@@ -220,6 +220,20 @@ def test_one_city_in_two_grammatical_cases_is_one_value() -> None:
     assert slots("انتقلت إلى القاهرة، والشقة جميلة.") == {"home": "قاهر"}
 
 
+@pytest.mark.parametrize(
+    ("said", "again"),
+    [
+        ("I moved to Lisbon yesterday.", "I live in Lisbon."),
+        ("We moved to Bristol last month, the flat is lovely.", "We live in Bristol."),
+        ("I started as a nurse two weeks ago.", "I work as a nurse."),
+        ("I work as a nurse since 2019.", "I work as a nurse."),
+    ],
+)
+def test_when_it_happened_is_no_part_of_an_english_value(said: str, again: str) -> None:
+    """ "I moved to Lisbon yesterday" and "I live in Lisbon" are one home: no move."""
+    assert slots(said) == slots(again) and not superseded(slots(said), slots(again))
+
+
 def test_english_reads_as_it_always_did() -> None:
     """English values still run to the end of their clause (the patterns ranking was tuned
     with), while the other languages end a value at a conjunction."""

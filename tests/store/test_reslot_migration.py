@@ -253,6 +253,8 @@ TIMED = [
     ("u2", "오늘 부산으로 이사했어요."),
     ("u3", "今日は東京に引っ越しました。"),
     ("u4", "I live in Lisbon and I work as a nurse."),
+    ("u5", "I moved to Porto yesterday."),
+    ("u5", "I live in Porto."),  # the same home: no move
 ]
 
 
@@ -266,18 +268,28 @@ def timed_today(ids: list[int]) -> Rows:
         (ids[5], "u3", "home", "東京"),
         (ids[6], "u4", "home", "lisbon and i work as a nurse"),
         (ids[6], "u4", "work", "a nurse"),
+        (ids[7], "u5", "home", "porto"),
+        (ids[8], "u5", "home", "porto"),
     }
     return slots, {(ids[0], ids[3]), (ids[1], ids[4]), (ids[2], ids[5])}
 
 
-def timed_as_read_before(ids: list[int], execute: Callable[[str, list[object]], object]) -> None:
+def timed_as_read_before(
+    ids: list[int], memory: Memory, execute: Callable[[str, list[object]], object]
+) -> None:
     """What the patterns before gave: the Spanish turns read as English (no slot), the
-    Japanese move opened by 今日は none, the Korean one's time word part of its value."""
+    Japanese move opened by 今日は none, the Korean and English ones' time word part of their
+    value (and so u5's later "I live in Porto" a move)."""
     unread = [ids[0], ids[3], ids[5]]
     marks = ",".join("?" * len(unread))
     execute(f"DELETE FROM turn_slots WHERE message_id IN ({marks})", unread)
     execute(f"DELETE FROM supersessions WHERE older IN ({marks}) OR newer IN ({marks})", unread * 2)
     execute("UPDATE turn_slots SET value = ? WHERE message_id = ?", ["오늘 부산", ids[4]])
+    execute("UPDATE turn_slots SET value = ? WHERE message_id = ?", ["porto yesterday", ids[7]])
+    execute(
+        "INSERT INTO supersessions (tenant_id, older, newer, memory_id) VALUES (?, ?, ?, ?)",
+        [memory.tenant_id, ids[7], ids[8], memory.id],
+    )
 
 
 def test_written_today_time_words_and_short_sentences_fill_their_slots(tmp_path: Path) -> None:
@@ -292,13 +304,13 @@ def test_written_today_time_words_and_short_sentences_fill_their_slots(tmp_path:
 def test_sqlite_turns_read_before_are_slotted_again_by_migration_18(tmp_path: Path) -> None:
     path = tmp_path / "db.sqlite"
     store = SQLiteStore(path)
-    ids, _ = write(store, TIMED)
+    ids, memory = write(store, TIMED)
     store.close()
     conn = sqlite3.connect(path)
-    timed_as_read_before(ids, conn.execute)
+    timed_as_read_before(ids, memory, conn.execute)
     conn.execute("DELETE FROM schema_migrations WHERE version = 18")
     conn.commit()
-    assert conn.execute("SELECT count(*) FROM supersessions").fetchone()[0] == 1
+    assert conn.execute("SELECT count(*) FROM supersessions").fetchone()[0] == 2
     conn.close()
     store = SQLiteStore(path)
     try:
@@ -317,11 +329,11 @@ def test_postgres_turns_read_before_are_slotted_again_by_migration_26(postgres_d
 
     truncate_all(postgres_dsn)
     store = PostgresStore(postgres_dsn, pool_size=1)
-    ids, _ = write(store, TIMED)
+    ids, memory = write(store, TIMED)
     with store.write() as w:
-        timed_as_read_before(ids, w.conn.execute)
+        timed_as_read_before(ids, memory, w.conn.execute)
         w.conn.execute("DELETE FROM schema_migrations WHERE version = 26", [])
-    assert len(rows(store)[1]) == 1
+    assert len(rows(store)[1]) == 2
     store.close()
     store = PostgresStore(postgres_dsn, pool_size=1)
     try:

@@ -108,6 +108,11 @@ _EN = SlotTable(
         )
     ),
     re.compile(r"\b(?:now|anymore|instead|too|as well|these days|from now on)\b"),
+    # when it happened is no part of a value: "I moved to Lisbon yesterday" and "I live in
+    # Lisbon" are one home (who with and what else, "and I work as...", stay as tuned)
+    re.compile(r"\b(?:yesterday|today|last (?:week|month|year|night|spring|summer|autumn|fall|"
+               r"winter|weekend)|this (?:week|month|year|weekend)|\w+ (?:days|weeks|months|years) "
+               r"ago|a (?:week|month|year) ago|recently)\b|\bsince (?:last\b|\d)"),
 )  # fmt: skip
 
 # --- German, French, Spanish: a pronoun or a first-person verb, then the value ------------------

@@ -376,7 +376,7 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     ),
     (
         26,
-        "slots again: time words open a statement, verb-second German, short Latin sentences",
+        "slots again: time words open a statement or end a value, verb-second German, short Latin",
         _reslot,
     ),
 )
