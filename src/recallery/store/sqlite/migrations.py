@@ -393,9 +393,5 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
         "slots again in seven languages: a joined clause keeps its subject, a value ends at with",
         reslot,
     ),
-    (
-        18,
-        "slots again: time words open a statement or end a value, verb-second German, short Latin",
-        reslot,
-    ),
+    (18, "slots again: time words, verb-second German, short Latin sentences", reslot),
 )
