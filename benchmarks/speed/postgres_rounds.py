@@ -70,7 +70,7 @@ def run(size: int, queries: int, repeats: int) -> dict[str, Any]:
                 rounds.append((str(query), params))
             return execute(cur, query, params, *args, **kwargs)
 
-        psycopg.Cursor.execute = kept  # type: ignore[method-assign]
+        psycopg.Cursor.execute = kept  # type: ignore[method-assign,assignment]
         try:
             for i, question in enumerate(asked):
                 request = SearchRequest(
@@ -96,7 +96,8 @@ def run(size: int, queries: int, repeats: int) -> dict[str, Any]:
                 other = through_index(sql)
                 if conn.execute(sql, params).fetchall() != conn.execute(other, params).fetchall():
                     raise AssertionError(f"the two forms differ:\n{sql}")
-                mine, theirs = [], []
+                mine: list[float] = []
+                theirs: list[float] = []
                 for _ in range(repeats):
                     for form, seen in ((sql, mine), (other, theirs)):
                         t0 = time.perf_counter()

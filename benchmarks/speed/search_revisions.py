@@ -19,12 +19,12 @@ were grouped) must have ``Bench``, ``corpus``,
 embed through the cache in this tree's ``benchmarks/.cache``.
 
 ``--postgres``: each process builds its store in a fresh database of an embedded PostgreSQL
-(the tree's own ``recallery.testing.postgres``), vacuums and analyses it, and also counts what one search sends the
-server: a wrapper on psycopg's cursor and transaction counts, per search of one pass over the
-questions (store-only), the statements on read-only connections (the search's; background
-writers such as the use recorder are not counted), the transactions among them (each a
-``BEGIN`` and a ``COMMIT``, two round trips more) and the statements of the calling thread (the
-keyword leg runs on a second connection beside it). Usage::
+(the tree's own ``recallery.testing.postgres``), vacuums and analyses it, and also counts what
+one search sends the server: a wrapper on psycopg's cursor and transaction counts, per search
+of one pass over the questions (store-only), the statements on read-only connections (the
+search's; background writers such as the use recorder are not counted), the transactions among
+them (each a ``BEGIN`` and a ``COMMIT``, two round trips more) and the statements of the
+calling thread (the keyword leg runs on a second connection beside it). Usage::
 
     python -m benchmarks.speed.search_revisions --against abb034f --repeats 3 \\
         --out benchmarks/results/search-revisions.json
