@@ -22,10 +22,11 @@ import statistics
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from benchmarks.speed.speed import USERS, Bench, TimedEmbedder, corpus, corpus_vectors
+from benchmarks.speed.speed import Bench, TimedEmbedder, corpus, corpus_vectors
 from benchmarks.support import load_average, write_json
 
 #: How the round's statement compares the columns it checks on the rows it reads, and how an
@@ -43,7 +44,6 @@ def through_index(sql: str) -> str:
 def run(size: int, queries: int, repeats: int) -> dict[str, Any]:
     import psycopg
 
-    from recallery import SearchRequest
     from recallery.providers.local import LocalEmbedder
     from recallery.store.postgres import PostgresStore
     from recallery.testing.postgres import EmbeddedPostgres
@@ -72,15 +72,8 @@ def run(size: int, queries: int, repeats: int) -> dict[str, Any]:
 
         psycopg.Cursor.execute = kept  # type: ignore[method-assign,assignment]
         try:
-            for i, question in enumerate(asked):
-                request = SearchRequest(
-                    question,
-                    (bench.memory.id,),
-                    top_n=10,
-                    similarity_threshold=0.0,
-                    keywords_similarity_weight=0.7,
-                    user_id=f"user-{i % USERS}",
-                )
+            for i, question in enumerate(asked):  # the speed benchmark's, at the SDK's weight
+                request = replace(bench.request(i, question), keywords_similarity_weight=0.7)
                 bench.engine.search(bench.actor, request)
         finally:
             psycopg.Cursor.execute = execute  # type: ignore[method-assign]

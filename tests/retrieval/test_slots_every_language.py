@@ -136,9 +136,13 @@ def test_company_and_time_are_not_part_of_the_home(with_whom: str, alone: str) -
     assert not superseded(slots(with_whom), slots(alone))
 
 
-@pytest.mark.parametrize(
-    ("text", "filled"),
-    [
+#: How people also say where they live and work, and what each fills: a time word before the
+#: statement (or German's verb before its subject after one) leaves it the speaker's and no part
+#: of its value; other common forms; a sentence too short to name its language by stop words is
+#: read as English first and, where English fills nothing, by the table of a language it votes
+#: for as often (an English sentence quoting German votes English first and fills nothing).
+READINGS: dict[str, list[tuple[str, dict[str, str]]]] = {
+    "a time word or the verb first": [
         ("我今天搬到了上海。", {"home": "上海"}),
         ("我上星期搬到了深圳。", {"home": "深圳"}),
         ("我昨天开始在银行工作。", {"work": "银行"}),
@@ -156,16 +160,7 @@ def test_company_and_time_are_not_part_of_the_home(with_whom: str, alone: str) -
         ("أمس انتقلت إلى دبي.", {"home": "دب"}),
         ("انتقلت اليوم إلى دبي.", {"home": "دب"}),
     ],
-)
-def test_a_time_word_or_the_verb_first_opens_a_statement(text: str, filled: dict[str, str]) -> None:
-    """Today, yesterday, last week before the statement (or German's verb before its
-    subject after them) leave it the speaker's, and no part of its value."""
-    assert slots(text) == filled
-
-
-@pytest.mark.parametrize(
-    ("text", "filled"),
-    [
+    "other common forms": [
         ("我在上海生活。", {"home": "上海"}),
         ("我在上海住了三年。", {"home": "上海"}),
         ("我家在北京。", {"home": "北京"}),
@@ -178,16 +173,7 @@ def test_a_time_word_or_the_verb_first_opens_a_statement(text: str, filled: dict
         ("Meine Schwester lebt seit zwei Jahren in Berlin.", {}),
         ("أعيش في دبي منذ سنتين.", {"home": "دب"}),  # since when is no part of where
     ],
-)
-def test_other_common_ways_of_saying_where_one_lives_or_works(
-    text: str, filled: dict[str, str]
-) -> None:
-    assert slots(text) == filled
-
-
-@pytest.mark.parametrize(
-    ("text", "filled"),
-    [
+    "a short sentence": [
         ("J'habite à Lyon.", {"home": "lyon"}),
         ("Vivo en Madrid.", {"home": "madrid"}),
         ("Me mudé a Valencia.", {"home": "valencia"}),
@@ -196,13 +182,14 @@ def test_other_common_ways_of_saying_where_one_lives_or_works(
         ("Mi hermano vive en Roma.", {}),
         ("Ma sœur habite à Moscou.", {}),
     ],
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "filled"),
+    [pytest.param(t, f, id=f"{kind}: {t}") for kind, cases in READINGS.items() for t, f in cases],
 )
-def test_a_short_sentence_is_read_in_the_language_its_words_vote_for(
-    text: str, filled: dict[str, str]
-) -> None:
-    """Too short to name its language by stop words, it is read as English first; where
-    English fills nothing, by the table of a language it votes for as often. An English
-    sentence quoting German votes English first and fills nothing."""
+def test_how_people_also_say_it(text: str, filled: dict[str, str]) -> None:
     assert slots(text) == filled
 
 

@@ -1,7 +1,8 @@
-"""Turns stored before the slot patterns of other languages (issue 52) get their slots and
-supersession links from a migration of each store (SQLite 16, PostgreSQL 23): the same rows
-writing them today gives, keyed per user (three people in one memory, Chinese, Russian, German
-and English turns, one person changing language), English turns left as they were."""
+"""Turns stored before a change of the slot patterns get today's slots and supersession links
+from that change's migration of each store (SQLite 16, 17, 18; PostgreSQL 23, 25, 26: one
+``reslot``): the same rows writing them today gives, keyed per user (several people in one
+memory, Chinese, Russian, German, Japanese, Korean, Spanish and English turns, one person
+changing language), turns read as before left as they were."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ TURNS = [
     ("u2", "Я живу в Самаре."),  # the same city in another case: no new value
 ]
 Rows = tuple[set[tuple[int, str, str, str]], set[tuple[int, int]]]
+Execute = Callable[[str, list[object]], object]
 
 
 def write(store: Store, turns: list[tuple[str, str]] = TURNS) -> tuple[list[int], Memory]:
@@ -81,62 +83,12 @@ def expected(ids: list[int]) -> Rows:
     return slots, links
 
 
-def as_stored_before(ids: list[int], execute: Callable[[str, list[object]], object]) -> None:
+def as_stored_before(ids: list[int], memory: Memory, execute: Execute) -> None:
     """What the store held before: slots and links of the English turn only."""
     others = [i for i, (_, text) in zip(ids, TURNS, strict=True) if not text.startswith("I ")]
     marks = ",".join("?" * len(others))
     execute(f"DELETE FROM turn_slots WHERE message_id IN ({marks})", others)
     execute(f"DELETE FROM supersessions WHERE older IN ({marks}) OR newer IN ({marks})", others * 2)
-
-
-def test_written_today_the_turns_of_every_language_have_their_slots(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "today.db")
-    try:
-        ids, _ = write(store)
-        assert rows(store) == expected(ids)
-    finally:
-        store.close()
-
-
-def test_sqlite_turns_stored_before_get_their_slots_from_migration_16(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite"
-    store = SQLiteStore(path)
-    ids, _ = write(store)
-    store.close()
-    conn = sqlite3.connect(path)
-    as_stored_before(ids, conn.execute)
-    conn.execute("DELETE FROM schema_migrations WHERE version = 16")
-    conn.commit()
-    assert conn.execute("SELECT count(*) FROM turn_slots").fetchone()[0] == 2  # u3's English
-    conn.close()
-    store = SQLiteStore(path)
-    try:
-        assert rows(store) == expected(ids)
-        with store.write() as w:  # run again: every turn has its slots, nothing is added
-            assert reslot(w.conn) == 0
-        assert rows(store) == expected(ids)
-    finally:
-        store.close()
-
-
-@pytest.mark.postgres
-def test_postgres_turns_stored_before_get_their_slots_from_migration_23(postgres_dsn: str) -> None:
-    from recallery.store.postgres import PostgresStore
-    from recallery.testing.postgres import truncate_all
-
-    truncate_all(postgres_dsn)
-    store = PostgresStore(postgres_dsn, pool_size=1)
-    ids, _ = write(store)
-    with store.write() as w:
-        as_stored_before(ids, w.conn.execute)
-        w.conn.execute("DELETE FROM schema_migrations WHERE version = 23")
-    assert len(rows(store)[0]) == 2
-    store.close()
-    store = PostgresStore(postgres_dsn, pool_size=1)
-    try:
-        assert rows(store) == expected(ids)
-    finally:
-        store.close()
 
 
 #: Japanese and Korean turns whose joined clause speaks of someone else (issue 52): u1's
@@ -165,9 +117,7 @@ def joined_today(ids: list[int]) -> Rows:
     return slots, set()  # nobody changed their own home or job
 
 
-def joined_as_read_before(
-    ids: list[int], memory: Memory, execute: Callable[[str, list[object]], object]
-) -> None:
+def joined_as_read_before(ids: list[int], memory: Memory, execute: Execute) -> None:
     """What the patterns before gave: the joined clause as the speaker's (u1's sister's
     bank, u2's sister's hospital), u4's company as part of the home, and the links those
     made with each speaker's own job and home."""
@@ -190,57 +140,6 @@ def joined_as_read_before(
             "INSERT INTO supersessions (tenant_id, older, newer, memory_id) VALUES (?, ?, ?, ?)",
             [memory.tenant_id, older, newer, memory.id],
         )
-
-
-def test_written_today_a_joined_clause_keeps_its_subject(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "today.db")
-    try:
-        ids, _ = write(store, JOINED)
-        assert rows(store) == joined_today(ids)
-    finally:
-        store.close()
-
-
-def test_sqlite_japanese_and_korean_turns_are_slotted_again_by_migration_17(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "db.sqlite"
-    store = SQLiteStore(path)
-    ids, memory = write(store, JOINED)
-    store.close()
-    conn = sqlite3.connect(path)
-    joined_as_read_before(ids, memory, conn.execute)
-    conn.execute("DELETE FROM schema_migrations WHERE version = 17")
-    conn.commit()
-    assert conn.execute("SELECT count(*) FROM supersessions").fetchone()[0] == 3
-    conn.close()
-    store = SQLiteStore(path)
-    try:
-        assert rows(store) == joined_today(ids)
-    finally:
-        store.close()
-
-
-@pytest.mark.postgres
-def test_postgres_japanese_and_korean_turns_are_slotted_again_by_migration_25(
-    postgres_dsn: str,
-) -> None:
-    from recallery.store.postgres import PostgresStore
-    from recallery.testing.postgres import truncate_all
-
-    truncate_all(postgres_dsn)
-    store = PostgresStore(postgres_dsn, pool_size=1)
-    ids, memory = write(store, JOINED)
-    with store.write() as w:
-        joined_as_read_before(ids, memory, w.conn.execute)
-        w.conn.execute("DELETE FROM schema_migrations WHERE version = 25", [])
-    assert len(rows(store)[1]) == 3
-    store.close()
-    store = PostgresStore(postgres_dsn, pool_size=1)
-    try:
-        assert rows(store) == joined_today(ids)
-    finally:
-        store.close()
 
 
 #: Statements opened by a time word, or too short to name their language (issue 52): three
@@ -274,9 +173,7 @@ def timed_today(ids: list[int]) -> Rows:
     return slots, {(ids[0], ids[3]), (ids[1], ids[4]), (ids[2], ids[5])}
 
 
-def timed_as_read_before(
-    ids: list[int], memory: Memory, execute: Callable[[str, list[object]], object]
-) -> None:
+def timed_as_read_before(ids: list[int], memory: Memory, execute: Execute) -> None:
     """What the patterns before gave: the Spanish turns read as English (no slot), the
     Japanese move opened by 今日は none, the Korean and English ones' time word part of their
     value (and so u5's later "I live in Porto" a move)."""
@@ -292,51 +189,81 @@ def timed_as_read_before(
     )
 
 
-def test_written_today_time_words_and_short_sentences_fill_their_slots(tmp_path: Path) -> None:
+#: Each pattern change's migration (SQLite, PostgreSQL): the turns, what the patterns before
+#: made of them, how many slots or links that left, and what writing them today gives.
+Scenario = tuple[
+    list[tuple[str, str]],
+    Callable[[list[int], Memory, Execute], None],
+    str,
+    int,
+    Callable[[list[int]], Rows],
+]
+SCENARIOS: dict[str, tuple[int, int, Scenario]] = {
+    "other languages gained slots": (16, 23, (TURNS, as_stored_before, "turn_slots", 2, expected)),
+    "a joined clause keeps its subject": (
+        17, 25, (JOINED, joined_as_read_before, "supersessions", 3, joined_today)
+    ),
+    "time words and short sentences": (
+        18, 26, (TIMED, timed_as_read_before, "supersessions", 2, timed_today)
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_written_today_every_turn_has_todays_slots_and_links(tmp_path: Path, name: str) -> None:
+    turns, _, _, _, today = SCENARIOS[name][2]
     store = SQLiteStore(tmp_path / "today.db")
     try:
-        ids, _ = write(store, TIMED)
-        assert rows(store) == timed_today(ids)
+        ids, _ = write(store, turns)
+        assert rows(store) == today(ids)
     finally:
         store.close()
 
 
-def test_sqlite_turns_read_before_are_slotted_again_by_migration_18(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_sqlite_turns_read_before_come_out_of_their_migration_as_written_today(
+    tmp_path: Path, name: str
+) -> None:
+    version, _, (turns, read_before, table, held, today) = SCENARIOS[name]
     path = tmp_path / "db.sqlite"
     store = SQLiteStore(path)
-    ids, memory = write(store, TIMED)
+    ids, memory = write(store, turns)
     store.close()
     conn = sqlite3.connect(path)
-    timed_as_read_before(ids, memory, conn.execute)
-    conn.execute("DELETE FROM schema_migrations WHERE version = 18")
+    read_before(ids, memory, conn.execute)
+    conn.execute("DELETE FROM schema_migrations WHERE version = ?", [version])
     conn.commit()
-    assert conn.execute("SELECT count(*) FROM supersessions").fetchone()[0] == 2
+    assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == held
     conn.close()
     store = SQLiteStore(path)
     try:
-        assert rows(store) == timed_today(ids)
+        assert rows(store) == today(ids)
         with store.write() as w:  # every turn read as today: nothing is made again
             assert reslot(w.conn) == 0
-        assert rows(store) == timed_today(ids)
+        assert rows(store) == today(ids)
     finally:
         store.close()
 
 
 @pytest.mark.postgres
-def test_postgres_turns_read_before_are_slotted_again_by_migration_26(postgres_dsn: str) -> None:
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_postgres_turns_read_before_come_out_of_their_migration_as_written_today(
+    postgres_dsn: str, name: str
+) -> None:
     from recallery.store.postgres import PostgresStore
     from recallery.testing.postgres import truncate_all
 
+    _, version, (turns, read_before, table, held, today) = SCENARIOS[name]
     truncate_all(postgres_dsn)
     store = PostgresStore(postgres_dsn, pool_size=1)
-    ids, memory = write(store, TIMED)
+    ids, memory = write(store, turns)
     with store.write() as w:
-        timed_as_read_before(ids, memory, w.conn.execute)
-        w.conn.execute("DELETE FROM schema_migrations WHERE version = 26", [])
-    assert len(rows(store)[1]) == 2
+        read_before(ids, memory, w.conn.execute)
+        w.conn.execute("DELETE FROM schema_migrations WHERE version = ?", [version])
+        assert w.conn.execute(f"SELECT count(*) FROM {table}")[0][0] == held
     store.close()
     store = PostgresStore(postgres_dsn, pool_size=1)
     try:
-        assert rows(store) == timed_today(ids)
+        assert rows(store) == today(ids)
     finally:
         store.close()
