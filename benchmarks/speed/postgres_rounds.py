@@ -3,14 +3,19 @@ keyword index matches, against the same statements reading them through the user
 (``search.heap_checked``; issue 53).
 
 Builds the speed benchmark's store at ``--size`` entries in a fresh embedded PostgreSQL (LoCoMo
-turns cycled, four users in one memory), runs every question once as the ``ragflow-sdk``
-sends it (top 10, threshold 0, keyword weight 0.7, one user's turns) and keeps each keyword
-round the search sent. Then each round is timed both ways on one connection, alternating,
-``--repeats`` times each: as sent, and with the memory and user compared as columns an index
-holds (what PostgreSQL's planner then intersects with the user index's bitmap). Both must
-return the same rows. Reported: the mean and median of the per-round medians, and how many
-rounds were faster as sent. Timing statements one by one, alternating, keeps the machine's
-drift out of the comparison; a whole search's p50 moved by ±20 % between processes here.
+turns cycled, four users in one memory), vacuumed and analysed, and asks every question as the
+``ragflow-sdk`` sends it (top 10, threshold 0, keyword weight 0.7, one user's turns).
+
+- **In search**: passes over every question alternate between the rounds as sent and the same
+  rounds through the user index (``--passes`` pairs, in one process): each pass's search p50
+  and its rounds' mean and median, as a search meets them (each round once, cold or warm as it
+  comes).
+- **Alone**: each round a pass sent, timed both ways on one connection, alternating,
+  ``--repeats`` times each (warm: the same statement again and again); both must return the
+  same rows. The mean and median of the per-round medians, and how many were faster as sent.
+
+Alternating keeps the machine's drift out of the comparison; a whole search's p50 moved by
+±20 % between processes here.
 
     python -m benchmarks.speed.postgres_rounds --out benchmarks/results/postgres-rounds.json
 """
@@ -41,11 +46,12 @@ def through_index(sql: str) -> str:
     return sql
 
 
-def run(size: int, queries: int, repeats: int) -> dict[str, Any]:
+def run(size: int, queries: int, repeats: int, passes: int) -> dict[str, Any]:
     import psycopg
 
     from recallery.providers.local import LocalEmbedder
-    from recallery.store.postgres import PostgresStore
+    from recallery.store.postgres import PostgresStore, estimates
+    from recallery.store.postgres import search as keyword
     from recallery.testing.postgres import EmbeddedPostgres
 
     model = LocalEmbedder()
@@ -55,30 +61,59 @@ def run(size: int, queries: int, repeats: int) -> dict[str, Any]:
     vectors = corpus_vectors(model, texts, asked, True)
     embedder.known.update({q: vectors[q] for q in asked})
     embedder.lookup_only = True
-    rounds: list[tuple[str, Any]] = []
+    rounds: list[tuple[str, Any, float]] = []
     with tempfile.TemporaryDirectory() as tmp, EmbeddedPostgres() as pg:
         dsn = pg.create_database("rounds")
         bench = Bench(Path(tmp), embedder, PostgresStore(dsn))
         bench.fill_to(size, texts, vectors)
         bench.index_ready()
         with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute("ANALYZE entries")
+            conn.execute("VACUUM ANALYZE entries")
+        estimates._KEPT.clear()  # the statistics read before the analysis: read them again
         execute = psycopg.Cursor.execute
 
         def kept(cur: Any, query: Any, params: Any = None, *args: Any, **kwargs: Any) -> Any:
-            if str(query).lstrip().startswith("WITH c AS MATERIALIZED"):
-                rounds.append((str(query), params))
-            return execute(cur, query, params, *args, **kwargs)
+            t0 = time.perf_counter()
+            try:
+                return execute(cur, query, params, *args, **kwargs)
+            finally:
+                if str(query).lstrip().startswith("WITH c AS MATERIALIZED"):
+                    rounds.append((str(query), params, time.perf_counter() - t0))
 
-        psycopg.Cursor.execute = kept  # type: ignore[method-assign,assignment]
-        try:
+        def one_pass() -> list[float]:
+            took = []
             for i, question in enumerate(asked):  # the speed benchmark's, at the SDK's weight
                 request = replace(bench.request(i, question), keywords_similarity_weight=0.7)
+                t0 = time.perf_counter()
                 bench.engine.search(bench.actor, request)
+                took.append(time.perf_counter() - t0)
+            return took
+
+        chosen = keyword.heap_checked
+        in_search: dict[str, dict[str, list[float]]] = {}
+        psycopg.Cursor.execute = kept  # type: ignore[method-assign,assignment]
+        try:
+            one_pass()  # warm
+            for _ in range(passes):
+                for form, rule in (("checked on the rows", chosen), ("through the index", None)):
+                    keyword.heap_checked = rule or (lambda *args: ())  # type: ignore[assignment]
+                    rounds.clear()
+                    took = one_pass()
+                    seen = in_search.setdefault(
+                        form, {"p50": [], "round mean": [], "round p50": []}
+                    )
+                    seen["p50"].append(round(1000 * statistics.median(took), 3))
+                    spent = [t for _, _, t in rounds]
+                    seen["round mean"].append(round(1000 * statistics.fmean(spent), 3))
+                    seen["round p50"].append(round(1000 * statistics.median(spent), 3))
+            keyword.heap_checked = chosen
+            rounds.clear()
+            one_pass()  # the rounds the search sends, to time alone
         finally:
+            keyword.heap_checked = chosen
             psycopg.Cursor.execute = execute  # type: ignore[method-assign]
         bench.close()
-        checked = [(sql, params) for sql, params in rounds if through_index(sql) != sql]
+        checked = [(sql, params) for sql, params, _ in rounds if through_index(sql) != sql]
         sent, indexed = [], []
         with psycopg.connect(dsn) as conn:
             conn.execute(
@@ -92,10 +127,10 @@ def run(size: int, queries: int, repeats: int) -> dict[str, Any]:
                 mine: list[float] = []
                 theirs: list[float] = []
                 for _ in range(repeats):
-                    for form, seen in ((sql, mine), (other, theirs)):
+                    for form, seen_times in ((sql, mine), (other, theirs)):
                         t0 = time.perf_counter()
                         conn.execute(form, params).fetchall()
-                        seen.append(time.perf_counter() - t0)
+                        seen_times.append(time.perf_counter() - t0)
                 sent.append(statistics.median(mine))
                 indexed.append(statistics.median(theirs))
 
@@ -108,6 +143,7 @@ def run(size: int, queries: int, repeats: int) -> dict[str, Any]:
     return {
         "size": size,
         "queries": queries,
+        "in_search": in_search,
         "rounds": len(rounds),
         "rounds_checking_rows": len(checked),
         "repeats": repeats,
@@ -121,15 +157,18 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=5, help="times each round alone, each way")
+    parser.add_argument("--passes", type=int, default=3, help="pairs of passes in search")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     start = load_average()
-    report = run(args.size, args.queries, args.repeats)
+    report = run(args.size, args.queries, args.repeats, args.passes)
     report["loadavg"] = [start, load_average()]
+    for form, seen in report["in_search"].items():
+        print(f"in search, {form}: {seen}")
     print(
-        f"{report['rounds_checking_rows']} of {report['rounds']} rounds: checked on the rows "
-        f"{report['checked_on_rows_ms']} ms, through the user index "
+        f"alone, {report['rounds_checking_rows']} of {report['rounds']} rounds: checked on the "
+        f"rows {report['checked_on_rows_ms']} ms, through the user index "
         f"{report['through_user_index_ms']} ms; faster {report['faster_checked_on_rows']}"
     )
     if args.out:
