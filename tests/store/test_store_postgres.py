@@ -694,6 +694,37 @@ def test_the_table_statistics_are_read_once_a_while_not_every_search(
     assert reads == 2 and fresh == kept  # read each time once it is stale, the same results
 
 
+def test_statistics_of_a_table_never_analysed_are_read_again_until_it_is(
+    postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch, statements: list[str]
+) -> None:
+    """What a freshly loaded table's statistics say (nothing) is not kept for a minute: the
+    first analysis aims the next search's rounds."""
+    monkeypatch.setattr(estimates, "_KEPT", {})
+    real_parse = estimates.parse
+    analysed = [False]
+
+    def parse(rows: list[Row]) -> estimates.TableStatistics:
+        if not analysed[0]:
+            return real_parse([(None, None, None, None, None, None, -1.0)])  # never analysed
+        return real_parse(rows)
+
+    monkeypatch.setattr(estimates, "parse", parse)
+    memory = make_memory()
+    StoreConformance().seed(postgres_store, memory, [(t, unit(1), {}) for t in corpus(50)])
+    statements.clear()
+    for _ in range(2):
+        with postgres_store.read() as r:
+            assert estimates.table_statistics(r.conn).tier_shares is None
+    assert statements.count(estimates.STATISTICS) == 2  # not kept: read by each search
+    with postgres_store.write() as w:
+        w.conn.execute("ANALYZE entries")
+    analysed[0] = True
+    for _ in range(2):
+        with postgres_store.read() as r:
+            assert estimates.table_statistics(r.conn).tier_shares is not None
+    assert statements.count(estimates.STATISTICS) == 3  # analysed: read once, then kept
+
+
 def test_a_filtered_search_aims_its_first_round_at_what_the_filter_passes(
     postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -112,13 +112,16 @@ _KEPT: dict[str, tuple[float, TableStatistics]] = {}
 
 
 def table_statistics(conn: Conn) -> TableStatistics:
-    """The statistics of ``entries``, read once per :data:`TTL_S` per database."""
+    """The statistics of ``entries``, read once per :data:`TTL_S` per database once the
+    table has been analysed. Before, each search reads them again, so the first analysis
+    (autovacuum's, after a bulk load) aims the rounds at once: kept unanalysed for a minute,
+    a freshly loaded 100k store searched with 2.3 keyword rounds instead of 1.15."""
     key = conn.raw.info.dsn if isinstance(conn, PgConn) else None
     now = time.monotonic()
     if key is not None and (kept := _KEPT.get(key)) is not None and now - kept[0] < TTL_S:
         return kept[1]
     stats = parse(conn.execute(STATISTICS))
-    if key is not None:
+    if key is not None and stats.tier_shares is not None:
         _KEPT[key] = (now, stats)
     return stats
 
