@@ -119,7 +119,8 @@ def reslot(conn: Conn) -> int:
         )
         for message_id, slot, value in stored:
             held.setdefault(int(message_id), {})[str(slot)] = str(value)
-        again = [r for r in rows if slots(str(r[4])) != held.get(int(r[0]), {})]
+        read = {int(r[0]): slots(str(r[4])) for r in rows}
+        again = [r for r in rows if read[int(r[0])] != held.get(int(r[0]), {})]
         if again:
             ids = [int(r[0]) for r in again]
             conn.execute(f"DELETE FROM turn_slots WHERE message_id IN ({marks(len(ids))})", ids)
@@ -128,7 +129,9 @@ def reslot(conn: Conn) -> int:
                 f"OR newer IN ({marks(len(ids))})",
                 ids * 2,
             )
-            links += _slotted(conn, again)
+            for message_id, tenant, memory, user, _ in again:
+                if found := read[int(message_id)]:
+                    links += _record(conn, tenant, memory, user or "", int(message_id), found)
     return links
 
 
@@ -146,16 +149,6 @@ def _raw_turns(conn: Conn) -> Iterator[list[Row]]:
             return
         last = int(rows[-1][0])
         yield rows
-
-
-def _slotted(conn: Conn, rows: list[Row]) -> int:
-    """The slots of the turns ``rows`` and the links they make; how many links."""
-    links = 0
-    for message_id, tenant, memory, user, content in rows:
-        found = slots(str(content))
-        if found:
-            links += _record(conn, tenant, memory, user or "", int(message_id), found)
-    return links
 
 
 __all__ = [

@@ -58,9 +58,12 @@ def _filled(content: str) -> dict[str, tuple[str, str]]:
     (or of the first Latin language it may be written in whose table fills any)."""
     text = user_statement(content)
     lang = language(text)
-    tables = [lang, *latin_rivals(text)] if lang in LATIN_LANGUAGES else [lang]
-    for table in (TABLES[t] for t in tables if t in TABLES):
-        if found := _filled_by(table, text):
+    table = TABLES.get(lang)
+    found = _filled_by(table, text) if table is not None else {}
+    if found or lang not in LATIN_LANGUAGES:
+        return found
+    for rival in latin_rivals(text):  # the votes are counted only where the table found none
+        if rival != lang and rival in TABLES and (found := _filled_by(TABLES[rival], text)):
             return found
     return {}
 
