@@ -33,6 +33,7 @@ TURNS = [
 ]
 Rows = tuple[set[tuple[int, str, str, str]], set[tuple[int, int]]]
 Execute = Callable[[str, list[object]], object]
+Pair = tuple[int, int]
 
 
 def write(store: Store, turns: list[tuple[str, str]] = TURNS) -> tuple[list[int], Memory]:
@@ -83,12 +84,30 @@ def expected(ids: list[int]) -> Rows:
     return slots, links
 
 
+def unread(execute: Execute, ids: list[int]) -> None:
+    """``ids`` as turns the patterns before read nothing in: no slots, no links."""
+    marks = ",".join("?" * len(ids))
+    execute(f"DELETE FROM turn_slots WHERE message_id IN ({marks})", ids)
+    execute(f"DELETE FROM supersessions WHERE older IN ({marks}) OR newer IN ({marks})", ids * 2)
+
+
+def misread(execute: Execute, memory: Memory, values: dict[int, str], links: list[Pair]) -> None:
+    """The value the patterns before read in each turn of ``values``, and the links
+    (older, newer) that reading made."""
+    for message_id, value in values.items():
+        execute("UPDATE turn_slots SET value = ? WHERE message_id = ?", [value, message_id])
+    for older, newer in links:
+        execute(
+            "INSERT INTO supersessions (tenant_id, older, newer, memory_id) VALUES (?, ?, ?, ?)",
+            [memory.tenant_id, older, newer, memory.id],
+        )
+
+
 def as_stored_before(ids: list[int], memory: Memory, execute: Execute) -> None:
     """What the store held before: slots and links of the English turn only."""
-    others = [i for i, (_, text) in zip(ids, TURNS, strict=True) if not text.startswith("I ")]
-    marks = ",".join("?" * len(others))
-    execute(f"DELETE FROM turn_slots WHERE message_id IN ({marks})", others)
-    execute(f"DELETE FROM supersessions WHERE older IN ({marks}) OR newer IN ({marks})", others * 2)
+    unread(
+        execute, [i for i, (_, text) in zip(ids, TURNS, strict=True) if not text.startswith("I ")]
+    )
 
 
 #: Japanese and Korean turns whose joined clause speaks of someone else (issue 52): u1's
@@ -131,15 +150,9 @@ def joined_as_read_before(ids: list[int], memory: Memory, execute: Execute) -> N
             "VALUES (?, ?, ?, ?, ?, ?)",
             [memory.tenant_id, message_id, memory.id, user, slot, value],
         )
-    execute(  # u4's company read as part of the home: a move to the same city
-        "UPDATE turn_slots SET value = ? WHERE message_id = ?",
-        ["berlin mit meiner familie", ids[5]],
-    )
-    for older, newer in [(ids[0], ids[2]), (ids[1], ids[3]), (ids[5], ids[6])]:
-        execute(
-            "INSERT INTO supersessions (tenant_id, older, newer, memory_id) VALUES (?, ?, ?, ?)",
-            [memory.tenant_id, older, newer, memory.id],
-        )
+    # u4's company read as part of the home: a move to the same city
+    links = [(ids[0], ids[2]), (ids[1], ids[3]), (ids[5], ids[6])]
+    misread(execute, memory, {ids[5]: "berlin mit meiner familie"}, links)
 
 
 #: Statements opened by a time word, or too short to name their language (issue 52): three
@@ -177,16 +190,8 @@ def timed_as_read_before(ids: list[int], memory: Memory, execute: Execute) -> No
     """What the patterns before gave: the Spanish turns read as English (no slot), the
     Japanese move opened by 今日は none, the Korean and English ones' time word part of their
     value (and so u5's later "I live in Porto" a move)."""
-    unread = [ids[0], ids[3], ids[5]]
-    marks = ",".join("?" * len(unread))
-    execute(f"DELETE FROM turn_slots WHERE message_id IN ({marks})", unread)
-    execute(f"DELETE FROM supersessions WHERE older IN ({marks}) OR newer IN ({marks})", unread * 2)
-    execute("UPDATE turn_slots SET value = ? WHERE message_id = ?", ["오늘 부산", ids[4]])
-    execute("UPDATE turn_slots SET value = ? WHERE message_id = ?", ["porto yesterday", ids[7]])
-    execute(
-        "INSERT INTO supersessions (tenant_id, older, newer, memory_id) VALUES (?, ?, ?, ?)",
-        [memory.tenant_id, ids[7], ids[8], memory.id],
-    )
+    unread(execute, [ids[0], ids[3], ids[5]])
+    misread(execute, memory, {ids[4]: "오늘 부산", ids[7]: "porto yesterday"}, [(ids[7], ids[8])])
 
 
 #: Each pattern change's migration (SQLite, PostgreSQL): the turns, what the patterns before

@@ -471,6 +471,38 @@ def test_top_k_bm25_in_rounds_equals_scoring_every_match(
     assert sum(rounds) > 2 * 3 * len(TOPK_QUERIES)  # every search planned, some in two rounds
 
 
+#: Three people in one memory saying the same things about themselves, in Chinese and Russian
+#: (every term each search asks for is in every person's turns), and another memory beside.
+SHARED_SAYINGS = [
+    "我住在上海，在银行工作。",
+    "我搬到了北京，现在在医院工作。",
+    "Я живу в Казани и работаю в банке.",
+    "Я переехала в Москву и работаю в больнице.",
+]
+
+
+@pytest.mark.parametrize("heap", [(), ("memory_id", "user_id")])
+def test_a_round_finds_one_persons_turns_whether_it_checks_them_on_the_rows_or_by_index(
+    postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch, heap: tuple[str, ...]
+) -> None:
+    monkeypatch.setattr(topk, "SCORE_ALL_BELOW", 0)  # plan rounds even on this small corpus
+    monkeypatch.setattr(search, "heap_checked", lambda *args: heap)
+    memory, other = make_memory(), make_memory()
+    rows = [(t, unit(1), {"user_id": u}) for u in ("ana", "bo", "cy") for t in SHARED_SAYINGS]
+    ids = StoreConformance().seed(postgres_store, memory, rows * 3)
+    theirs = StoreConformance().seed(postgres_store, other, rows)
+    whose = {i: r[2]["user_id"] for i, r in zip(ids, rows * 3, strict=True)}
+    scope = Scope.of(memory.id)
+    for text in ("银行 工作", "上海", "работаю в банке", "Москву"):
+        for user in ("ana", "bo", "cy"):
+            f = EntryFilter(user_id=user)
+            with postgres_store.read() as r:
+                found = search.keyword_search(r.conn, scope, text, f, 50)
+            assert found == _every_match(postgres_store, scope, text, f, 50), (text, user)
+            assert found and {whose[i] for i, _ in found} == {user}
+            assert not {i for i, _ in found} & set(theirs)
+
+
 def test_the_keyword_index_keys_are_the_planners_tiers_and_memory_keys(
     postgres_store: PostgresStore,
 ) -> None:
