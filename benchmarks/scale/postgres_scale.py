@@ -445,7 +445,7 @@ def store_timings(store: Store, corpus: Corpus, m: Memory, ref: list[list[int]])
     def with_windows(s: Store, q: int) -> list[tuple[int, float]]:
         with s.read() as r:
             text = corpus.queries[q]
-            return r.keyword_and_windows(scope, text, RETRIEVAL, POOL, MIN_WINDOWS)[1]
+            return r.keyword_and_windows(scope, text, RETRIEVAL, POOL, MIN_WINDOWS).windows
 
     windowed, _ = side_by_side({"top": store}, with_windows, n, rounds=1)
     where = positions(store, m.id)

@@ -56,10 +56,8 @@ def windows(engine: Engine, memory: Memory, query: str, f: EntryFilter | None = 
     scope, f = Scope.of(memory.id), f or EntryFilter()
     with engine.store.read() as r:
         found = r.window_candidates(scope, query, f, 20)
-        assert r.keyword_and_windows(scope, query, f, 20, 20) == (
-            r.keyword_candidates(scope, query, f, 20),
-            found,
-        )
+        both = r.keyword_and_windows(scope, query, f, 20, 20)
+        assert (both.keyword, both.windows) == (r.keyword_candidates(scope, query, f, 20), found)
     return [i for i, _ in found]
 
 
@@ -67,7 +65,8 @@ def keywords(engine: Engine, memory: Memory, query: str) -> list[int]:
     scope = Scope.of(memory.id)
     with engine.store.read() as r:
         found = r.keyword_candidates(scope, query, EntryFilter(), 20)
-        assert r.keyword_and_windows(scope, query, EntryFilter(), 20, 0) == (found, [])
+        alone = r.keyword_and_windows(scope, query, EntryFilter(), 20, 0)
+        assert (alone.keyword, alone.windows) == (found, [])
     return [i for i, _ in found]
 
 

@@ -1,10 +1,10 @@
 """A search's round trips on PostgreSQL (issue 53): the gather is two statements on the
-calling thread (the vector leg with the candidates' cosines and lengths once the keyword legs
-are in, then everything after the ranking's leaders: neighbours with the filter, their
-cosines and lengths, valid times, supersession links followed, the newer ends' entries), and
-the hits' rows a third. It ranks exactly as the reads apart, and as SQLite on the same turns
-(without conversation windows, which PostgreSQL scores from estimated statistics); what a
-filter leaves out stays out."""
+calling thread (the vector leg, read while the keyword legs run beside it and read their
+candidates' cosines and lengths with the query's vector handed over, then everything after
+the ranking's leaders: neighbours with the filter, their cosines and lengths, valid times,
+supersession links followed, the newer ends' entries), and the hits' rows a third. It ranks
+exactly as the reads apart, and as SQLite on the same turns (without conversation windows,
+which PostgreSQL scores from estimated statistics); what a filter leaves out stays out."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from recallery.store import postgres
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
 from recallery.store.gather import gather
-from recallery.store.postgres import PostgresStore, gathered, search
+from recallery.store.postgres import PostgresStore, gathered, search, windows
 from recallery.store.reader import Reader
 from recallery.store.sqlite import SQLiteStore
 from recallery.testing import DeterministicEmbedder, FrozenClock
@@ -60,6 +60,8 @@ QUERIES: list[tuple[str, dict[str, Any]]] = [
     ("Казани бухгалтером", {}),
     ("我住在成都", {"user_id": "li"}),
     ("what did I say first about Lisbon?", {"neighbour_span": 3}),
+    # a pool larger than the windows' seeds: keyword matches measured beside them
+    ("teaching school in Paris", {"top_n": 30}),
 ]
 
 
@@ -97,9 +99,8 @@ class _Memory:
         ).id
 
     def search(self, query: str, **knobs: Any) -> list[Hit]:
-        request = SearchRequest(
-            query, (self.id,), top_n=10, similarity_threshold=0.0, explain=True, **knobs
-        )
+        knobs = {"top_n": 10, "similarity_threshold": 0.0, "explain": True, **knobs}
+        request = SearchRequest(query, (self.id,), **knobs)
         return self.engine.search(self.admin, request)
 
 
@@ -162,10 +163,13 @@ def test_a_search_sends_two_gather_statements_on_the_calling_thread(
         assert mine[1] == "SELECT pg_export_snapshot()"
         assert mine[2].startswith("SET TRANSACTION SNAPSHOT")
         assert "cfg AS" in mine[3] or mine[3].startswith("WITH vx AS")
+        assert "UNION ALL SELECT 1" not in mine[3]  # the vector leg alone: no cosines asked
         assert mine[4].startswith("WITH RECURSIVE c AS")
         assert mine[5].startswith("SELECT e.message_id, e.memory_id, e.tenant_id")
         beside = [sql for thread, sql in statements if thread != caller]
         assert beside and not any("RECURSIVE" in sql or "vx AS" in sql for sql in beside)
+        # the keyword legs' last statement, the windows', reads the candidates' cosines
+        assert "vector_dims" in beside[-1] and "around AS" in beside[-1]
 
 
 def test_the_two_steps_rank_as_the_reads_apart_and_as_sqlite(
@@ -250,6 +254,32 @@ def test_both_stores_gather_whose_each_timed_candidate_is(
                 assert found.people == {i: (side.id, e.user_id) for i, e in entries.items()}
                 users[query] = users.get(query, set()) | {u for _, u in found.people.values()}
     assert users["where do they live?"] == {"marta", "pavel", "li"}
+
+
+def test_the_keyword_legs_read_their_candidates_cosines_and_lengths(
+    both: tuple[_Memory, _Memory],
+) -> None:
+    """With the query's vector handed over, the window statement measures every candidate
+    of both legs (keyword matches beyond the windows' seeds too) as the reads apart do;
+    without it, none, and step one reads them (the ranking is the same: above)."""
+    _, pg = both
+    scope = Scope.of(pg.id)
+    f = EntryFilter.retrieval(valid_on=FrozenClock().now(), user_id="marta")
+    query = "cooked teaching in Paris"
+    vector = DeterministicEmbedder().embed([query])[0].astype(np.float32)
+    with pg.engine.store.read() as r:
+        step = r.keyword_and_windows(scope, query, f, 120, 30, lambda: vector)
+        assert len(step.keyword) > windows.SEEDS and step.windows
+        found = {i for i, _ in step.keyword} | {i for i, _ in step.windows}
+        assert found <= step.read
+        apart = r.cosines(sorted(step.read), vector, scope)
+        assert step.cosine == pytest.approx(apart, rel=1e-6, abs=1e-9)
+        assert step.lengths == r.lengths(scope, sorted(step.read))
+        entries = r.get_entries(scope, step.read)
+        assert {e.user_id for e in entries.values() if e.message_id in found} == {"marta"}
+        unmeasured = r.keyword_and_windows(scope, query, f, 120, 30, lambda: None)
+        assert (unmeasured.keyword, unmeasured.windows) == (step.keyword, step.windows)
+        assert not unmeasured.read and not unmeasured.cosine and not unmeasured.lengths
 
 
 def test_the_first_step_asks_the_index_as_the_vector_leg_does(

@@ -105,7 +105,7 @@ def test_postgres_finds_the_windows_sqlite_keeps(sides: tuple[_Side, _Side], see
         with pg.engine.store.read() as r:
             for words in (["tea"], ["rain", "kite"], ["violin", "cello", "bread"]):
                 whole, seeds = _whole_conversations(r.conn, pg.memory.id, f, words)
-                read = windows_around(r.conn, Scope.of(pg.memory.id), f, words, seeds)
+                read, _ = windows_around(r.conn, Scope.of(pg.memory.id), f, words, seeds)
                 assert read == {i: w for i, w in whole.items() if i in read}
                 assert set(read) == {i for i, w in whole.items() if w.tf}
 

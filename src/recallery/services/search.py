@@ -40,6 +40,7 @@ from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
 from recallery.store.gather import gather
 from recallery.store.reader import Reader
+from recallery.store.steps import KeywordStep
 
 #: Threads that embed a lone search's query while its keyword legs run in the caller.
 _EMBEDDING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recallery-embed")
@@ -140,13 +141,21 @@ class SearchService:
             handover = alone and self.store.legs_in_process
             query = embedding(self.models.embedder(embd_id), req.query, beside=handover)
 
-            def keyword(s: Reader) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+            handed = Handing()
+
+            def keyword(s: Reader) -> KeywordStep:
                 with timed("search.keyword"):
-                    return s.keyword_and_windows(scope, req.query, f, wants.pool, wants.windows)
+                    return s.keyword_and_windows(
+                        scope, req.query, f, wants.pool, wants.windows, handed.vector
+                    )
 
             with self.store.beside(r, keyword) as kw:
-                with timed("search.embed"):
-                    query_vector = query()
+                query_vector = None
+                try:
+                    with timed("search.embed"):
+                        query_vector = query()
+                finally:
+                    handed.give(query_vector)
                 with timed("search.gather"):
                     found = gather(r, scope, req.query, query_vector, f, wants, kw)
             with timed("search.rank"):
@@ -170,6 +179,27 @@ class SearchService:
 def _check_budget(max_tokens: object) -> None:
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise InvalidInput("max_tokens", "max_tokens must be a positive integer.")
+
+
+class Handing:
+    """The query's vector handed from the caller, who embeds it, to the keyword legs beside
+    (:data:`~recallery.store.steps.Handover`): on another thread they wait for it; run in the
+    caller, before it is embedded, they get None, as they do where embedding fails."""
+
+    def __init__(self) -> None:
+        self._caller = threading.get_ident()
+        self._given = threading.Event()
+        self._vector: NDArray[np.float32] | None = None
+
+    def give(self, vector: NDArray[np.float32] | None) -> None:
+        self._vector = vector
+        self._given.set()
+
+    def vector(self) -> NDArray[np.float32] | None:
+        if threading.get_ident() == self._caller and not self._given.is_set():
+            return None
+        self._given.wait()
+        return self._vector
 
 
 def embedding(embedder: Embedder, text: str, *, beside: bool) -> Callable[[], NDArray[np.float32]]:

@@ -26,7 +26,7 @@ from recallery.store.neighbours import Near
 from recallery.store.queries import Passing
 from recallery.store.rows import AUDIT_INSERT
 from recallery.store.sql import Conn, marks
-from recallery.store.steps import FirstStep, SecondStep
+from recallery.store.steps import FirstStep, Handover, KeywordStep, SecondStep
 
 #: Writes an insert of entries hands over to run once their new ids are known.
 WithIds = Callable[[list[int]], None]
@@ -149,13 +149,16 @@ class Backend(ABC):
         limit: int,
         windows: int,
         passing: Passing,
-    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        vector: Handover | None = None,
+    ) -> KeywordStep:
         """:meth:`keyword_search` (``limit``) and :meth:`window_search` (``windows``, none
         where 0) of one query; a backend that scores both from one read of its postings
-        overrides it."""
+        overrides it, and one that pays a round trip per read reads the candidates' cosines
+        with the query's ``vector`` and their lengths in it (:class:`~.steps.KeywordStep`).
+        Default: none read."""
         matches = self.keyword_search(conn, scope, text, f, limit, passing)
         held = self.window_search(conn, scope, text, f, windows, passing) if windows > 0 else []
-        return matches, held
+        return KeywordStep(matches, held)
 
     def conversation_near(
         self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int

@@ -7,8 +7,8 @@ candidates' cosines with the lengths of the window candidates, the candidates th
 pure ``leaders`` picks for conversation context, their neighbours with their cosines and
 lengths, then the valid times and the turns superseding them where the search asks. Where the
 store pays a round trip per read (PostgreSQL), it answers in two steps
-(:mod:`~recallery.store.steps`): the vector leg with the keyword candidates' cosines and
-lengths once the keyword legs are in, then everything after the leaders; the same code below
+(:mod:`~recallery.store.steps`): the vector leg while the keyword legs run beside it and read
+their candidates' cosines and lengths, then everything after the leaders; the same code below
 then takes each answer from the step, and reads apart only what a step did not read.
 Extraction's near entries use the legs alone (:func:`hybrid_candidates`).
 """
@@ -28,10 +28,7 @@ from recallery.requests.gathered import Gathered, Pools, Wants
 from recallery.store.filters import EntryFilter
 from recallery.store.neighbours import reach, visible_neighbours
 from recallery.store.reader import Reader
-from recallery.store.steps import SecondStep
-
-Keyword = list[tuple[int, float]]
-"""Keyword matches as (message_id, score), best first."""
+from recallery.store.steps import KeywordStep, SecondStep
 
 
 def gather(
@@ -41,7 +38,7 @@ def gather(
     vector: NDArray[np.float32],
     f: EntryFilter,
     wants: Wants,
-    keyword: Callable[[], tuple[Keyword, Keyword]] | None = None,
+    keyword: Callable[[], KeywordStep] | None = None,
 ) -> Gathered:
     """Everything a search of ``text`` (its vector ``vector``) needs, as ``wants`` says.
     ``keyword``: the keyword and window legs' result where they were started already
@@ -225,30 +222,22 @@ def candidate_pools(
     f: EntryFilter,
     pool: int,
     windows: int = 0,
-    keyword: Callable[[], tuple[Keyword, Keyword]] | None = None,
+    keyword: Callable[[], KeywordStep] | None = None,
     lengths: dict[int, int] | None = None,
 ) -> Pools:
     """The best ``pool`` keyword matches and vector neighbours and the best ``windows``
     conversation windows, with the cosine similarity of every candidate of any leg (a
     vector of another dimension: 0); ``lengths``, where given, is filled in with the lengths
     of the window candidates' raw turns. Where the backend answers in steps, the vector leg
-    is read with the cosines and lengths, once the keyword legs are in."""
+    is read while the keyword legs run beside (``keyword``), or after them with the
+    cosines and lengths they did not read (:mod:`~recallery.store.steps`)."""
     if r.store.gathers_in_steps:
-        matches, held = _keyword(r, scope, text, f, pool, windows, keyword)
-        found = [i for i, _ in matches] + [i for i, _ in held]
-        measure = [] if lengths is None else [i for i, _ in held if i not in lengths]
-        step = r.store.first_step(r.conn, scope, vector, f, pool, found, measure)
-        if step is not None:
-            leg = step.vector if scope and pool > 0 else []
-            cosine = dict(leg)
-            cosine.update(
-                {i: step.cosine[i] for i in found if i in step.cosine and i not in cosine}
-            )
-            if lengths is not None:
-                lengths.update({i: step.lengths[i] for i in measure if i in step.lengths})
-            return Pools(matches, cosine, leg, held)
+        stepped = _pools_in_steps(r, scope, text, vector, f, pool, windows, keyword, lengths)
+        if stepped is not None:
+            return stepped
     leg = r.vector_candidates(scope, vector, f, pool)
-    matches, held = _keyword(r, scope, text, f, pool, windows, keyword)
+    legs = _keyword(r, scope, text, f, pool, windows, keyword)
+    matches, held = legs.keyword, legs.windows
     cosine = dict(leg)
     found = [i for i, _ in matches] + [i for i, _ in held]
     cosine.update(r.cosines([i for i in found if i not in cosine], vector, scope))
@@ -258,6 +247,43 @@ def candidate_pools(
     return Pools(matches, cosine, leg, held)
 
 
+def _pools_in_steps(
+    r: Reader,
+    scope: Scope,
+    text: str,
+    vector: NDArray[np.float32],
+    f: EntryFilter,
+    pool: int,
+    windows: int,
+    keyword: Callable[[], KeywordStep] | None,
+    lengths: dict[int, int] | None,
+) -> Pools | None:
+    """:func:`candidate_pools` from the backend's first step: the vector leg alone while
+    the keyword legs run beside, then what they did not read (nothing, where they read
+    their candidates' cosines and lengths); after them, with all of it, where they ran in
+    the caller. None where the backend offers no step."""
+    ahead = r.store.first_step(r.conn, scope, vector, f, pool, [], []) if keyword else None
+    legs = _keyword(r, scope, text, f, pool, windows, keyword)
+    found = [i for i, _ in legs.keyword] + [i for i, _ in legs.windows]
+    measure = [] if lengths is None else [i for i, _ in legs.windows if i not in lengths]
+    step = ahead
+    unread = [i for i in found if i not in legs.read]
+    if ahead is None or unread:
+        unmeasured = [i for i in measure if i not in legs.read]
+        limit = pool if ahead is None else 0
+        step = r.store.first_step(r.conn, scope, vector, f, limit, unread, unmeasured)
+    if step is None:
+        return None
+    leg = (ahead or step).vector if scope and pool > 0 else []
+    cosine = dict(leg)
+    known = {**step.cosine, **legs.cosine}
+    cosine.update({i: known[i] for i in found if i in known and i not in cosine})
+    if lengths is not None:
+        read = {**step.lengths, **legs.lengths}
+        lengths.update({i: read[i] for i in measure if i in read})
+    return Pools(legs.keyword, cosine, leg, legs.windows)
+
+
 def _keyword(
     r: Reader,
     scope: Scope,
@@ -265,11 +291,9 @@ def _keyword(
     f: EntryFilter,
     pool: int,
     windows: int,
-    keyword: Callable[[], tuple[Keyword, Keyword]] | None,
-) -> tuple[Keyword, Keyword]:
-    if keyword is None:
-        return r.keyword_and_windows(scope, text, f, pool, windows)
-    return keyword()
+    keyword: Callable[[], KeywordStep] | None,
+) -> KeywordStep:
+    return keyword() if keyword else r.keyword_and_windows(scope, text, f, pool, windows)
 
 
 def hybrid_candidates(

@@ -15,9 +15,6 @@ from datetime import datetime
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import NDArray
-
 from recallery.clock import to_epoch
 from recallery.models import (
     AuditEvent,
@@ -31,6 +28,7 @@ from recallery.store.accounts import AccountReads
 from recallery.store.fact_reads import FactReads
 from recallery.store.filters import EntryFilter, where_clause
 from recallery.store.job_reads import JobReads
+from recallery.store.leg_reads import LegReads
 from recallery.store.neighbours import reach, visible_neighbours
 from recallery.store.owners import crossed_links
 from recallery.store.queries import AuditQuery, MemoryQuery, Passing, remembering
@@ -56,7 +54,9 @@ if TYPE_CHECKING:
 _ENTRY_SELECT = ", ".join(f"e.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
 
 
-class Reader(AccountReads, FactReads, JobReads, RequestLogReads, SubjectReads, SupersessionReads):
+class Reader(
+    AccountReads, FactReads, JobReads, LegReads, RequestLogReads, SubjectReads, SupersessionReads
+):
     """Read queries over one connection. Every entry query takes a :class:`Scope`."""
 
     def __init__(self, store: Backend, conn: Conn) -> None:
@@ -299,60 +299,6 @@ class Reader(AccountReads, FactReads, JobReads, RequestLogReads, SubjectReads, S
         return remembering(
             lambda ids: self.passing(scope, f, ids), self._checked.setdefault((scope, f), {})
         )
-
-    def vectors(self, ids: Sequence[int]) -> dict[int, NDArray[np.float32]]:
-        """The stored vectors of those of ``ids`` that exist and have one."""
-        if not ids:
-            return {}
-        return self.store.vectors_of(self.conn, ids)
-
-    def cosines(
-        self, ids: Sequence[int], vector: NDArray[np.float32], scope: Scope | None = None
-    ) -> dict[int, float]:
-        """The cosine similarity of ``vector`` with the stored vectors of those of ``ids``
-        that have one (0 for a vector of another dimension)."""
-        if not ids:
-            return {}
-        memories = None if scope is None else scope.memory_ids
-        return self.store.cosines_of(self.conn, ids, vector, memories)
-
-    def keyword_candidates(
-        self, scope: Scope, text: str, f: EntryFilter, limit: int
-    ) -> list[tuple[int, float]]:
-        """Best keyword matches as (message_id, score), higher is better."""
-        if not scope or limit <= 0:
-            return []
-        passing = self._passing(scope, f)
-        return self.store.keyword_search(self.conn, scope, text, f, limit, passing)
-
-    def window_candidates(
-        self, scope: Scope, text: str, f: EntryFilter, limit: int
-    ) -> list[tuple[int, float]]:
-        """Best keyword matches among conversation windows (a raw turn with the turns it
-        answers) as (message_id, score); none where the backend keeps no window index."""
-        if not scope or limit <= 0:
-            return []
-        passing = self._passing(scope, f)
-        return self.store.window_search(self.conn, scope, text, f, limit, passing)
-
-    def keyword_and_windows(
-        self, scope: Scope, text: str, f: EntryFilter, limit: int, windows: int
-    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
-        """:meth:`keyword_candidates` and :meth:`window_candidates` (``windows`` of them,
-        none where 0) of one query, scored together where the backend can."""
-        if not scope or limit <= 0:
-            return [], self.window_candidates(scope, text, f, windows)
-        passing = self._passing(scope, f)
-        return self.store.keyword_window_search(self.conn, scope, text, f, limit, windows, passing)
-
-    def vector_candidates(
-        self, scope: Scope, vector: NDArray[np.float32], f: EntryFilter, limit: int
-    ) -> list[tuple[int, float]]:
-        """Nearest entries as (message_id, cosine similarity), higher is better."""
-        if not scope or limit <= 0:
-            return []
-        passing = self._passing(scope, f)
-        return self.store.vector_search(self.conn, scope, vector, f, limit, passing)
 
     def evidence(self, message_id: int) -> list[int]:
         rows = self.conn.execute(

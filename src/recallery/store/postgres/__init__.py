@@ -13,7 +13,6 @@ Needs the ``postgres`` extra (psycopg 3, psycopg-pool, pgvector) and a database 
 from __future__ import annotations
 
 import contextlib
-import math
 import re
 import threading
 import time
@@ -39,8 +38,10 @@ from recallery.store.neighbours import Near
 from recallery.store.postgres import bulk, documents, gathered, near, search
 from recallery.store.postgres.conn import PgConn
 from recallery.store.postgres.migrations import MIGRATIONS
+from recallery.store.postgres.vectors import DISTANCE, cosine_of
 from recallery.store.queries import Passing
 from recallery.store.sql import Conn, Row
+from recallery.store.steps import Handover, KeywordStep
 
 #: ``pg_advisory_lock`` key that serialises migrations across processes ("memstrat").
 MIGRATION_LOCK = 0x6D656D7374726174
@@ -257,13 +258,11 @@ class PostgresStore(gathered.TwoSteps, Store):
         if not isinstance(conn, PgConn):
             return super().cosines_of(conn, ids, vector, memory_ids)
         rows = conn.execute(
-            "SELECT message_id, CASE WHEN vector_dims(embedding) = ? "
-            "THEN embedding <=> ? END FROM entries "
-            "WHERE message_id = ANY(?::bigint[]) AND embedding IS NOT NULL",
+            f"SELECT e.message_id, {DISTANCE} FROM entries e "
+            "WHERE e.message_id = ANY(?::bigint[]) AND e.embedding IS NOT NULL",
             [int(vector.shape[0]), np.ascontiguousarray(vector, np.float32), list(ids)],
         )
-        # another dimension (NULL) or a zero vector (NaN) is 0, as a dot product gives it
-        return {int(i): 0.0 if d is None or math.isnan(d) else 1.0 - float(d) for i, d in rows}
+        return {int(i): cosine_of(d) for i, d in rows}
 
     def keyword_search(
         self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
@@ -275,7 +274,7 @@ class PostgresStore(gathered.TwoSteps, Store):
         self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
     ) -> list[tuple[int, float]]:
         """The windows around the keyword leg's best matches (:mod:`.windows`)."""
-        return search.keyword_and_windows(conn, scope, text, f, 0, limit)[1]
+        return search.keyword_and_windows(conn, scope, text, f, 0, limit).windows
 
     def keyword_window_search(
         self,
@@ -286,9 +285,12 @@ class PostgresStore(gathered.TwoSteps, Store):
         limit: int,
         windows: int,
         passing: Passing,
-    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
-        """Both from one keyword search: its best matches are the windows' seeds."""
-        return search.keyword_and_windows(conn, scope, text, f, limit, windows)
+        vector: Handover | None = None,
+    ) -> KeywordStep:
+        """Both from one keyword search: its best matches are the windows' seeds; with the
+        query's ``vector``, the candidates' cosines and lengths in the window statement (the
+        vector is ready by then: the keyword rounds take longer than embedding it)."""
+        return search.keyword_and_windows(conn, scope, text, f, limit, windows, vector)
 
     def vector_search(
         self,

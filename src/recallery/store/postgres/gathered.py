@@ -18,7 +18,6 @@ entry's columns.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,13 +29,10 @@ from recallery.ownership import person_of
 from recallery.store.filters import EntryFilter, where_clause
 from recallery.store.postgres.near import NEAR_CTES
 from recallery.store.postgres.search import EXACT_MAX_ROWS, ef_search, vector_sql
+from recallery.store.postgres.vectors import DISTANCE, cosine_of
 from recallery.store.rows import ENTRY_COLUMNS, entry_from_row
 from recallery.store.sql import Conn, marks
 from recallery.store.steps import FirstStep, SecondStep
-
-#: The cosine of a row's vector with the query's (``?`` the dimension, ``?`` the vector):
-#: NULL for another dimension.
-_DISTANCE = "CASE WHEN vector_dims(e.embedding) = ? THEN e.embedding <=> ? END"
 
 # The index scan (where the dimension has one and the scope is large), the exact query
 # (where it is not, or the scan gave fewer than asked), then the candidates asked about.
@@ -50,13 +46,15 @@ n AS MATERIALIZED (
 ), """
 _FIRST = """
 WITH {indexed}vx AS ({exact})
-{from_index}SELECT 0, message_id, distance, NULL::boolean, NULL::integer FROM vx
+{from_index}SELECT 0, message_id, distance, NULL::boolean, NULL::integer FROM vx{asked}
+"""
+# Where cosines or lengths are asked (the keyword legs did not read them beside).
+_ASKED = f"""
 UNION ALL
-SELECT 1, e.message_id, {distance}, e.embedding IS NOT NULL,
+SELECT 1, e.message_id, {DISTANCE}, e.embedding IS NOT NULL,
        CASE WHEN e.message_type = 'raw' AND e.message_id = ANY(?::bigint[])
             THEN length(e.content) END
-FROM entries e WHERE e.memory_id IN ({scope}) AND e.message_id = ANY(?::bigint[])
-"""
+FROM entries e WHERE e.memory_id IN ({{scope}}) AND e.message_id = ANY(?::bigint[])"""
 
 _ENTRY_X = ", ".join(f"x.{c.strip()}" for c in ENTRY_COLUMNS.split(","))
 # The latest turn superseding a turn (by valid time, then id), as the reader's
@@ -89,7 +87,7 @@ WITH RECURSIVE {NEAR_CTES}, asked AS (
     ) u GROUP BY message_id
 )
 SELECT e.message_id, e.memory_id, ({{where}}) AS passes, e.embedding IS NOT NULL,
-       {_DISTANCE}, CASE WHEN e.message_type = 'raw' THEN length(e.content) END,
+       {DISTANCE}, CASE WHEN e.message_type = 'raw' THEN length(e.content) END,
        e.valid_at, fin.newer, c.message_id IS NOT NULL, sides.before, sides.after, t.asked,
        e.user_id, {_ENTRY_X}
 FROM turns t JOIN entries e ON e.message_id = t.message_id
@@ -135,31 +133,19 @@ def first_step(
             "WHERE (SELECT count(*) FROM vi) >= ?\nUNION ALL\n"
         )
     exact_args = [query, *params, *([limit] if indexed else []), max(limit, 0)]
+    asked = sorted({*cosine_ids, *length_ids})
     sql = _FIRST.format(
         indexed=indexed,
         exact=vector_sql(exact_where, dim, False),
         from_index=from_index,
-        distance=_DISTANCE,
-        scope=marks(len(memories)),
+        asked=_ASKED.format(scope=marks(len(memories))) if asked else "",
     )
-    asked = sorted({*cosine_ids, *length_ids})
-    rows = conn.execute(
-        sql,
-        [
-            *args,
-            *exact_args,
-            *([limit] if indexed else []),
-            dim,
-            query,
-            list(length_ids),
-            *memories,
-            asked,
-        ],
-    )
+    measured = [dim, query, list(length_ids), *memories, asked] if asked else []
+    rows = conn.execute(sql, [*args, *exact_args, *([limit] if indexed else []), *measured])
     leg = sorted(((int(r[1]), float(r[2])) for r in rows if r[0] == 0), key=_nearest)
     measure = frozenset(cosine_ids)
     cosines = {
-        int(i): _cosine(d) for kind, i, d, has, _ in rows if kind == 1 and has and i in measure
+        int(i): cosine_of(d) for kind, i, d, has, _ in rows if kind == 1 and has and i in measure
     }
     lengths = {int(i): int(n) for kind, i, _, _, n in rows if kind == 1 and n is not None}
     return FirstStep([(i, 1.0 - d) for i, d in leg], cosines, lengths)
@@ -205,7 +191,7 @@ def second_step(
         centres=frozenset(int(r[0]) for r in rows if r[8]),
         near={int(r[0]): (tuple(r[9] or ()), tuple(r[10] or ())) for r in rows if r[8]},
         passes=frozenset(int(r[0]) for r in rows if r[2]),
-        cosine={int(r[0]): _cosine(r[4]) for r in rows if r[3]},
+        cosine={int(r[0]): cosine_of(r[4]) for r in rows if r[3]},
         lengths={int(r[0]): int(r[5]) for r in rows if r[5] is not None},
         times={int(r[0]): t for r in rows if (t := from_epoch(r[6])) is not None},
         people={int(r[0]): person_of(r[1], r[12]) for r in rows if r[6] is not None},
@@ -249,11 +235,6 @@ class TwoSteps:
         hops: int,
     ) -> SecondStep | None:
         return second_step(conn, scope, f, vector, candidates, centres, reach, hops)
-
-
-def _cosine(distance: float | None) -> float:
-    """Another dimension (NULL) or a zero vector (NaN) is 0, as a dot product gives it."""
-    return 0.0 if distance is None or math.isnan(distance) else 1.0 - float(distance)
 
 
 def _nearest(row: tuple[int, float]) -> tuple[float, int]:

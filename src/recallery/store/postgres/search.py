@@ -36,6 +36,7 @@ from recallery.store.postgres import estimates, topk
 from recallery.store.postgres import windows as conversation
 from recallery.store.postgres.topk import K1, B, Term
 from recallery.store.sql import Conn, marks
+from recallery.store.steps import Handover, KeywordStep
 from recallery.text.analyzer import query_terms
 
 #: The HNSW candidate list: twice the rows asked for, at least this (recall@50 of 0.99 at
@@ -113,30 +114,40 @@ def keyword_search(
 ) -> list[tuple[int, float]]:
     """Best BM25 matches of ``text`` as (message_id, score), higher first, equal scores newer
     first. Exact, without scoring every match when the query has few terms (:mod:`.topk`)."""
-    return keyword_and_windows(conn, scope, text, f, limit, 0)[0]
+    return keyword_and_windows(conn, scope, text, f, limit, 0).keyword
 
 
 def keyword_and_windows(
-    conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, windows: int
-) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    conn: Conn,
+    scope: Scope,
+    text: str,
+    f: EntryFilter,
+    limit: int,
+    windows: int,
+    vector: Handover | None = None,
+) -> KeywordStep:
     """:func:`keyword_search` and the best ``windows`` conversation windows that hold one
-    of its best :data:`~.windows.SEEDS` matches (:mod:`.windows`), from one keyword search."""
+    of its best :data:`~.windows.SEEDS` matches (:mod:`.windows`), from one keyword search;
+    with the query's ``vector`` handed over, the window statement also reads both legs'
+    candidates' cosines and lengths (none read without windows or a vector)."""
     words = query_terms(text)
     if words:
         _own_plans(conn)
     stats = _statistics(conn, sorted(scope.memory_ids), words) if words else None
     if stats is None:
-        return [], []
+        return KeywordStep([], [])
     wanted = max(limit, conversation.SEEDS) if windows > 0 else limit
     found = _best_matches(conn, scope, stats, f, wanted)
     if windows <= 0:
-        return found, []
+        return KeywordStep(found, [])
     seeds = [i for i, _ in found[: conversation.SEEDS]]
     conn.execute("SELECT set_config('plan_cache_mode', 'auto', true)")
-    held = conversation.window_search(
-        conn, scope, f, stats.terms, stats.docs, stats.avgdl, seeds, windows
+    query = vector() if vector is not None else None
+    more = [i for i, _ in found[conversation.SEEDS : limit]]
+    held, measured = conversation.window_search(
+        conn, scope, f, stats.terms, stats.docs, stats.avgdl, seeds, windows, query, more
     )
-    return found[:limit], held
+    return KeywordStep(found[:limit], held, *measured)
 
 
 def _best_matches(

@@ -32,11 +32,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from recallery.models import Scope
 from recallery.store.filters import EntryFilter, where_clause
 from recallery.store.postgres import topk
 from recallery.store.postgres.topk import K1, B, Term
+from recallery.store.postgres.vectors import DISTANCE, cosine_of
 from recallery.store.sql import Conn
 from recallery.store.windowing import REACH, SPAN, WINDOW_TOKENS, reaches
 
@@ -87,14 +89,24 @@ WITH s AS (
     WHERE a.k <= {SPAN} OR a.held < {WINDOW_TOKENS}
 )
 SELECT a.seed, a.place, e.message_id, e.fts_len, ({{where}}) AS passes,
-       t.lexemes, t.tfs
+       t.lexemes, t.tfs{{measured}}
 FROM around a JOIN entries e ON e.message_id = a.message_id
 LEFT JOIN LATERAL (
     SELECT array_agg(u.lexeme) AS lexemes, array_agg(cardinality(u.positions)) AS tfs
     FROM unnest(ts_filter(setweight(e.fts, 'A', ?::text[]), '{{{{a}}}}')) u
-) t ON true
-ORDER BY a.seed, a.place
+) t ON true{{more}}
+ORDER BY 1, 2
 """
+# With the query's vector: the cosine and raw length of each seed and each turn after it (the
+# windows that hold a seed end there), and of the keyword matches that are no seeds.
+_MEASURED = f""",
+       a.place >= 0 AND e.embedding IS NOT NULL, CASE WHEN a.place >= 0 THEN {DISTANCE} END,
+       CASE WHEN a.place >= 0 AND e.message_type = 'raw' THEN length(e.content) END"""
+_MORE = f"""
+UNION ALL
+SELECT NULL, NULL, e.message_id, NULL, NULL, NULL, NULL, e.embedding IS NOT NULL, {DISTANCE},
+       CASE WHEN e.message_type = 'raw' THEN length(e.content) END
+FROM entries e WHERE e.message_id = ANY(?::bigint[]) AND e.memory_id = ANY(?::text[])"""
 
 
 @dataclass
@@ -111,6 +123,11 @@ _Turn = tuple[int, int, bool, dict[str, int]]
 """A turn read: message id, length, whether the filter passes it, query lexemes' counts."""
 
 
+Measured = tuple[frozenset[int], dict[int, float], dict[int, int]]
+"""Of the turns read with the query's vector (``read``), the cosines of those with a stored
+vector and the lengths of the raw ones."""
+
+
 def window_search(
     conn: Conn,
     scope: Scope,
@@ -120,35 +137,69 @@ def window_search(
     avgdl: float,
     seeds: Sequence[int],
     limit: int,
-) -> list[tuple[int, float]]:
+    vector: NDArray[np.float32] | None = None,
+    more: Sequence[int] = (),
+) -> tuple[list[tuple[int, float]], Measured]:
     """The best ``limit`` windows that hold one of ``seeds`` (the keyword leg's best
     matches of the query, whose ``terms`` and statistics over the memories searched are
     given), as (message_id, BM25) of entries that pass ``f``, best first, equal scores newer
-    first."""
+    first; with ``vector``, what the same statement measured of the windows' candidates,
+    the seeds and ``more`` (other keyword matches)."""
     if not seeds or limit <= 0:
-        return []
-    windows = windows_around(conn, scope, f, [t.lexeme for t in terms], seeds)
-    return _scored(windows, terms, documents, avgdl, limit)
+        return [], (frozenset(), {}, {})
+    windows, measured = windows_around(
+        conn, scope, f, [t.lexeme for t in terms], seeds, vector, more
+    )
+    return _scored(windows, terms, documents, avgdl, limit), measured
 
 
 def windows_around(
-    conn: Conn, scope: Scope, f: EntryFilter, lexemes: list[str], seeds: Sequence[int]
-) -> dict[int, Window]:
+    conn: Conn,
+    scope: Scope,
+    f: EntryFilter,
+    lexemes: list[str],
+    seeds: Sequence[int],
+    vector: NDArray[np.float32] | None = None,
+    more: Sequence[int] = (),
+) -> tuple[dict[int, Window], Measured]:
     """The windows that hold one of ``seeds``, of turns that pass ``f``, by message id: the
     ``lexemes``' counts and the length of the members ``f`` passes, and how many turns the
-    window holds."""
+    window holds; with ``vector``, the cosines and lengths of the seeds, the turns after
+    them that were read and ``more``."""
     where, params = where_clause(scope, f)
-    rows = conn.execute(
-        _AROUND.format(where=where),
-        [list(seeds), sorted(scope.memory_ids), *params, lexemes],
+    memories = sorted(scope.memory_ids)
+    measuring = vector is not None
+    sql = _AROUND.format(
+        where=where, measured=_MEASURED if measuring else "", more=_MORE if measuring else ""
     )
+    args: list[object] = [list(seeds), memories, *params]
+    if vector is not None:
+        query = np.ascontiguousarray(vector, np.float32)
+        args += [int(query.shape[0]), query, lexemes, int(query.shape[0]), query, list(more)]
+        args += [memories]
+    else:
+        args.append(lexemes)
+    rows = conn.execute(sql, args)
     around: dict[int, tuple[list[_Turn], list[int]]] = {}
-    for seed, place, message_id, length, passes, held, tfs in rows:
+    read: set[int] = set()
+    cosine: dict[int, float] = {}
+    lengths: dict[int, int] = {}
+    for row in rows:
+        seed, place, message_id, length, passes, held, tfs = row[:7]
+        if measuring and (place is None or place >= 0):
+            read.add(message_id)
+            has, distance, size = row[7:]
+            if has:
+                cosine[message_id] = cosine_of(distance)
+            if size is not None:
+                lengths[message_id] = int(size)
+        if seed is None:
+            continue
         turns, places = around.setdefault(seed, ([], []))
         tf = dict(zip(held, tfs, strict=True)) if held else {}
         turns.append((message_id, length, bool(passes), tf))
         places.append(place)
-    return _windows(list(around.values()))
+    return _windows(list(around.values())), (frozenset(read), cosine, lengths)
 
 
 def _windows(around: list[tuple[list[_Turn], list[int]]]) -> dict[int, Window]:

@@ -50,6 +50,7 @@ from recallery.store.sqlite.migrations import MIGRATIONS
 from recallery.store.sqlite.ranking import best_passing
 from recallery.store.sqlite.scrubbing import Scrubs
 from recallery.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
+from recallery.store.steps import Handover, KeywordStep
 
 #: Rows read from the file (not from a snapshot) from which closing writes a snapshot.
 SNAPSHOT_ROWS = 50_000
@@ -224,7 +225,7 @@ class SQLiteStore(Store):
         """BM25 with the statistics of the memories searched (N, df, average length), best
         first, from the in-process index (:mod:`.keywords`); ``passing`` (the filter check)
         then runs on the best rows, widening until ``limit`` pass."""
-        return self.keyword_window_search(conn, scope, text, f, limit, 0, passing)[0]
+        return self.keyword_window_search(conn, scope, text, f, limit, 0, passing).keyword
 
     def window_search(
         self, conn: Conn, scope: Scope, text: str, f: EntryFilter, limit: int, passing: Passing
@@ -232,7 +233,7 @@ class SQLiteStore(Store):
         """BM25 of conversation windows, from the in-process index: the best windows of
         rows that pass; a window turn that the filter hides is then left out of the windows
         of the rows returned."""
-        return self.keyword_window_search(conn, scope, text, f, 0, limit, passing)[1]
+        return self.keyword_window_search(conn, scope, text, f, 0, limit, passing).windows
 
     def keyword_window_search(
         self,
@@ -243,25 +244,28 @@ class SQLiteStore(Store):
         limit: int,
         windows: int,
         passing: Passing,
-    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
-        """Both from one read of the index's postings for the query's terms."""
+        vector: Handover | None = None,
+    ) -> KeywordStep:
+        """Both from one read of the index's postings (cosines are read in process after)."""
         self._catch_up(conn)
         memories = sorted(scope.memory_ids)
         index = self._indexes.keywords
         own, held = index.both(memories, text, own=limit > 0, windows=windows > 0)
         matches = best_passing(*own, limit, passing) if len(own[0]) else []
         if not len(held[0]):
-            return matches, []
+            return KeywordStep(matches, [])
         best = best_passing(*held, windows, passing)
         lent = index.windows(memories, [i for i, _ in best])
         lenders = {m for turns in lent.values() for m in turns}
         shown = passing(sorted(lenders)) if lenders else set()
         hidden = {i: set(turns) - shown for i, turns in lent.items() if set(turns) - shown}
         if not hidden:
-            return matches, best
+            return KeywordStep(matches, best)
         fixed = index.rescored(memories, text, hidden)
         rescored = [(i, fixed.get(i, s)) for i, s in best]
-        return matches, sorted((x for x in rescored if x[1] > 0), key=lambda x: (-x[1], -x[0]))
+        return KeywordStep(
+            matches, sorted((x for x in rescored if x[1] > 0), key=lambda x: (-x[1], -x[0]))
+        )
 
     def conversation_near(
         self, conn: Conn, scope: Scope, ids: Sequence[int], reach: int
