@@ -287,7 +287,8 @@ def test_the_first_step_asks_the_index_as_the_vector_leg_does(
 ) -> None:
     """On the HNSW index (the scope counted large), with ``hnsw.ef_search`` set for the
     limit, and the exact query where the index gives fewer rows than asked (one user in
-    three passes the filter); another user's turns and another memory's stay out."""
+    three passes the filter); another user's turns and another memory's stay out. It leaves
+    the rest of its transaction (step two) on generic plans."""
     embedder = DeterministicEmbedder(dimension=384)
     engine = Engine(
         postgres_store, models=ModelRegistry(builtin=lambda: embedder), clock=FrozenClock()
@@ -327,6 +328,11 @@ def test_the_first_step_asks_the_index_as_the_vector_leg_does(
                 leg = search.vector_search(r.conn, scope, vector, f, limit, frozenset({384}))
                 assert step.vector == leg and len(leg) == min(limit, len(with_b))
                 assert {i for i, _ in leg} <= with_b
+                # step two, next in this transaction, plans once for every value
+                mode = r.conn.execute("SELECT current_setting('plan_cache_mode')")[0][0]
+                assert mode == "force_generic_plan"
+        with postgres_store.read() as r:  # for this transaction only
+            assert r.conn.execute("SELECT current_setting('plan_cache_mode')")[0][0] == "auto"
     engine.close()
 
 

@@ -108,9 +108,15 @@ class SearchService:
                 self._running -= 1
 
     def _search(self, actor: Principal, req: SearchRequest, alone: bool) -> list[Hit]:
-        ids = list(req.memory_ids)
         with self.store.read() as r:
-            scope, memories = readable(actor, ids, {m.id: m for m in r.memories(ids)})
+            return self._search_in(r, actor, req, alone)
+
+    def _search_in(self, r: Reader, actor: Principal, req: SearchRequest, alone: bool) -> list[Hit]:
+        """:meth:`_search` in the read transaction ``r``: the memories searched, the legs,
+        the gather and the hits' rows all in one snapshot (a transaction fewer: two round
+        trips on PostgreSQL)."""
+        ids = list(req.memory_ids)
+        scope, memories = readable(actor, ids, {m.id: m for m in r.memories(ids)})
         if not scope:
             return []
         embedders = {id(self.models.embedder(m.model_id)): m.model_id for m in memories}
@@ -133,35 +139,33 @@ class SearchService:
         ranking = Ranking(knobs(req, keyword_weight))
         wants = ranking.wants()
         timed = self.observer.timed
-        with self.store.read() as r:
-            r.remember_checks()
-            # The keyword legs need no query vector: they run while the query is embedded, on
-            # a second connection where the store has one, else in the caller while a lone
-            # search's query is embedded on another thread.
-            handover = alone and self.store.legs_in_process
-            query = embedding(self.models.embedder(embd_id), req.query, beside=handover)
+        r.remember_checks()
+        # The keyword legs run while the query is embedded, on a second connection where the
+        # store has one (handed the vector once embedded, for their candidates' cosines),
+        # else in the caller while a lone search's query is embedded on another thread.
+        handover = alone and self.store.legs_in_process
+        query = embedding(self.models.embedder(embd_id), req.query, beside=handover)
+        handed = Handing()
 
-            handed = Handing()
+        def keyword(s: Reader) -> KeywordStep:
+            with timed("search.keyword"):
+                return s.keyword_and_windows(
+                    scope, req.query, f, wants.pool, wants.windows, handed.vector
+                )
 
-            def keyword(s: Reader) -> KeywordStep:
-                with timed("search.keyword"):
-                    return s.keyword_and_windows(
-                        scope, req.query, f, wants.pool, wants.windows, handed.vector
-                    )
-
-            with self.store.beside(r, keyword) as kw:
-                query_vector = None
-                try:
-                    with timed("search.embed"):
-                        query_vector = query()
-                finally:
-                    handed.give(query_vector)
-                with timed("search.gather"):
-                    found = gather(r, scope, req.query, query_vector, f, wants, kw)
-            with timed("search.rank"):
-                ranked = ranking.rank(found, explain=req.explain)
-            # what was found, read in the same snapshot once ranked (the fetch phase)
-            entries = r.get_entries(scope, [s.message_id for s in ranked])
+        with self.store.beside(r, keyword) as kw:
+            query_vector = None
+            try:
+                with timed("search.embed"):
+                    query_vector = query()
+            finally:
+                handed.give(query_vector)
+            with timed("search.gather"):
+                found = gather(r, scope, req.query, query_vector, f, wants, kw)
+        with timed("search.rank"):
+            ranked = ranking.rank(found, explain=req.explain)
+        # what was found, read in the same snapshot once ranked (the fetch phase)
+        entries = r.get_entries(scope, [s.message_id for s in ranked])
         # A store's in-memory indexes may already hold a row committed after this read's
         # snapshot began; the snapshot does not, so the row waits for the next search.
         return [
