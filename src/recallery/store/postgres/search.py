@@ -34,6 +34,7 @@ from recallery.models import Scope
 from recallery.store.filters import EntryFilter, where_clause
 from recallery.store.postgres import estimates, topk
 from recallery.store.postgres import windows as conversation
+from recallery.store.postgres.conn import PgConn
 from recallery.store.postgres.topk import K1, B, Term
 from recallery.store.sql import Conn, marks
 from recallery.store.steps import Handover, KeywordStep
@@ -54,18 +55,23 @@ BITMAP_MEMORY_MAX_KB = 256 * 1024
 #: in memory; at 100k entries about 0.5 and 0.1 microseconds): :func:`heap_checked`.
 ROW_PER_INDEX_ENTRY = 5.0
 
+# The keyword transaction's first statement, so it also turns parallel workers off for the
+# rounds after it: a round is small, and their start costs more than they share (see
+# _bitmap_memory; with the key function priced at what it costs, migration 15, some rounds at
+# 1M chose them, 3.8 ms becoming 6.7).
 _STATISTICS = """
 WITH q AS (
     SELECT t.ord, t.lexeme FROM unnest(?::text[]) WITH ORDINALITY AS t(lexeme, ord)
 ), s AS (
-    SELECT coalesce(sum(d.docs), 0) AS docs, coalesce(sum(d.tokens), 0) AS tokens
+    SELECT coalesce(sum(d.docs), 0) AS docs, coalesce(sum(d.tokens), 0) AS tokens,
+           set_config('max_parallel_workers_per_gather', '0', true) AS serial
     FROM fts_docs d WHERE d.memory_id IN ({scope})
 )
 SELECT q.lexeme, coalesce(sum(t.df), 0), max(t.max_tf), min(t.min_len), max(t.max_len),
-       s.docs, s.tokens
+       s.docs, s.tokens, s.serial
 FROM q CROSS JOIN s
 LEFT JOIN fts_terms t ON t.term = q.lexeme AND t.memory_id IN ({scope})
-GROUP BY q.ord, q.lexeme, s.docs, s.tokens
+GROUP BY q.ord, q.lexeme, s.docs, s.tokens, s.serial
 """
 
 # One round: the GIN matches of the clauses with each one's bound, the best of those at or
@@ -131,8 +137,6 @@ def keyword_and_windows(
     with the query's ``vector`` handed over, the window statement also reads both legs'
     candidates' cosines and lengths (none read without windows or a vector)."""
     words = query_terms(text)
-    if words:
-        _own_plans(conn)
     stats = _statistics(conn, sorted(scope.memory_ids), words) if words else None
     if stats is None:
         return KeywordStep([], [])
@@ -141,7 +145,6 @@ def keyword_and_windows(
     if windows <= 0:
         return KeywordStep(found, [])
     seeds = [i for i, _ in found[: conversation.SEEDS]]
-    conn.execute("SELECT set_config('plan_cache_mode', 'auto', true)")
     query = vector() if vector is not None else None
     more = [i for i, _ in found[conversation.SEEDS : limit]]
     held, measured = conversation.window_search(
@@ -211,22 +214,6 @@ def every_match(
     return _ranked(found, limit)
 
 
-def _own_plans(conn: Conn) -> None:
-    """Plan the keyword statements for their own values (for this transaction). psycopg
-    prepares a statement run five times, and PostgreSQL may then keep one generic plan for
-    every memory and query, which reads a small memory's rows by a B-tree instead of its
-    terms' postings: a 1,000-entry memory among 100,000 entries took 4.0 ms instead of 2.2,
-    and 36 after a ``CLUSTER``. Other statements keep their generic plans (planning each
-    execution of all of them cost a million-entry search about 2 ms). And without parallel
-    workers: a round is small, and their start costs more than they share (see
-    :func:`_bitmap_memory`; with the key function priced at what it costs, migration 15,
-    some rounds at 1M chose them, 3.8 ms becoming 6.7)."""
-    conn.execute(
-        "SELECT set_config('plan_cache_mode', 'force_custom_plan', true), "
-        "set_config('max_parallel_workers_per_gather', '0', true)"
-    )
-
-
 def _bitmap_memory(conn: Conn, terms: list[Term], clauses: list[topk.Clause]) -> None:
     """Enough ``work_mem`` (for this transaction) that the bitmap of a round's matches (at
     most its clauses' rarest terms' documents) stays exact: a lossy page is rechecked by
@@ -250,7 +237,7 @@ def _statistics(conn: Conn, memories: list[str], words: list[str]) -> _Statistic
     rows = conn.execute(_STATISTICS.format(scope=scope), [words, *memories, *memories])
     docs = float(rows[0][5]) if rows else 0.0
     found: dict[str, Term] = {}
-    for lexeme, df, max_tf, min_len, max_len, _, _ in rows:
+    for lexeme, df, max_tf, min_len, max_len, *_ in rows:
         if not df:
             continue
         weight = topk.idf(docs, float(df)) + (found[lexeme].weight if lexeme in found else 0.0)
@@ -286,7 +273,13 @@ def _round(
     keys = [topk.memory_key(m) for m in stats.memories]
     queries = [q for c in clauses for q in topk.tsqueries(terms, c, keys)]
     lexemes = [t.lexeme for t in terms]
-    rows = conn.execute(
+    # Planned for its own values: one generic plan for every memory and query read a small
+    # memory's rows by a B-tree instead of its terms' postings (a 1,000-entry memory among
+    # 100,000 entries: 4.0 ms instead of 2.2, and 36 after a CLUSTER). The other statements
+    # keep their generic plans (planning each execution of all of them cost a million-entry
+    # search about 2 ms).
+    execute = conn.execute_planned if isinstance(conn, PgConn) else conn.execute
+    rows = execute(
         _ROUND.format(bound=bound, match=" OR ".join([_MATCH] * len(queries)), where=where),
         [
             *bound_params,
