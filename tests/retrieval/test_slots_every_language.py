@@ -182,6 +182,19 @@ READINGS: dict[str, list[tuple[str, dict[str, str]]]] = {
         ("Mi hermano vive en Roma.", {}),
         ("Ma sœur habite à Moscou.", {}),
     ],
+    "English, begun or going on": [
+        ("I started working at Google.", {"work": "google"}),
+        ("I began working for Siemens last week.", {"work": "siemens"}),
+        ("I started work at the bank.", {"work": "the bank"}),
+        ("I've been working as a nurse since 2019.", {"work": "a nurse"}),
+        ("I have been living in Berlin for two years.", {"home": "berlin"}),
+        ("We've been living in Porto for the past 3 years.", {"home": "porto"}),
+        ("I live in Lisbon.", {"home": "lisbon"}),
+        ("I work for a bank.", {"work": "a bank"}),
+        ("I have been to Paris.", {}),
+        ("I started working out at the gym.", {}),
+        ("My sister has been living in Berlin for years.", {}),
+    ],
 }
 
 
@@ -335,3 +348,36 @@ def test_short_and_time_opened_moves_supersede_only_their_speakers_home(
     assert f"older-than:id:{ids[5]}" in labels[str(ids[2])]
     assert "older-than" not in labels[str(ids[1])]  # u2's home: her sister's move is not hers
     assert block.count("older-than:") == 2
+
+
+#: Three people in one memory: u1 has been living in Berlin and moves, u2 lives in Berlin too
+#: and starts a new job, u3 lives in Berlin, said in Chinese: (user, text) in order.
+BEGUN = [
+    ("u1", "I have been living in Berlin for two years."),
+    ("u2", "I live in Berlin too, and I work at a bakery."),
+    ("u3", "我住在柏林。"),
+    ("u1", "I moved to Hamburg."),
+    ("u2", "I started working at Google."),
+]
+
+
+def test_what_one_has_been_doing_or_started_is_superseded_for_its_speaker_only(
+    engine: Engine, store: Store, alice: Principal, memory: Memory, clock: FrozenClock
+) -> None:
+    ids = []
+    for user, text in BEGUN:
+        ids.append(said(engine, alice, memory, text, user))
+        clock.advance(days=1)
+    assert pairs(store) == {(ids[0], ids[3]), (ids[1], ids[4])}
+    question = SearchRequest(
+        "Where do I live now?", (memory.id,), top_n=10, similarity_threshold=0.0, user_id="u1"
+    )
+    assert [h.entry.message_id for h in engine.search(alice, question)][:2] == [ids[3], ids[0]]
+    berlin = SearchRequest("Berlin", (memory.id,), top_n=10, similarity_threshold=0.0)
+    block = engine.context(alice, berlin).text
+    labels = {
+        line.split(" id:")[1].split()[0]: line for line in block.splitlines() if " id:" in line
+    }
+    assert labels[str(ids[0])].endswith(f"older-than:id:{ids[3]}]")
+    assert f"older-than:id:{ids[4]} stale:work]" in labels[str(ids[1])]  # the job, not home
+    assert "older-than" not in labels[str(ids[2])]

@@ -1,8 +1,9 @@
 """Turns stored before a change of the slot patterns get today's slots and supersession links
-from that change's migration of each store (SQLite 16, 17, 18; PostgreSQL 23, 25, 26: one
-``reslot``): the same rows writing them today gives, keyed per user (several people in one
-memory, Chinese, Russian, German, Japanese, Korean, Spanish and English turns, one person
-changing language), turns read as before left as they were."""
+from that change's migration of each store (SQLite 16 to 19; PostgreSQL 23, 25, 26, 27: one
+``reslot``, run once for a store several changes behind): the same rows writing them today
+gives, keyed per user (several people in one memory, Chinese, Russian, German, Japanese,
+Korean, Spanish and English turns, one person changing language), turns read as before left
+as they were."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from recallery import Engine, Memory
 from recallery.providers.registry import ModelRegistry
 from recallery.requests import TurnInput
+from recallery.store import supersession
 from recallery.store.base import Store
 from recallery.store.sqlite import SQLiteStore
 from recallery.store.supersession import reslot
@@ -194,6 +196,35 @@ def timed_as_read_before(ids: list[int], memory: Memory, execute: Execute) -> No
     misread(execute, memory, {ids[4]: "오늘 부산", ids[7]: "porto yesterday"}, [(ids[7], ids[8])])
 
 
+BEGUN = [
+    ("u6", "I have been living in Berlin for two years."),
+    ("u7", "I work at a bakery."),
+    ("u8", "我住在成都。"),
+    ("u6", "I moved to Hamburg."),
+    ("u7", "I started working at Google."),
+    ("u8", "I've been working as a nurse since 2019."),
+    ("u8", "My sister has been living in Berlin for years."),
+]
+
+
+def begun_today(ids: list[int]) -> Rows:
+    slots = {
+        (ids[0], "u6", "home", "berlin"),
+        (ids[1], "u7", "work", "a bakery"),
+        (ids[2], "u8", "home", "成都"),
+        (ids[3], "u6", "home", "hamburg"),
+        (ids[4], "u7", "work", "google"),
+        (ids[5], "u8", "work", "a nurse"),
+    }
+    return slots, {(ids[0], ids[3]), (ids[1], ids[4])}
+
+
+def begun_as_read_before(ids: list[int], memory: Memory, execute: Execute) -> None:
+    """What the patterns before gave: nothing in what one has been doing or started doing,
+    so neither u6's move nor u7's new job superseded anything."""
+    unread(execute, [ids[0], ids[4], ids[5]])
+
+
 #: Each pattern change's migration (SQLite, PostgreSQL): the turns, what the patterns before
 #: made of them, how many slots or links that left, and what writing them today gives.
 Scenario = tuple[
@@ -210,6 +241,9 @@ SCENARIOS: dict[str, tuple[int, int, Scenario]] = {
     ),
     "time words and short sentences": (
         18, 26, (TIMED, timed_as_read_before, "supersessions", 2, timed_today)
+    ),
+    "English begun and going on": (
+        19, 27, (BEGUN, begun_as_read_before, "supersessions", 0, begun_today)
     ),
 }  # fmt: skip
 
@@ -270,5 +304,36 @@ def test_postgres_turns_read_before_come_out_of_their_migration_as_written_today
     store = PostgresStore(postgres_dsn, pool_size=1)
     try:
         assert rows(store) == today(ids)
+    finally:
+        store.close()
+
+
+def test_a_store_several_pattern_changes_behind_reads_its_turns_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Missing migrations 16 to 19, the store runs ``reslot`` for the last only (each run
+    reads every stored turn with today's patterns), records all four, and holds today's
+    slots and links for the turns of two pattern changes."""
+    path = tmp_path / "db.sqlite"
+    store = SQLiteStore(path)
+    ids, memory = write(store, TIMED + BEGUN)
+    store.close()
+    conn = sqlite3.connect(path)
+    timed_as_read_before(ids[: len(TIMED)], memory, conn.execute)
+    begun_as_read_before(ids[len(TIMED) :], memory, conn.execute)
+    conn.execute("DELETE FROM schema_migrations WHERE version BETWEEN 16 AND 19")
+    conn.commit()
+    conn.close()
+    runs = []
+    read = supersession._raw_turns
+    monkeypatch.setattr(supersession, "_raw_turns", lambda c: runs.append(1) or read(c))
+    store = SQLiteStore(path)
+    try:
+        timed, begun = timed_today(ids[: len(TIMED)]), begun_today(ids[len(TIMED) :])
+        assert rows(store) == (timed[0] | begun[0], timed[1] | begun[1])
+        assert runs == [1]
+        with store.read() as r:
+            done = {v for (v,) in r.conn.execute("SELECT version FROM schema_migrations")}
+        assert {16, 17, 18, 19} <= done
     finally:
         store.close()

@@ -11,7 +11,7 @@ store runs it whenever the patterns change)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 
 from recallery.models import NewEntry
 from recallery.store.sql import Conn, Row, chunks, marks
@@ -97,6 +97,16 @@ def _record(
     return len(pairs)
 
 
+def read_again_later(
+    migrations: Sequence[tuple[int, str, object]], done: Collection[int], again: object
+) -> frozenset[int]:
+    """The pending migrations whose script is ``again`` (a backend's :func:`reslot`) with a
+    later pending one that runs it too: recorded without running, as that one reads every
+    turn with today's patterns (a store three slot changes behind reads its turns once)."""
+    pending = [v for v, _, script in migrations if script is again and v not in done]
+    return frozenset(pending[:-1])
+
+
 def reslot(conn: Conn) -> int:
     """The slots and links of every stored raw turn whose user input today's patterns read
     otherwise than its stored slots say (none stored included), made again; how many links
@@ -104,10 +114,12 @@ def reslot(conn: Conn) -> int:
     loses its slots and links and gets today's, linked with the turns of its memory and user
     as writing it today would. Turns are read in id order in batches. Run inside the
     caller's transaction (a migration's), so a failure leaves the store as it was. Each
-    migration that changed the patterns runs it: before, only English turns had slots; then
-    a joined Japanese or Korean clause kept its subject and a value ended at "with"; then
-    time words opened a statement in every language, German put its verb second, and a
-    short Latin-script sentence was read in the language its words vote for."""
+    migration that changed the patterns runs it (the last of those a store lacks only:
+    :func:`read_again_later`): before, only English turns had slots; then a joined Japanese
+    or Korean clause kept its subject and a value ended at "with"; then time words opened a
+    statement in every language, German put its verb second, and a short Latin-script
+    sentence was read in the language its words vote for; then English read what one has
+    been doing or started doing, and a value ended before for how long."""
     links = 0
     for rows in _raw_turns(conn):
         ids = [int(r[0]) for r in rows]

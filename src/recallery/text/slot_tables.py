@@ -80,7 +80,10 @@ def _table(
 
 #: A value runs to the end of its clause.
 _VALUE = r"(?P<value>[^.!?;,\n]{2,60})"
-_I = r"\b(?:i|we)(?:'ve|'m| have| am| are|'re)?(?: just| finally| recently| now| officially)?"
+_I = (
+    r"\b(?:i|we)(?:'ve|'m| have| am| are|'re)?(?: been)?"
+    r"(?: just| finally| recently| now| officially)?"
+)
 _EN = SlotTable(
     tuple(
         (slot, re.compile(pattern, re.IGNORECASE))
@@ -88,7 +91,8 @@ _EN = SlotTable(
             ("home", _I + r" (?:live|living|lived|moved|moving|relocat\w*|settled|based) "
              r"(?:back )?(?:in|to|into)(?: (?:a|an|our|my) new \w+ in)? " + _VALUE),
             ("home", r"\b(?:my|our) new (?:flat|home|house|apartment|place) (?:is )?in " + _VALUE),
-            ("work", _I + r" (?:work|working|started|starting|start) (?:as|at|for) " + _VALUE),
+            ("work", _I + r" (?:(?:started |starting |start |began |begin )?(?:work|working)|"
+             r"started|starting|start) (?:as|at|for) " + _VALUE),
             ("work", r"\b(?:my|the) (?:new )?(?:job|role|position) (?:is )?(?:as|at) " + _VALUE),
             ("work", r"\b(?:start|started|starting|week|job) as an? " + _VALUE),
             ("work", r"\boffered me (?:the|a|an) " + _VALUE + r" (?:role|job|position)"),
@@ -108,11 +112,14 @@ _EN = SlotTable(
         )
     ),
     re.compile(r"\b(?:now|anymore|instead|too|as well|these days|from now on)\b"),
-    # when it happened is no part of a value: "I moved to Lisbon yesterday" and "I live in
-    # Lisbon" are one home (who with and what else, "and I work as...", stay as tuned)
+    # when it happened, or for how long, is no part of a value: "I moved to Lisbon yesterday",
+    # "I have been living in Lisbon for two years" and "I live in Lisbon" are one home (who
+    # with and what else, "and I work as...", stay as tuned)
     re.compile(r"\b(?:yesterday|today|last (?:week|month|year|night|spring|summer|autumn|fall|"
                r"winter|weekend)|this (?:week|month|year|weekend)|\w+ (?:days|weeks|months|years) "
-               r"ago|a (?:week|month|year) ago|recently)\b|\bsince (?:last\b|\d)"),
+               r"ago|a (?:week|month|year) ago|recently)\b|\bsince (?:last\b|\d)|"
+               r"\bfor (?:the (?:past|last) )?(?:a|an|one|two|three|four|five|six|ten|a few|"
+               r"several|many|\d+) (?:days?|weeks?|months?|years?)\b"),
 )  # fmt: skip
 
 # --- German, French, Spanish: a pronoun or a first-person verb, then the value ------------------

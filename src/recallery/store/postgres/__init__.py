@@ -37,11 +37,12 @@ from recallery.store.filters import EntryFilter
 from recallery.store.neighbours import Near
 from recallery.store.postgres import bulk, documents, gathered, near, search
 from recallery.store.postgres.conn import PgConn
-from recallery.store.postgres.migrations import MIGRATIONS
+from recallery.store.postgres.migrations import MIGRATIONS, reslot_again
 from recallery.store.postgres.vectors import DISTANCE, cosine_of
 from recallery.store.queries import Passing
 from recallery.store.sql import Conn, Row
 from recallery.store.steps import Handover, KeywordStep
+from recallery.store.supersession import read_again_later
 
 #: ``pg_advisory_lock`` key that serialises migrations across processes ("memstrat").
 MIGRATION_LOCK = 0x6D656D7374726174
@@ -366,14 +367,15 @@ def _apply_migrations(raw: psycopg.Connection[Row]) -> None:
         "name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
     )
     done = {int(r[0]) for r in raw.execute("SELECT version FROM schema_migrations")}
+    later = read_again_later(MIGRATIONS, done, reslot_again)
     for version, name, script in MIGRATIONS:
         if version in done:
             continue
         with raw.transaction():
-            if callable(script):
-                script(raw)
-            else:
+            if not callable(script):
                 raw.execute(script)
+            elif version not in later:
+                script(raw)
             raw.execute(
                 "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", [version, name]
             )

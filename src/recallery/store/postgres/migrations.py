@@ -298,8 +298,8 @@ END $$;
 Script = str | Callable[[psycopg.Connection[Row]], None]
 
 
-def _reslot(raw: psycopg.Connection[Row]) -> None:
-    """Migrations 23, 25 and 26: the slots of stored turns that today's patterns read
+def reslot_again(raw: psycopg.Connection[Row]) -> None:
+    """Migrations 23, 25, 26 and 27: the slots of stored turns that today's patterns read
     otherwise, again."""
     reslot(PgConn(raw))
 
@@ -367,12 +367,13 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
         reindex,
     ),
     (22, "the local model of each memory, fixed at creation (NULL: a provider's)", ADD_LOCAL_MODEL),
-    (23, "slots of the turns stored in the languages that gained slot patterns", _reslot),
+    (23, "slots of the turns stored in the languages that gained slot patterns", reslot_again),
     (24, "keyword documents of Arabic text, light-stemmed", reindex_arabic),
     (
         25,
         "slots again in seven languages: a joined clause keeps its subject, a value ends at with",
-        _reslot,
+        reslot_again,
     ),
-    (26, "slots again: time words, verb-second German, short Latin sentences", _reslot),
+    (26, "slots again: time words, verb-second German, short Latin sentences", reslot_again),
+    (27, "slots again: English begun and going on, a value ends before how long", reslot_again),
 )

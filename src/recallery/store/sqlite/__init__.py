@@ -51,6 +51,7 @@ from recallery.store.sqlite.ranking import best_passing
 from recallery.store.sqlite.scrubbing import Scrubs
 from recallery.store.sqlite.vectors import ANN_THRESHOLD, VectorCache
 from recallery.store.steps import Handover, KeywordStep
+from recallery.store.supersession import read_again_later, reslot
 
 #: Rows read from the file (not from a snapshot) from which closing writes a snapshot.
 SNAPSHOT_ROWS = 50_000
@@ -154,8 +155,7 @@ class SQLiteStore(Store):
                     self._scrubs.attempt(RawConn(raw))
 
     def save_indexes(self) -> int:
-        """Snapshot the in-process indexes into the file (see :mod:`.snapshots`); returns
-        the bytes written."""
+        """Snapshot the in-process indexes into the file (:mod:`.snapshots`); bytes written."""
         with self._write_conn() as write, self._read_conn() as read:
             return self._indexes.save(write, read)
 
@@ -185,16 +185,17 @@ class SQLiteStore(Store):
                 "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
             )
             done = {r[0] for r in raw.execute("SELECT version FROM schema_migrations")}
+            later = read_again_later(MIGRATIONS, done, reslot)
             for version, name, script in MIGRATIONS:
                 if version in done:
                     continue
                 raw.execute("BEGIN IMMEDIATE")
                 try:
-                    if callable(script):
-                        script(RawConn(raw))
-                    else:
+                    if not callable(script):
                         for statement in statements(script):
                             raw.execute(statement)
+                    elif version not in later:
+                        script(RawConn(raw))
                     raw.execute(
                         "INSERT INTO schema_migrations VALUES (?, ?, datetime('now'))",
                         (version, name),
@@ -295,8 +296,7 @@ class SQLiteStore(Store):
         return self._indexes.vectors.search(sorted(scope.memory_ids), vector, limit, rank, allowed)
 
     def warm(self) -> None:
-        """Catch the in-process indexes up with the file (at a million entries about a
-        minute; the HNSW index then builds in the background)."""
+        """Catch the in-process indexes up with the file (1M entries: a minute; HNSW after)."""
         with self._read_conn() as conn:
             self._catch_up(conn)
 
