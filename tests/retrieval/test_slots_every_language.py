@@ -314,10 +314,13 @@ def test_a_move_supersedes_the_same_persons_home_and_comes_first(
     assert engine.search(alice, off)[0].entry.message_id == old
 
 
+Said = tuple[str, str]
+"""(user, text) of a turn."""
+
 #: Three people in one memory, each saying where they live in a few words and later moving
 #: (u1 in Spanish, u3 in Japanese, opening with 今日は), while u2 says where she lives in
 #: French and later where her sister moved: (user, text) in order.
-SHORT = [
+SHORT: list[Said] = [
     ("u1", "Vivo en Madrid."),
     ("u2", "J'habite à Lyon."),
     ("u3", "私は京都に住んでいます。"),
@@ -327,32 +330,46 @@ SHORT = [
 ]
 
 
+def conversation(
+    engine: Engine, alice: Principal, memory: Memory, clock: FrozenClock, turns: list[Said]
+) -> list[int]:
+    """``turns`` said in order, a day apart: their ids."""
+    ids = []
+    for user, text in turns:
+        ids.append(said(engine, alice, memory, text, user))
+        clock.advance(days=1)
+    return ids
+
+
+def first_two_and_labels(
+    engine: Engine, alice: Principal, memory: Memory, question: str, user: str, word: str
+) -> tuple[list[int], dict[int, str]]:
+    """The first two hits of ``user``'s ``question``, and the context block's label of each
+    turn found by ``word``, by id."""
+    mine = SearchRequest(question, (memory.id,), top_n=10, similarity_threshold=0.0, user_id=user)
+    first = [h.entry.message_id for h in engine.search(alice, mine)][:2]
+    found = SearchRequest(word, (memory.id,), top_n=10, similarity_threshold=0.0)
+    block = engine.context(alice, found).text
+    lines = [line for line in block.splitlines() if " id:" in line]
+    return first, {int(line.split(" id:")[1].split()[0]): line for line in lines}
+
+
 def test_short_and_time_opened_moves_supersede_only_their_speakers_home(
     engine: Engine, store: Store, alice: Principal, memory: Memory, clock: FrozenClock
 ) -> None:
-    ids = []
-    for user, text in SHORT:
-        ids.append(said(engine, alice, memory, text, user))
-        clock.advance(days=1)
+    ids = conversation(engine, alice, memory, clock, SHORT)
     assert pairs(store) == {(ids[0], ids[3]), (ids[2], ids[5])}
-    question = SearchRequest(
-        "¿Dónde vivo?", (memory.id,), top_n=10, similarity_threshold=0.0, user_id="u1"
-    )
-    assert [h.entry.message_id for h in engine.search(alice, question)][:2] == [ids[3], ids[0]]
-    lyon = SearchRequest("Lyon", (memory.id,), top_n=10, similarity_threshold=0.0)
-    block = engine.context(alice, lyon).text
-    labels = {
-        line.split(" id:")[1].split()[0]: line for line in block.splitlines() if " id:" in line
-    }
-    assert f"older-than:id:{ids[3]}" in labels[str(ids[0])]
-    assert f"older-than:id:{ids[5]}" in labels[str(ids[2])]
-    assert "older-than" not in labels[str(ids[1])]  # u2's home: her sister's move is not hers
-    assert block.count("older-than:") == 2
+    first, labels = first_two_and_labels(engine, alice, memory, "¿Dónde vivo?", "u1", "Lyon")
+    assert first == [ids[3], ids[0]]
+    assert f"older-than:id:{ids[3]}" in labels[ids[0]]
+    assert f"older-than:id:{ids[5]}" in labels[ids[2]]
+    assert "older-than" not in labels[ids[1]]  # u2's home: her sister's move is not hers
+    assert sum("older-than:" in line for line in labels.values()) == 2
 
 
 #: Three people in one memory: u1 has been living in Berlin and moves, u2 lives in Berlin too
 #: and starts a new job, u3 lives in Berlin, said in Chinese: (user, text) in order.
-BEGUN = [
+BEGUN: list[Said] = [
     ("u1", "I have been living in Berlin for two years."),
     ("u2", "I live in Berlin too, and I work at a bakery."),
     ("u3", "我住在柏林。"),
@@ -364,20 +381,11 @@ BEGUN = [
 def test_what_one_has_been_doing_or_started_is_superseded_for_its_speaker_only(
     engine: Engine, store: Store, alice: Principal, memory: Memory, clock: FrozenClock
 ) -> None:
-    ids = []
-    for user, text in BEGUN:
-        ids.append(said(engine, alice, memory, text, user))
-        clock.advance(days=1)
+    ids = conversation(engine, alice, memory, clock, BEGUN)
     assert pairs(store) == {(ids[0], ids[3]), (ids[1], ids[4])}
-    question = SearchRequest(
-        "Where do I live now?", (memory.id,), top_n=10, similarity_threshold=0.0, user_id="u1"
-    )
-    assert [h.entry.message_id for h in engine.search(alice, question)][:2] == [ids[3], ids[0]]
-    berlin = SearchRequest("Berlin", (memory.id,), top_n=10, similarity_threshold=0.0)
-    block = engine.context(alice, berlin).text
-    labels = {
-        line.split(" id:")[1].split()[0]: line for line in block.splitlines() if " id:" in line
-    }
-    assert labels[str(ids[0])].endswith(f"older-than:id:{ids[3]}]")
-    assert f"older-than:id:{ids[4]} stale:work]" in labels[str(ids[1])]  # the job, not home
-    assert "older-than" not in labels[str(ids[2])]
+    question = "Where do I live now?"
+    first, labels = first_two_and_labels(engine, alice, memory, question, "u1", "Berlin")
+    assert first == [ids[3], ids[0]]
+    assert labels[ids[0]].endswith(f"older-than:id:{ids[3]}]")
+    assert f"older-than:id:{ids[4]} stale:work]" in labels[ids[1]]  # the job, not the home
+    assert "older-than" not in labels[ids[2]]
