@@ -182,7 +182,7 @@ READINGS: dict[str, list[tuple[str, dict[str, str]]]] = {
         ("Mi hermano vive en Roma.", {}),
         ("Ma sœur habite à Moscou.", {}),
     ],
-    "English, begun or going on": [
+    "English, begun, going on or hired": [
         ("I started working at Google.", {"work": "google"}),
         ("I began working for Siemens last week.", {"work": "siemens"}),
         ("I started work at the bank.", {"work": "the bank"}),
@@ -194,6 +194,12 @@ READINGS: dict[str, list[tuple[str, dict[str, str]]]] = {
         ("I have been to Paris.", {}),
         ("I started working out at the gym.", {}),
         ("My sister has been living in Berlin for years.", {}),
+        ("I got a job at Google.", {"work": "google"}),  # a job, not a car
+        ("I got a new job as a nurse.", {"work": "nurse"}),
+        ("I was hired by Siemens last week.", {"work": "siemens"}),
+        ("I took a position with the city council.", {"work": "the city council"}),
+        ("My brother got a job at Google.", {}),
+        ("I got a new Tesla.", {"drive": "tesla"}),
     ],
 }
 

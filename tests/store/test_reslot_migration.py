@@ -204,6 +204,7 @@ BEGUN = [
     ("u7", "I started working at Google."),
     ("u8", "I've been working as a nurse since 2019."),
     ("u8", "My sister has been living in Berlin for years."),
+    ("u8", "I was hired by the hospital."),
 ]
 
 
@@ -215,14 +216,15 @@ def begun_today(ids: list[int]) -> Rows:
         (ids[3], "u6", "home", "hamburg"),
         (ids[4], "u7", "work", "google"),
         (ids[5], "u8", "work", "a nurse"),
+        (ids[7], "u8", "work", "the hospital"),
     }
-    return slots, {(ids[0], ids[3]), (ids[1], ids[4])}
+    return slots, {(ids[0], ids[3]), (ids[1], ids[4]), (ids[5], ids[7])}
 
 
 def begun_as_read_before(ids: list[int], memory: Memory, execute: Execute) -> None:
-    """What the patterns before gave: nothing in what one has been doing or started doing,
-    so neither u6's move nor u7's new job superseded anything."""
-    unread(execute, [ids[0], ids[4], ids[5]])
+    """What the patterns before gave: nothing in what one has been doing, started doing or
+    was hired for, so neither u6's move nor u7's and u8's new jobs superseded anything."""
+    unread(execute, [ids[0], ids[4], ids[5], ids[7]])
 
 
 #: Each pattern change's migration (SQLite, PostgreSQL): the turns, what the patterns before

@@ -119,7 +119,7 @@ def reslot(conn: Conn) -> int:
     or Korean clause kept its subject and a value ended at "with"; then time words opened a
     statement in every language, German put its verb second, and a short Latin-script
     sentence was read in the language its words vote for; then English read what one has
-    been doing or started doing, and a value ended before for how long."""
+    been doing, started doing or was hired for, and a value ended before for how long."""
     links = 0
     for rows in _raw_turns(conn):
         ids = [int(r[0]) for r in rows]

@@ -96,13 +96,17 @@ _EN = SlotTable(
             ("work", r"\b(?:my|the) (?:new )?(?:job|role|position) (?:is )?(?:as|at) " + _VALUE),
             ("work", r"\b(?:start|started|starting|week|job) as an? " + _VALUE),
             ("work", r"\boffered me (?:the|a|an) " + _VALUE + r" (?:role|job|position)"),
+            ("work", _I + r" (?:got|took|landed|accepted) (?:a|an|the) (?:new )?(?:job|position|"
+             r"role) (?:as|at|with) " + _VALUE),
+            ("work", _I + r" (?:got |was |been )?hired (?:as|at|by) " + _VALUE),
             ("favourite {}", r"\bmy (?:favou?rite|fave) (?P<name>\w+) is (?:now )?" + _VALUE),
             ("favourite {}", r"\b(?P<value>\w[\w ]{1,30}) is (?:now )?my (?:new )?"
              r"(?:favou?rite|fave) (?P<name>\w+)"),
             ("name", r"\b(?:my name is|call me|i'm called|i am called) (?P<value>\w+)"),
             ("{} birthday", r"\b(?P<name>\w+)'s birthday is (?:on )?(?:the )?" + _VALUE),
             ("my birthday", r"\bmy birthday is (?:on )?(?:the )?" + _VALUE),
-            ("drive", _I + r" (?:drive|driving|own|got) (?:a|an) (?:new )?" + _VALUE),
+            ("drive", _I + r" (?:drive|driving|own|got) (?:a|an) "
+             r"(?!(?:new )?(?:job|position|role)\b)(?:new )?" + _VALUE),
             ("have {}", _I + r" (?:have|got) "
              r"(?P<value>\d+|one|two|three|four|five|six|no) (?P<name>\w+)"),
             ("allergy", _I + r" allergic to " + _VALUE),

@@ -375,5 +375,9 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
         reslot_again,
     ),
     (26, "slots again: time words, verb-second German, short Latin sentences", reslot_again),
-    (27, "slots again: English begun and going on, a value ends before how long", reslot_again),
+    (
+        27,
+        "slots again: English begun, going on or hired, a value ends before how long",
+        reslot_again,
+    ),
 )

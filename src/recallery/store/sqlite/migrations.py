@@ -394,5 +394,5 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
         reslot,
     ),
     (18, "slots again: time words, verb-second German, short Latin sentences", reslot),
-    (19, "slots again: English begun and going on, a value ends before how long", reslot),
+    (19, "slots again: English begun, going on or hired, a value ends before how long", reslot),
 )
