@@ -7,16 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.support.keywords import documents, firsts, made, migrated_again, write
 
-from recallery import Engine, Memory
-from recallery.models import Scope
-from recallery.providers.registry import ModelRegistry
-from recallery.requests import TurnInput
-from recallery.store.base import Store
-from recallery.store.filters import EntryFilter
 from recallery.store.sqlite import SQLiteStore
-from recallery.testing import DeterministicEmbedder, FrozenClock
-from recallery.text.analyzer import analyze_all, query_terms
+from recallery.text.analyzer import query_terms
 from recallery.text.arabic import stem
 
 #: (user, text): three people in one memory, two writing Arabic, one English and Russian.
@@ -49,36 +43,11 @@ def test_an_arabic_word_is_one_term_in_its_forms(forms: list[str], term: str) ->
     assert {t for f in forms for t in query_terms(f)} == {term}
 
 
-def write(store: Store) -> tuple[list[int], Memory]:
-    embedder = DeterministicEmbedder()
-    engine = Engine(store, models=ModelRegistry(builtin=lambda: embedder), clock=FrozenClock())
-    owner = engine.principal(engine.create_user("owner").id)
-    memory = engine.create_memory(
-        owner, name="team", memory_type=["raw"], embd_id="x@Builtin", llm_id="x@Y"
-    )
-    ids = []
-    for user, text in TURNS:
-        (e,) = engine.add_messages(owner, [memory.id], [TurnInput(text, user_id=user)])
-        ids.append(int(e.message_id))
-    engine.usage.close()
-    engine.request_recorder.close()
-    return ids, memory
-
-
-def firsts(store: Store, memory: Memory) -> dict[str, int]:
-    out = {}
-    with store.read() as r:
-        for query in FORMS:
-            found = r.keyword_candidates(Scope.of(memory.id), query, EntryFilter(), 3)
-            out[query] = found[0][0]
-    return out
-
-
 def test_sqlite_finds_each_arabic_word_in_another_form(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "ar.db")
     try:
-        ids, memory = write(store)
-        assert firsts(store, memory) == {q: ids[i] for q, i in FORMS.items()}
+        ids, memory = write(store, TURNS)
+        assert firsts(store, memory, FORMS) == {q: ids[i] for q, i in FORMS.items()}
     finally:
         store.close()
 
@@ -92,24 +61,16 @@ def test_postgres_agrees_and_migration_24_remakes_only_the_arabic_documents(
 
     truncate_all(postgres_dsn)
     store = PostgresStore(postgres_dsn, pool_size=1)
-    ids, memory = write(store)
-    assert firsts(store, memory) == {q: ids[i] for q, i in FORMS.items()}
-    made = {
-        i: sorted(set(a.terms))
-        for i, a in zip(ids, analyze_all([t for _, t in TURNS]), strict=True)
-    }
-    with store.write() as w:  # documents as an older analyzer left them
-        w.conn.execute("UPDATE entries SET fts = to_tsvector('simple', 'older')")
-        w.conn.execute("DELETE FROM schema_migrations WHERE version = 24")
+    ids, memory = write(store, TURNS)
+    assert firsts(store, memory, FORMS) == {q: ids[i] for q, i in FORMS.items()}
     store.close()
+    migrated_again(postgres_dsn, 24)
     store = PostgresStore(postgres_dsn, pool_size=1)
     try:
-        with store.read() as r:
-            rows = r.conn.execute("SELECT message_id, tsvector_to_array(fts) FROM entries")
-        after = {int(i): sorted(t) for i, t in rows}
+        after, today = documents(store), made(ids, TURNS)
         arabic = {ids[i] for i, (_, text) in enumerate(TURNS) if "\u0621" <= text[0] <= "\u064a"}
-        assert {i: after[i] for i in arabic} == {i: made[i] for i in arabic}
+        assert {i: after[i] for i in arabic} == {i: today[i] for i in arabic}
         assert {i: after[i] for i in set(ids) - arabic} == {i: ["older"] for i in set(ids) - arabic}
-        assert firsts(store, memory) == {q: ids[i] for q, i in FORMS.items()}
+        assert firsts(store, memory, FORMS) == {q: ids[i] for q, i in FORMS.items()}
     finally:
         store.close()

@@ -34,6 +34,8 @@ __all__ = [
 SCRIPT_NAMES = {
     Script.CJK: "Chinese or Japanese",
     Script.HANGUL: "Korean (Hangul)",
+    Script.UNSPACED: "Thai, Lao, Khmer or Myanmar",
+    Script.DEVANAGARI: "Devanagari",
     Script.CYRILLIC: "Cyrillic",
     Script.GREEK: "Greek",
     Script.ARABIC: "Arabic",

@@ -10,6 +10,9 @@ same keyword results in every language. Per run of text (:mod:`recallery.text.sc
   more asks for bigrams only.
 - **Korean**: one trailing particle stripped from each word (``이름은`` is ``이름``, ``차를``
   is ``차``), then bigrams of what is left: a word is found with or without its particle.
+- **Thai, Lao, Khmer and Myanmar**, written without spaces between words: bigrams of letters
+  (a letter with its vowel signs and tone marks, :func:`~recallery.text.scripts.letters`), so
+  ``จักรยาน`` inside ``ฉันปั่นจักรยานไปทำงาน`` is found as ``机器学习`` is in Chinese.
 - **Latin script**: the language of the text is voted by its stop words (and ß, ñ, ã), English
   when nothing votes; then that language's Snowball stemmer. English keeps exactly what the
   index has always done (accents removed, then the original Porter stemmer), other languages
@@ -17,8 +20,8 @@ same keyword results in every language. Per run of text (:mod:`recallery.text.sc
   language ("Schwestern") asks for each word's stem in every Latin language.
 - **Cyrillic**: the Russian stemmer; **Arabic**: Lucene's light stemming
   (:mod:`recallery.text.arabic`: the article, و and the commonest suffixes taken off, so
-  الكمان and كمان are one term); **Greek**: the Greek stemmer. Other scripts: words as they
-  are.
+  الكمان and كمان are one term); **Greek**: the Greek stemmer; **Devanagari**: the Hindi
+  stemmer (किताबें and किताब are one term). Other scripts: words as they are.
 
 Words of 3 to 64 characters are stemmed (FTS5's porter bounds). Stop words
 (:mod:`recallery.text.stopwords`) count in a text's length but are never terms. A query's
@@ -28,6 +31,7 @@ with one stem count twice, as FTS5 counts them.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -42,6 +46,7 @@ from recallery.text.scripts import (
     has_batchim,
     is_han,
     is_hiragana,
+    letters,
     runs,
     unaccented,
 )
@@ -85,8 +90,17 @@ _HINTS = (("de", "äöüßÄÖÜẞ"), ("es", "ñÑ¿¡"), ("pt", "ãõÃÕ"))
 _OTHER_STEMMERS = [s for lang, s in stopwords.LATIN_STEMMERS.items() if lang != "en"]
 #: The stemmer of Arabic words: ours (:mod:`recallery.text.arabic`), every length.
 ARABIC = "light-arabic"
-_STEMMER_OF_SCRIPT = {Script.CYRILLIC: "russian", Script.ARABIC: ARABIC, Script.GREEK: "greek"}
-_STOPS_OF_SCRIPT = {Script.CYRILLIC: stopwords.RUSSIAN, Script.ARABIC: stopwords.ARABIC}
+_STEMMER_OF_SCRIPT = {
+    Script.CYRILLIC: "russian",
+    Script.ARABIC: ARABIC,
+    Script.GREEK: "greek",
+    Script.DEVANAGARI: "hindi",
+}
+_STOPS_OF_SCRIPT = {
+    Script.CYRILLIC: stopwords.RUSSIAN,
+    Script.ARABIC: stopwords.ARABIC,
+    Script.DEVANAGARI: stopwords.HINDI,
+}
 _local = threading.local()  # a Stemmer is not safe to share between threads
 
 
@@ -235,6 +249,8 @@ def _pieces(text: str, query: bool) -> tuple[list[_Piece], int]:
             grams, n = _cjk(run, query)
         elif script is Script.HANGUL:
             grams, n = _hangul(run)
+        elif script is Script.UNSPACED:
+            grams, n = _bigrams(letters(run))
         else:
             found.extend(_word(script, run, lang))
             length += 1
@@ -276,9 +292,14 @@ def _hangul(word: str) -> tuple[list[str], int]:
     word = _without_particle(word)
     if word in stopwords.KOREAN:
         return [], 1
-    if len(word) == 1:
-        return [word], 1
-    grams = [word[i : i + 2] for i in range(len(word) - 1)]
+    return _bigrams(list(word))
+
+
+def _bigrams(units: list[str]) -> tuple[list[str], int]:
+    """Overlapping pairs of ``units`` (one unit: itself) and their count."""
+    if len(units) == 1:
+        return units, 1
+    grams = [a + b for a, b in itertools.pairwise(units)]
     return grams, len(grams)
 
 

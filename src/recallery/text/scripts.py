@@ -1,5 +1,6 @@
 """Text split into the runs the keyword analyzer treats alike: Chinese and Japanese
-characters, Hangul, and words of the alphabetic scripts, each word tagged with its script.
+characters, Hangul, runs of the scripts written without spaces between words (Thai, Lao,
+Khmer, Myanmar), and words of the alphabetic scripts, each word tagged with its script.
 
 Normalisation keeps the distinctions that change a word: NFKC folds full-width and
 half-width forms and composes what can be composed (half-width ﾊﾞｽ is バス), so Japanese
@@ -26,16 +27,35 @@ _HAN = re.compile(
     "[\u3005-\u3007\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]"
 )
 _HANGUL = "\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
+#: The letters, marks and digits of Thai, Lao, Myanmar (with its extensions) and Khmer, their
+#: sentence marks left out: written without spaces between words, so a run is a phrase or a
+#: sentence, bigrammed by letter as CJK text is.
+_UNSPACED = (
+    "\u0e01-\u0e4e\u0e50-\u0e59\u0e81-\u0edf\u1000-\u1049\u1050-\u109f"
+    "\u1780-\u17d3\u17d7\u17dc\u17dd\u17e0-\u17e9\ua9e0-\ua9fe\uaa60-\uaa7f"
+)
+#: Marks that join the next letter to the one before (Khmer's coeng, Myanmar's stacking
+#: virama): the consonant written below belongs to the letter it is written under.
+_JOINERS = "\u17d2\u1039"
+#: Thai and Lao vowels written before the consonant they follow in speech (เ แ โ ใ ไ), which
+#: join the next letter, and vowels written after it as letters of their own (ะ า ำ ๅ),
+#: which join the one before: Khmer's and Myanmar's vowels are marks, and join it anyway.
+_LEADING = "\u0e40-\u0e44\u0ec0-\u0ec4"
+_FOLLOWING = "\u0e30\u0e32\u0e33\u0e45\u0eb0\u0eb2\u0eb3"
+_JOINS_NEXT = re.compile(f"[{_JOINERS}{_LEADING}]")
+_JOINS_BEFORE = re.compile(f"[{_FOLLOWING}]")
 #: Combining marks that belong inside a word (Python's ``\w`` leaves them out): the general
-#: combining blocks and the Hebrew, Arabic, Indic, Thai, Lao, Tibetan, Myanmar and Khmer
-#: blocks whole (their letters are word characters anyway; the danda ends a sentence).
+#: combining blocks and the Hebrew, Arabic, Indic and Tibetan blocks whole (their letters are
+#: word characters anyway; the danda ends a sentence). Thai, Lao, Myanmar and Khmer marks
+#: are in their runs (:data:`_UNSPACED`).
 _MARKS = (
     "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
-    "\u0900-\u0963\u0966-\u0dff\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u1ab0-\u1aff"
+    "\u0900-\u0963\u0966-\u0dff\u0f00-\u0fff\u1ab0-\u1aff"
     "\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
 )
 _TOKEN = re.compile(
-    f"(?P<cjk>[{_CJK}]+)|(?P<hangul>[{_HANGUL}]+)|(?P<word>(?:[^\\W_{_CJK}{_HANGUL}]|[{_MARKS}])+)"
+    f"(?P<cjk>[{_CJK}]+)|(?P<hangul>[{_HANGUL}]+)|(?P<unspaced>[{_UNSPACED}]+)"
+    f"|(?P<word>(?:[^\\W_{_CJK}{_HANGUL}{_UNSPACED}]|[{_MARKS}])+)"
 )
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
 _ARABIC_MARKS = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
@@ -46,6 +66,8 @@ class Script(Enum):
 
     CJK = "cjk"
     HANGUL = "hangul"
+    UNSPACED = "unspaced"
+    DEVANAGARI = "devanagari"
     LATIN = "latin"
     CYRILLIC = "cyrillic"
     GREEK = "greek"
@@ -68,6 +90,8 @@ def _script_of(word: str) -> Script:
             return Script.GREEK
         if 0x0600 <= c <= 0x08FF or 0xFB50 <= c <= 0xFDFF or 0xFE70 <= c <= 0xFEFF:
             return Script.ARABIC
+        if 0x0900 <= c <= 0x097F or 0xA8E0 <= c <= 0xA8FF:
+            return Script.DEVANAGARI
         return Script.OTHER
     return Script.LATIN
 
@@ -89,6 +113,8 @@ def runs(text: str) -> Iterator[tuple[Script, str]]:
             yield Script.CJK, run
         elif kind == "hangul":
             yield Script.HANGUL, run
+        elif kind == "unspaced":
+            yield Script.UNSPACED, run
         else:
             yield _folded(run)
 
@@ -113,6 +139,24 @@ def unaccented(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
+def letters(run: str) -> list[str]:
+    """The syllable pieces of a run of Thai, Lao, Khmer or Myanmar text: each consonant with
+    its vowels (before, above, below and after it), its tone marks and a consonant stacked
+    under it, so a bigram is two pieces of syllables (อาหาร is อา หา ร, อาชีพ is อา ชี พ:
+    they share no bigram), not a consonant and its vowel sign."""
+    out: list[str] = []
+    for ch in run:
+        if out and (
+            unicodedata.category(ch)[0] == "M"
+            or _JOINS_BEFORE.match(ch)
+            or _JOINS_NEXT.match(out[-1][-1])
+        ):
+            out[-1] += ch
+        else:
+            out.append(ch)
+    return out
+
+
 def is_han(ch: str) -> bool:
     """Whether ``ch`` is a Han ideograph (kanji, hanzi)."""
     return _HAN.match(ch) is not None
@@ -135,6 +179,7 @@ __all__ = [
     "has_batchim",
     "is_han",
     "is_hiragana",
+    "letters",
     "runs",
     "unaccented",
 ]

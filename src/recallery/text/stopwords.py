@@ -10,6 +10,7 @@ purpose: the commonest articles, pronouns, possessives, prepositions, conjunctio
 - German, French, Spanish, Italian, Portuguese, Dutch, Russian: Snowball's stop lists,
   https://snowballstem.org/algorithms/<language>/stop.txt (BSD licence).
 - Arabic: Lucene's ``org/apache/lucene/analysis/ar/stopwords.txt`` (Apache 2.0).
+- Hindi: Lucene's ``org/apache/lucene/analysis/hi/stopwords.txt`` (Apache 2.0).
 - Korean: Lucene Nori's default stop tags (particles ``J*``, copula ``VCP``, pronouns ``NP``),
   here as surface forms; particles are stripped, pronouns and adverbs are stop words.
 - Chinese and Japanese: Lucene smartcn's ``stopwords.txt`` and Kuromoji's ``stopwords.txt``
@@ -112,6 +113,19 @@ ARABIC = frozenset(
     """.split()  # noqa: SIM905
 )
 
+#: Hindi, with the auxiliaries of its verb phrases (करता, रहा, गया, होता), which the Hindi
+#: stemmer would otherwise make one term with the verbs they follow.
+HINDI = frozenset(
+    """
+    मैं मैंने मेरा मेरी मेरे मुझे मुझको हम हमने हमारा हमारी हमारे हमें तुम तुम्हारा आप आपका आपकी
+    आपके वह वे यह ये उस उसने उसका उसकी उसके उन उन्होंने उनका इस इसका है हैं हूँ हूं हो था थी थे
+    और या का की के में से को पर ने तक लिए साथ भी तो ही एक नहीं अपना अपनी अपने क्या कौन कौनसा
+    कहाँ कहां कब कैसे क्यों कितना कितने किस किसे अब कर करता करती करते करना करने करें किया गया गई
+    गए हुआ हुई हुए होता होती होते होना होने रहा रही रहे सकता सकती सकते जा जाता जाती जाते वाला
+    वाली वाले लेकिन कि जो जब तब यहाँ वहाँ कुछ कोई सभी फिर द्वारा न ना
+    """.split()  # noqa: SIM905
+)
+
 #: Korean words that are stop words whole (after a particle is stripped: "나는" is "나"),
 #: question words among them (뭐, 어디, 누가 as 누), as English lists "what" and "where".
 KOREAN = frozenset(
@@ -158,6 +172,7 @@ CJK = frozenset(
 __all__ = [
     "ARABIC",
     "CJK",
+    "HINDI",
     "KOREAN",
     "KOREAN_ENDINGS",
     "KOREAN_PARTICLES",

@@ -7,7 +7,8 @@ the analyzer's length. Writes bring both (:mod:`.bulk`), so the server never tok
 BM25 counts the same terms as SQLite's in-process index: both stores give the same keyword
 results in every language. Migration 21 (:func:`reindex`) rewrites the rows written before,
 whose documents the server's English-only configuration had made; migration 24
-(:func:`reindex_arabic`) those of the rows in Arabic, once Arabic was light-stemmed.
+(:func:`reindex_arabic`) those of the rows in Arabic, once Arabic was light-stemmed;
+migration 28 (:func:`reindex_unspaced`) those in Thai, Lao, Myanmar, Khmer and Devanagari.
 """
 
 from __future__ import annotations
@@ -128,6 +129,13 @@ def reindex_arabic(raw: psycopg.Connection[Row]) -> None:
     reindex(raw, "content ~ '[\u0621-\u064a]'")
 
 
+def reindex_unspaced(raw: psycopg.Connection[Row]) -> None:
+    """Migration 28: the documents of the rows holding Thai, Lao, Myanmar or Khmer letters,
+    now bigrammed by letter (a whole run had been one term), or Devanagari, now stemmed with
+    the Hindi stemmer and its stop words left out; other rows' terms did not change."""
+    reindex(raw, "content ~ '[\u0e01-\u0edf\u1000-\u109f\u1780-\u17ff\u0900-\u097f]'")
+
+
 __all__ = [
     "BROUGHT_ONLY",
     "Document",
@@ -136,5 +144,6 @@ __all__ = [
     "register_documents",
     "reindex",
     "reindex_arabic",
+    "reindex_unspaced",
     "tsvector",
 ]

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import psycopg
 
 from recallery.store.postgres.conn import PgConn
-from recallery.store.postgres.documents import reindex, reindex_arabic
+from recallery.store.postgres.documents import reindex, reindex_arabic, reindex_unspaced
 from recallery.store.postgres.initial import EXTENSIONS_AND_TEXT_SEARCH, TABLES
 from recallery.store.postgres.keyword_writes import (
     DOCUMENTS_BROUGHT,
@@ -380,4 +380,5 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
         "slots again: English begun, going on or hired, a value ends before how long",
         reslot_again,
     ),
+    (28, "keyword documents of Thai, Lao, Myanmar, Khmer and Devanagari text", reindex_unspaced),
 )
