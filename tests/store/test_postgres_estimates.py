@@ -8,7 +8,6 @@ from recallery.models import Scope
 from recallery.store.filters import EntryFilter, where_clause
 from recallery.store.postgres import topk
 from recallery.store.postgres.estimates import MAX_AIM, Column, TableStatistics, parse
-from recallery.store.postgres.search import heap_checked
 from recallery.testing.conformance import T0
 
 USERS = Column(0.0, 10.0, {f"u{i}": 0.1 for i in range(10)})  # ten users, each a tenth
@@ -60,19 +59,6 @@ def test_the_statistics_rows_become_tier_shares_and_columns() -> None:
     never_analysed = parse([(None, None, None, None, None, None, -1.0)])
     assert never_analysed.tier_shares is None and never_analysed.columns == {}
     assert never_analysed.aim(EntryFilter(user_id="u3"), 100) == 1.0
-
-
-def test_a_round_reads_a_users_index_only_where_their_entries_are_few_against_its_matches() -> None:
-    both = ("memory_id", "user_id")
-    four = TableStatistics(rows=100_000.0, columns={"user_id": Column(0.0, 4.0, {})})
-    # a quarter of 100,000 entries against the 800 matches a round expects: check the rows
-    assert heap_checked(four, EntryFilter(user_id="u1"), 100_000, 800) == both
-    # the same user against a round expecting 40,000 matches: their index saves reading them
-    assert heap_checked(four, EntryFilter(user_id="u1"), 100_000, 40_000) == ()
-    crowd = TableStatistics(rows=1e6, columns={"user_id": Column(0.0, 10_000.0, {})})
-    assert heap_checked(crowd, EntryFilter(user_id="bo"), 1e6, 800) == ()  # 100 entries
-    assert heap_checked(crowd, EntryFilter(), 1e6, 800) == both  # no user: the memory alone
-    assert heap_checked(TableStatistics(), EntryFilter(user_id="bo"), 1e6, 800) == both
 
 
 def test_columns_checked_on_the_rows_are_compared_as_no_index_holds_them() -> None:

@@ -34,7 +34,7 @@ from recallery.store.sqlite import SQLiteStore
 from recallery.store.text import keyword_terms
 from recallery.testing.bm25 import corpus, fts5_bm25
 from recallery.testing.conformance import T0, StoreConformance, make_memory, new_entry, unit
-from recallery.text.analyzer import analyze_all
+from recallery.text.analyzer import analyze_all, query_terms
 
 if TYPE_CHECKING:
     from recallery.testing.postgres import EmbeddedPostgres
@@ -263,8 +263,8 @@ def test_maintenance_builds_the_keyword_keys_with_only_pg_catalog_on_the_search_
         conn.execute("ANALYZE entries")
         conn.execute("REINDEX INDEX entries_fts_keys")
         keys = conn.execute(
-            "SELECT count(*) FROM entries e WHERE recallery_fts_keys(e.memory_id, e.fts, "
-            "e.fts_len) @@ %s::tsquery",
+            "SELECT count(*) FROM entries e WHERE recallery_fts_keys(e.memory_id, e.user_id, "
+            "e.fts, e.fts_len) @@ %s::tsquery",
             [f"tea/{topk.tier(3)}/{topk.memory_key(memory.id)}"],
         ).fetchone()
     assert keys == (2,)  # both teas are under 8 tokens: tier 0
@@ -451,7 +451,7 @@ def test_top_k_bm25_in_rounds_equals_scoring_every_match(
 ) -> None:
     monkeypatch.setattr(topk, "SCORE_ALL_BELOW", 0)  # plan rounds even on this small corpus
     # the user checked through the index and on the rows read: the same matches either way
-    monkeypatch.setattr(search, "heap_checked", lambda *args: heap)
+    monkeypatch.setattr(search, "HEAP_CHECKED", heap)
     monkeypatch.setattr(topk, "SPLIT_POSTINGS", split)  # 0: every clause a scan per tier
     monkeypatch.setattr(search, "BITMAP_ROWS_IN_DEFAULT", 0)  # and size work_mem for bitmaps
     rounds: list[bool] = []
@@ -497,7 +497,7 @@ def test_a_round_finds_one_persons_turns_whether_it_checks_them_on_the_rows_or_b
     postgres_store: PostgresStore, monkeypatch: pytest.MonkeyPatch, heap: tuple[str, ...]
 ) -> None:
     monkeypatch.setattr(topk, "SCORE_ALL_BELOW", 0)  # plan rounds even on this small corpus
-    monkeypatch.setattr(search, "heap_checked", lambda *args: heap)
+    monkeypatch.setattr(search, "HEAP_CHECKED", heap)
     memory, other = make_memory(), make_memory()
     rows = [(t, unit(1), {"user_id": u}) for u in ("ana", "bo", "cy") for t in SHARED_SAYINGS]
     ids = StoreConformance().seed(postgres_store, memory, rows * 3)
@@ -514,6 +514,39 @@ def test_a_round_finds_one_persons_turns_whether_it_checks_them_on_the_rows_or_b
             assert not {i for i, _ in found} & set(theirs)
 
 
+def test_the_keyword_index_gives_one_persons_matches_only(postgres_store: PostgresStore) -> None:
+    """Migration 29: a round for one person's entries asks the keyword index for that person's
+    key too, so the rows it reads are that person's matches, not every match of the memory
+    (three people here, and another memory with the same people and words beside)."""
+    memory, other = make_memory(), make_memory()
+    rows = [(t, unit(1), {"user_id": u}) for u in ("ana", "bo", "cy") for t in SHARED_SAYINGS]
+    ids = StoreConformance().seed(postgres_store, memory, rows * 2)
+    StoreConformance().seed(postgres_store, other, rows)
+    whose = {i: r[2]["user_id"] for i, r in zip(ids, rows * 2, strict=True)}
+    scope = Scope.of(memory.id)
+    with postgres_store.read() as r:
+        stats = search._statistics(r.conn, [memory.id], query_terms("银行 工作"))
+        assert stats is not None
+        terms = stats.terms
+        clause = (tuple(range(len(terms))), topk.ALL_TIERS)
+        keys = [topk.memory_key(memory.id)]
+        for user in ("ana", "bo", None):
+            person = topk.person_key(user) if user else None
+            read = {
+                int(i)
+                for q in topk.tsqueries(terms, clause, keys, person)
+                for (i,) in r.conn.execute(
+                    "SELECT e.message_id FROM entries e WHERE "
+                    "recallery_fts_keys(e.memory_id, e.user_id, e.fts, e.fts_len) @@ ?::tsquery",
+                    [q],
+                )
+            }
+            people = {whose[i] for i in read}
+            assert read and people == ({user} if user else {"ana", "bo", "cy"})
+        found = search.keyword_search(r.conn, scope, "银行 工作", EntryFilter(user_id="bo"), 50)
+    assert found and {whose[i] for i, _ in found} == {"bo"}
+
+
 def test_the_keyword_index_keys_are_the_planners_tiers_and_memory_keys(
     postgres_store: PostgresStore,
 ) -> None:
@@ -523,12 +556,21 @@ def test_the_keyword_index_keys_are_the_planners_tiers_and_memory_keys(
             "SELECT recallery_fts_tier(n) FROM unnest(?::int[]) n ORDER BY n", [lengths]
         )
         keys = r.conn.execute(
-            "SELECT recallery_fts_keys(?, recallery_fts_doc('Tea, teas and milk'), 9)::text",
-            ["Mémoire-7"],
+            "SELECT tsvector_to_array(recallery_fts_keys(?, p, recallery_fts_doc(t), 9)) "
+            "FROM unnest(?::text[], ?::text[]) AS x(p, t)",
+            ["Mémoire-7", ["Zoë", None, "Zoë"], ["Tea, teas and milk", "tea", "!!!"]],
         )
     assert [t[0] for t in tiers] == [topk.tier(n) for n in lengths]
-    key = topk.memory_key("Mémoire-7")
-    assert keys[0][0] == f"'and/1/{key}' 'milk/1/{key}' 'tea/1/{key}'"
+    key, zoe, nobody = (
+        topk.memory_key("Mémoire-7"),
+        topk.person_key("Zoë"),
+        topk.person_key(""),
+    )
+    assert [sorted(k[0]) for k in keys] == [
+        sorted([f"and/1/{key}", f"milk/1/{key}", f"tea/1/{key}", f"/{zoe}/{key}"]),
+        sorted([f"tea/1/{key}", f"/{nobody}/{key}"]),  # no user: the person ''
+        [],  # no terms, no keys: it matches no keyword query
+    ]
 
 
 def test_equal_scores_come_newest_first(postgres_store: PostgresStore) -> None:
@@ -621,8 +663,8 @@ def test_a_database_at_an_older_schema_with_data_migrates_in_place_and_answers_a
             with store.read() as r:
                 after = r.keyword_candidates(scope, text, EntryFilter(), 20)
                 plan = r.conn.execute(
-                    "EXPLAIN SELECT 1 FROM entries e "
-                    "WHERE recallery_fts_keys(e.memory_id, e.fts, e.fts_len) @@ ?::tsquery",
+                    "EXPLAIN SELECT 1 FROM entries e WHERE "
+                    "recallery_fts_keys(e.memory_id, e.user_id, e.fts, e.fts_len) @@ ?::tsquery",
                     [f"tea/3/{topk.memory_key(memory.id)}"],
                 )
             assert _tie_order(after, 20) == before[text], text
@@ -659,12 +701,15 @@ def test_a_database_at_an_older_schema_with_data_migrates_in_place_and_answers_a
 
 
 _AWKWARD = ["Café-au-lait, NAÏVE ½ e-mail@x.com", "!!!", "ｆｕｌｌ width ﬁ ligature", "a a a b"]
-# What migration 11's keys computed, against what each row's keys are.
+# What migration 11's keys computed, with migration 29's person key, against what each row's
+# keys are.
 _KEYS_NOT_AS_BUILT = """
 SELECT count(*) FROM entries e
-WHERE recallery_fts_keys(e.memory_id, e.fts, e.fts_len) IS DISTINCT FROM (
-        SELECT array_to_tsvector(ARRAY(
-            SELECT u || x.suffix FROM unnest(tsvector_to_array(e.fts)) u))
+WHERE recallery_fts_keys(e.memory_id, e.user_id, e.fts, e.fts_len) IS DISTINCT FROM (
+        SELECT CASE WHEN e.fts = ''::tsvector THEN e.fts ELSE array_to_tsvector(ARRAY(
+            SELECT u || x.suffix FROM unnest(tsvector_to_array(e.fts)) u
+            UNION ALL SELECT '/' || left(md5(coalesce(e.user_id, '')), 8) || '/'
+                             || left(md5(e.memory_id), 8))) END
         FROM (SELECT '/' || recallery_fts_tier(e.fts_len) || '/' || left(md5(e.memory_id), 8)
               AS suffix) x)
 """

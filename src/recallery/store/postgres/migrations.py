@@ -25,6 +25,7 @@ from recallery.store.postgres.documents import reindex, reindex_arabic, reindex_
 from recallery.store.postgres.initial import EXTENSIONS_AND_TEXT_SEARCH, TABLES
 from recallery.store.postgres.keyword_writes import (
     DOCUMENTS_BROUGHT,
+    KEYS_BY_PERSON,
     KEYS_IN_PLPGSQL,
     WRITE_ONCE,
 )
@@ -381,4 +382,5 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
         reslot_again,
     ),
     (28, "keyword documents of Thai, Lao, Myanmar, Khmer and Devanagari text", reindex_unspaced),
+    (29, "the keyword index keyed by person too (a person's search reads theirs)", KEYS_BY_PERSON),
 )

@@ -9,11 +9,13 @@ come newer first, as fusion orders them.
 
 Candidates come from the GIN index ``entries_fts_keys``, whose keys are lexeme, length tier
 and memory (``recallery_fts_keys``), so only the memories searched cost anything, however
-many other tenants' entries hold the same terms. A query with few matches scores them all in
-one statement; otherwise the search runs in rounds (:mod:`.topk`): bounds per term set and
-length tier pick which documents could reach the top k, each of those is checked against its
-own bound and only the survivors are scored. The result is the same as scoring every match
-(a test compares them), usually after one or two rounds.
+many other tenants' entries hold the same terms, and one person and memory per row, so a
+search for one person's entries reads no other person's matches (migration 29). A query
+with few matches scores them all in one statement; otherwise the search runs in rounds
+(:mod:`.topk`): bounds per term set and length tier pick which documents could reach the top
+k, each of those is checked against its own bound and only the survivors are scored. The
+result is the same as scoring every match (a test compares them), usually after one or two
+rounds.
 
 Vectors: entries of the query's dimension are ordered by cosine distance. Scopes of at most
 :data:`EXACT_MAX_ROWS` entries (counted from ``fts_docs``) are searched exactly. Larger ones,
@@ -51,9 +53,11 @@ EXACT_MAX_ROWS = 5000
 BITMAP_BYTES_PER_ROW = 96
 BITMAP_ROWS_IN_DEFAULT = 40_000
 BITMAP_MEMORY_MAX_KB = 256 * 1024
-#: What a bitmap heap scan pays for a matching row, in entries of a B-tree bitmap scan (both
-#: in memory; at 100k entries about 0.5 and 0.1 microseconds): :func:`heap_checked`.
-ROW_PER_INDEX_ENTRY = 5.0
+#: The identity columns a round checks on the rows the keyword index gives, never through
+#: another index (:func:`~recallery.store.filters.where_clause`'s ``heap``): the index's keys
+#: hold the memory and the person already, so another index would only add a bitmap to
+#: intersect (a person with 28,000 of 100,000 entries: 4.4 ms a round through theirs).
+HEAP_CHECKED = ("memory_id", "user_id")
 
 # The keyword transaction's first statement, so it also turns parallel workers off for the
 # rounds after it: a round is small, and their start costs more than they share (see
@@ -99,7 +103,7 @@ UNION ALL
 # Each clause (and a clause of common terms, each of its tiers: topk.tsqueries) is its own
 # scan of the keyword index (a BitmapOr): GIN checks every posting it reads against the whole
 # query, so one query of many clauses cost several times their separate scans.
-_MATCH = "recallery_fts_keys(e.memory_id, e.fts, e.fts_len) @@ ?::tsquery"
+_MATCH = "recallery_fts_keys(e.memory_id, e.user_id, e.fts, e.fts_len) @@ ?::tsquery"
 _TERM_BOUND = (
     "ts_match_vq(e.fts, ?::tsquery)::int * (?::float8 / (?::float8 + ?::float8 * e.fts_len))"
 )
@@ -162,10 +166,9 @@ def _best_matches(
     aim = table.aim(f, stats.docs)
     matches = sum(t.df for t in stats.terms)
     every = len(stats.terms) > topk.MAX_PLANNED_TERMS or matches < topk.SCORE_ALL_BELOW
-    read = matches if every else topk.FIRST_ROUND_DOCS * limit * aim
-    where, params = where_clause(scope, f, heap=heap_checked(table, f, stats.docs, read))
+    where, params = where_clause(scope, f, heap=HEAP_CHECKED)
     if every:
-        found, _ = _round(conn, stats, None, where, params, limit)
+        found, _ = _round(conn, stats, None, where, params, limit, f.user_id)
         return _ranked(found, limit)
     planner = topk.Planner(stats.terms, stats.avgdl)
     smallest = min(planner.set_bound(1 << i) for i in range(len(stats.terms)))
@@ -173,31 +176,12 @@ def _best_matches(
     best: dict[int, float] = {}
     while threshold is not None:
         current = planner.plan(threshold)
-        found, kth_bound = _round(conn, stats, current, where, params, limit)
+        found, kth_bound = _round(conn, stats, current, where, params, limit, f.user_id)
         best.update(found)
         ranked = _ranked(best, limit)
         kth = ranked[-1][1] if len(ranked) >= limit else None
         threshold = topk.next_threshold(current, kth, kth_bound, smallest)
     return _ranked(best, limit)
-
-
-def heap_checked(
-    table: estimates.TableStatistics, f: EntryFilter, documents: float, read: float
-) -> tuple[str, ...]:
-    """The identity columns a round checks on the rows the keyword index matches, never
-    through another index (:func:`~recallery.store.filters.where_clause`'s ``heap``). The
-    keyword index's keys hold the memory already, so an index of memories only adds a
-    bitmap to intersect. An index of a memory's users pays one entry per entry of the user's
-    and saves reading the other people's matches: worth it where the user's entries are few
-    against the ``read`` matches the round expects (every match, or what the first round
-    aims at), at :data:`ROW_PER_INDEX_ENTRY` each. Then both stay indexable, since that
-    index leads with the memory. A user with 28,000 of 100,000 entries: 4.4 ms a round
-    through the index, 2.1 ms checking the rows."""
-    if f.user_id is not None:
-        share = table.share("user_id", [f.user_id], documents)
-        if share * documents < ROW_PER_INDEX_ENTRY * read * (1.0 - share):
-            return ()
-    return ("memory_id", "user_id")
 
 
 def every_match(
@@ -209,7 +193,7 @@ def every_match(
     stats = _statistics(conn, sorted(scope.memory_ids), words) if words else None
     if stats is None:
         return []
-    where, params = where_clause(scope, f)
+    where, params = where_clause(scope, f)  # the person checked on the rows, not by key
     found, _ = _round(conn, stats, None, where, params, limit)
     return _ranked(found, limit)
 
@@ -255,8 +239,10 @@ def _round(
     where: str,
     params: list[object],
     limit: int,
+    user_id: str | None = None,
 ) -> tuple[dict[int, float], float | None]:
-    """Score one round (None: every match); the scores found and the k-th largest bound."""
+    """Score one round (None: every match), of ``user_id``'s entries only where given; the
+    scores found and the k-th largest bound."""
     terms = stats.terms
     if current is None:
         bound, bound_params, floor = "0::float8", [], 0.0
@@ -271,7 +257,8 @@ def _round(
         clauses, floor = list(current.clauses), current.floor * (1 - topk.SLACK)
     _bitmap_memory(conn, terms, clauses)
     keys = [topk.memory_key(m) for m in stats.memories]
-    queries = [q for c in clauses for q in topk.tsqueries(terms, c, keys)]
+    person = topk.person_key(user_id) if user_id is not None else None
+    queries = [q for c in clauses for q in topk.tsqueries(terms, c, keys, person)]
     lexemes = [t.lexeme for t in terms]
     # Planned for its own values: one generic plan for every memory and query read a small
     # memory's rows by a B-tree instead of its terms' postings (a 1,000-entry memory among

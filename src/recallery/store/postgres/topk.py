@@ -271,10 +271,21 @@ def memory_key(memory_id: str) -> str:
     return hashlib.md5(memory_id.encode()).hexdigest()[:8]
 
 
-def tsqueries(terms: Sequence[Term], clause: Clause, memories: Sequence[str]) -> list[str]:
+def person_key(user_id: str) -> str:
+    """The person part of the keyword index's ``/person/memory`` key: 8 hex digits of the
+    user id's md5."""
+    return hashlib.md5(user_id.encode()).hexdigest()[:8]
+
+
+def tsqueries(
+    terms: Sequence[Term], clause: Clause, memories: Sequence[str], person: str | None = None
+) -> list[str]:
     """One clause as tsqueries over the keyword index's ``lexeme/tier/memory`` keys, each
     its own scan of the index; a document's keys share one tier and memory, so a document
-    matches where it holds every term of the clause in one of them.
+    matches where it holds every term of the clause in one of them. With ``person`` (a
+    :func:`person_key`), each also asks for the document's ``/person/memory`` key: the index
+    gives that person's matches only (the terms' postings are read, the person's skipped
+    through).
 
     OR'd in one query (every tier and memory searched, ids as :func:`memory_key`), no key is
     required, and GIN reads every posting of every key. One query per tier and memory has
@@ -287,5 +298,10 @@ def tsqueries(terms: Sequence[Term], clause: Clause, memories: Sequence[str]) ->
     ands = [" & ".join(quote(f"{terms[i].lexeme}/{k}/{m}") for i in clause[0]) for k, m in keys]
     counts = [terms[i].df for i in clause[0]]
     if len(ands) == 1 or sum(counts) - min(counts) >= SPLIT_POSTINGS * len(ands):
-        return ands  # (a term alone saves nothing: its sum less its minimum is 0)
-    return [" | ".join(a if len(counts) == 1 else f"({a})" for a in ands)]
+        queries = ands  # (a term alone saves nothing: its sum less its minimum is 0)
+    else:
+        queries = [" | ".join(a if len(counts) == 1 else f"({a})" for a in ands)]
+    if person is None:
+        return queries
+    whose = " | ".join(quote(f"/{person}/{m}") for m in memories)
+    return [f"({q}) & ({whose})" for q in queries]
