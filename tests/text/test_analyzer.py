@@ -203,6 +203,17 @@ def test_a_japanese_ending_in_hiragana_is_never_asked_for() -> None:
     assert query_terms("りんご") == ["りん", "んご"]  # hiragana alone: nothing else to ask for
 
 
+def test_a_bigram_across_a_katakana_words_edge_is_never_asked_for() -> None:
+    """A katakana word meets the particle after it (ペット|を) or the word before it (どんな|ペ)
+    in a bigram of katakana and hiragana: two words, which トマトを shares with ペットを."""
+    terms = query_terms("うちではどんなペットを飼っていますか？")
+    assert {"ペッ", "ット", "飼っ"} <= set(terms)
+    assert not {"トを", "なペ"} & set(terms)
+    assert not found("うちではどんなペットを飼っていますか？", "祖母は庭でトマトを育てています。")
+    assert found("ペットを飼っていますか？", "うちでは猫をペットとして飼っています。")
+    assert query_terms("コーヒー") == ["コー", "ーヒ", "ヒー"]  # the long vowel mark is katakana
+
+
 def test_a_korean_verb_ending_is_never_asked_for() -> None:
     """살아요 asks for 살아, 전공해요 for 전공 and 공해: a text that shares only the polite
     ending (닫아요, 일해요) does not match."""

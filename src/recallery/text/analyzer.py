@@ -46,6 +46,7 @@ from recallery.text.scripts import (
     has_batchim,
     is_han,
     is_hiragana,
+    is_katakana,
     letters,
     runs,
     unaccented,
@@ -171,7 +172,8 @@ def _content(text: str, found: list[_Piece]) -> list[_Piece]:
     けれ): Japanese writes its particles, verb endings and auxiliaries in hiragana, and its
     content words mostly in kanji or katakana, so ``練習していますか`` asks for 練習 and the
     bigrams that hold a kanji, not for the ending every other sentence shares; a Korean verb
-    ending (:data:`~recallery.text.stopwords.KOREAN_ENDINGS`) likewise."""
+    ending (:data:`~recallery.text.stopwords.KOREAN_ENDINGS`) likewise, and a bigram across
+    the seam of a katakana word and hiragana (``トを`` of ペットを, which トマトを shares)."""
     latin = {w for s, w in runs(text) if s is Script.LATIN}
     votes = _votes(text, latin) if latin & _VOTES.keys() else [0]
     unsure = {i for i, n in enumerate(votes) if n > votes[0]} if max(votes) < MIN_VOTES else set()
@@ -186,10 +188,23 @@ def _function(piece: _Piece, unsure: set[int]) -> bool:
     if not name:
         if len(word) == 2 and word[0] in stopwords.CJK and word[1] in stopwords.CJK:
             return True
-        return word in stopwords.KOREAN_ENDINGS or all(is_hiragana(c) for c in word)
+        return (
+            word in stopwords.KOREAN_ENDINGS
+            or all(is_hiragana(c) for c in word)
+            or _kana_seam(word)
+        )
     if not unsure:
         return False
     return any(i in unsure for w in {word, unaccented(word)} for i in _VOTES.get(w, ()))
+
+
+def _kana_seam(gram: str) -> bool:
+    """Whether a bigram pairs a katakana with a hiragana: where a katakana word meets the
+    particle after it or the word before it (ペット|を, どんな|ペ), nearly always two words."""
+    if len(gram) != 2:
+        return False
+    a, b = gram
+    return (is_katakana(a) and is_hiragana(b)) or (is_hiragana(a) and is_katakana(b))
 
 
 def latin_language(text: str) -> str:

@@ -167,6 +167,11 @@ def is_hiragana(ch: str) -> bool:
     return "\u3041" <= ch <= "\u3096" or ch in "\u309d\u309e"
 
 
+def is_katakana(ch: str) -> bool:
+    """Whether ``ch`` is a katakana letter or the long vowel mark (ァ to ヺ, ー, ヽ ヾ)."""
+    return "\u30a1" <= ch <= "\u30fa" or ch in "\u30fc\u30fd\u30fe" or "\u31f0" <= ch <= "\u31ff"
+
+
 def has_batchim(syllable: str) -> bool:
     """Whether a Hangul syllable ends in a consonant (a final jamo)."""
     c = ord(syllable) - 0xAC00
@@ -179,6 +184,7 @@ __all__ = [
     "has_batchim",
     "is_han",
     "is_hiragana",
+    "is_katakana",
     "letters",
     "runs",
     "unaccented",
