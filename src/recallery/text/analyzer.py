@@ -203,7 +203,7 @@ def _kana_seam(gram: str) -> bool:
     particle after it or the word before it (ペット|を, どんな|ペ), nearly always two words."""
     if len(gram) != 2:
         return False
-    a, b = gram
+    a, b = gram[0], gram[1]
     return (is_katakana(a) and is_hiragana(b)) or (is_hiragana(a) and is_katakana(b))
 
 
