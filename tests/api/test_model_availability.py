@@ -126,6 +126,11 @@ def test_non_latin_text_into_an_english_only_memory_is_stored_with_a_warning(
     assert "English only" in warning and E5 in warning
     russian = as_alice.post(f"{API}/messages", json=_turn(mid, "oleg", "Я работаю врачом")).json()
     assert "Cyrillic" in russian["warnings"][0]
+    # the scripts the analyzer bigrams or stems on their own are named too, never a 500
+    thai = as_alice.post(f"{API}/messages", json=_turn(mid, "malee", "ฉันเป็นพยาบาล")).json()
+    assert thai["code"] == 0 and "Thai, Lao, Khmer or Myanmar" in thai["warnings"][0]
+    hindi = as_alice.post(f"{API}/messages", json=_turn(mid, "priya", "मैं नर्स हूँ")).json()
+    assert hindi["code"] == 0 and "Devanagari" in hindi["warnings"][0]
     # the memory's configuration says it too, for as long as such text is among its newest
     config = as_alice.get(f"{API}/memories/{mid}/config").json()["data"]
     assert any("Cyrillic" in w and "Chinese" in w for w in config["warnings"])

@@ -16,6 +16,7 @@ English model the English one.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
@@ -83,12 +84,18 @@ def foreign_scripts(texts: Iterable[str]) -> list[str]:
     for text in texts:
         letters: Counter[Script] = Counter()
         for script, run in runs(text):
-            letters[script] += sum(ch.isalpha() for ch in run)
+            letters[script] += sum(_written(ch) for ch in run)
         other = sum(n for s, n in letters.items() if s is not Script.LATIN)
         total = other + letters[Script.LATIN]
         if other >= FOREIGN_LETTERS and other >= FOREIGN_SHARE * total:
             found.update({s: n for s, n in letters.items() if s is not Script.LATIN})
     return [SCRIPT_NAMES[s] for s, n in found.most_common() if n]
+
+
+def _written(ch: str) -> bool:
+    """Whether ``ch`` is a letter or a vowel sign: Devanagari and Thai write most vowels as
+    marks (मैं is one letter and two marks), which counting letters alone undercounts."""
+    return ch.isalpha() or unicodedata.category(ch)[0] == "M"
 
 
 def unread_warning(embd_id: str, model: str, scripts: list[str], instead: str | None) -> str:
