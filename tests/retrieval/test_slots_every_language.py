@@ -1,9 +1,9 @@
 """Slots in every language (issue 52): a move and a job change, said in Chinese, Japanese,
-Korean, German, Russian, Arabic, French or Spanish, fill the slots an English one does, so
-raw-turn supersession and the context block's stale marks work there too: only between one
-person's turns (three people in one memory), with the newer turn first for a question about
-the slot, and only the statement that changed marked stale. Then the migration that gives
-turns stored before their slots, on both stores."""
+Korean, German, Russian, Arabic, French, Spanish, Hindi or Thai, fill the slots an English
+one does, so raw-turn supersession and the context block's stale marks work there too: only
+between one person's turns (three people in one memory), with the newer turn first for a
+question about the slot, and only the statement that changed marked stale. Then the
+migration that gives turns stored before their slots, on both stores."""
 
 from __future__ import annotations
 
@@ -43,6 +43,10 @@ CASES: dict[str, tuple[str, str, str, str, str]] = {
            "Desde el lunes trabajo de enfermera en el hospital de la ciudad y estoy muy contenta.",
            "Me he mudado a Sevilla con mi familia el mes pasado.",
            "Vivo en Valencia con mi marido y mis hijos.", "¿Dónde vivo?"),
+    "hi": ("मैं दिल्ली में रहती हूँ और एक बैंक में काम करती हूँ।", "मैं अब इंफोसिस में काम करता हूँ।",
+           "मैं पिछले महीने पुणे शिफ्ट हो गई।", "मैं लखनऊ में रहता हूँ।", "मैं कहाँ रहती हूँ?"),
+    "th": ("ฉันอาศัยอยู่ที่กรุงเทพและทำงานเป็นพนักงานบัญชี", "ตอนนี้ฉันทำงานที่ธนาคารกสิกร",
+           "ฉันย้ายไปเชียงใหม่เมื่อเดือนที่แล้ว", "ฉันอยู่ที่ขอนแก่นกับครอบครัว", "ฉันอยู่ที่ไหน"),
 }  # fmt: skip
 #: The values each turn of :data:`CASES` fills: home, work (intro), work (change), home (move).
 VALUES: dict[str, tuple[str, str, str, str]] = {
@@ -55,6 +59,8 @@ VALUES: dict[str, tuple[str, str, str, str]] = {
     "fr": ("lyon", "infirmière dans un hôpital", "airbus", "lille"),
     "es": ("madrid", "profesora en un colegio", "enfermera en el hospital de la ciudad",
            "sevilla"),
+    "hi": ("दिल्ली", "बैंक", "इंफोसिस", "पुणे"),
+    "th": ("กรุงเทพ", "พนักงานบัญชี", "ธนาคารกสิกร", "เชียงใหม่"),
 }  # fmt: skip
 LANGUAGES = sorted(CASES)
 
@@ -90,6 +96,11 @@ def test_each_language_fills_home_and_work_in_its_own_words(lang: str) -> None:
         "私の仕事は何ですか？",
         "Кем я сейчас работаю?",
         "أين أعمل الآن؟",  # the Arabic question mark ends the sentence, and no value holds it
+        "मेरी बहन मुंबई में रहती है और बैंक में काम करती हैं।",  # the sister's (है, not हूँ)
+        "पिछले साल मेरा भाई पुणे शिफ्ट हो गया।",
+        "พี่สาวของฉันย้ายไปมอสโกเมื่อปีที่แล้ว",  # ของฉัน, "my", opens no clause
+        "พี่สาวอยู่ที่กรุงเทพและทำงานเป็นพยาบาล",  # the clause after และ is the sister's too
+        "ตอนนี้ฉันทำงานที่ไหน",
     ],
 )
 def test_another_person_or_a_question_fills_no_slot(text: str) -> None:

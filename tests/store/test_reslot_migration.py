@@ -1,5 +1,5 @@
 """Turns stored before a change of the slot patterns get today's slots and supersession links
-from that change's migration of each store (SQLite 16 to 19; PostgreSQL 23, 25, 26, 27: one
+from that change's migration of each store (SQLite 16 to 20; PostgreSQL 23, 25 to 27, 30: one
 ``reslot``, run once for a store several changes behind): the same rows writing them today
 gives, keyed per user (several people in one memory, Chinese, Russian, German, Japanese,
 Korean, Spanish and English turns, one person changing language), turns read as before left
@@ -227,6 +227,35 @@ def begun_as_read_before(ids: list[int], memory: Memory, execute: Execute) -> No
     unread(execute, [ids[0], ids[4], ids[5], ids[7]])
 
 
+#: Hindi and Thai beside English and Chinese: u9 lives in Delhi and moves to Pune, u10 works
+#: as an accountant in Thai and then at a bank, u11's sister moves (nobody's slot).
+HINDI_THAI = [
+    ("u9", "मैं दिल्ली में रहती हूँ।"),
+    ("u10", "ฉันทำงานเป็นพนักงานบัญชี"),
+    ("u11", "I live in Lisbon."),
+    ("u9", "मैं पिछले महीने पुणे शिफ्ट हो गई।"),
+    ("u10", "ตอนนี้ฉันทำงานที่ธนาคารกสิกร"),
+    ("u11", "พี่สาวของฉันย้ายไปมอสโกเมื่อปีที่แล้ว"),
+]
+
+
+def hindi_thai_today(ids: list[int]) -> Rows:
+    slots = {
+        (ids[0], "u9", "home", "दिल्ली"),
+        (ids[1], "u10", "work", "พนักงานบัญชี"),
+        (ids[2], "u11", "home", "lisbon"),
+        (ids[3], "u9", "home", "पुणे"),
+        (ids[4], "u10", "work", "ธนาคารกสิกร"),
+    }
+    return slots, {(ids[0], ids[3]), (ids[1], ids[4])}
+
+
+def hindi_thai_as_read_before(ids: list[int], memory: Memory, execute: Execute) -> None:
+    """What the patterns before gave: nothing in Hindi or Thai, so no move or new job there
+    superseded anything."""
+    unread(execute, [ids[0], ids[1], ids[3], ids[4]])
+
+
 #: Each pattern change's migration (SQLite, PostgreSQL): the turns, what the patterns before
 #: made of them, how many slots or links that left, and what writing them today gives.
 Scenario = tuple[
@@ -246,6 +275,9 @@ SCENARIOS: dict[str, tuple[int, int, Scenario]] = {
     ),
     "English begun and going on": (
         19, 27, (BEGUN, begun_as_read_before, "supersessions", 0, begun_today)
+    ),
+    "Hindi and Thai gained slots": (
+        20, 30, (HINDI_THAI, hindi_thai_as_read_before, "supersessions", 0, hindi_thai_today)
     ),
 }  # fmt: skip
 

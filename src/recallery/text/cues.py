@@ -247,10 +247,20 @@ def language(text: str) -> str:
     script = max(weight, key=lambda s: weight[s])
     if script is Script.CJK:
         return "ja" if _KANA.search(text) else "zh"
+    if script is Script.UNSPACED:
+        return "th" if _THAI.search(text) else ""
     return _OF_SCRIPT.get(script) or (latin_language(text) if script is Script.LATIN else "")
 
 
-_OF_SCRIPT = {Script.HANGUL: "ko", Script.CYRILLIC: "ru", Script.ARABIC: "ar"}
+_OF_SCRIPT = {
+    Script.HANGUL: "ko",
+    Script.CYRILLIC: "ru",
+    Script.ARABIC: "ar",
+    Script.DEVANAGARI: "hi",
+}
+#: Thai letters, where Lao, Khmer and Myanmar (the other scripts written without spaces) are
+#: told apart.
+_THAI = re.compile("[\u0e01-\u0e5b]")
 
 
 @lru_cache(maxsize=1024)

@@ -1,10 +1,12 @@
 """The slot patterns of each language: how a speaker says where they live, where they work,
 their name, age, favourite things and allergies (:mod:`recallery.text.slots` reads them).
 
-One :class:`SlotTable` a language, looked up by the language :func:`recallery.text.cues.language`
-names, so a turn is read by its own language's patterns only (a Chinese turn quoting "I live in
-Berlin" is read as Chinese). Slot names are the same in every language ("home", "work", "name",
-"age", "allergy", "favourite {}"), so a speaker who changes language still restates one slot.
+One :class:`SlotTable` a language (English, German, French, Spanish, Russian, Arabic,
+Chinese, Japanese, Korean, Hindi, Thai), looked up by the language
+:func:`recallery.text.cues.language` names, so a turn is read by its own language's patterns
+only (a Chinese turn quoting "I live in Berlin" is read as Chinese). Slot names are the same
+in every language ("home", "work", "name", "age", "allergy", "favourite {}"), so a speaker
+who changes language still restates one slot.
 
 English keeps the patterns the ranking was tuned with. The other tables ask that the speaker
 speaks of themselves: a first-person pronoun or a verb form only the first person has (живу,
@@ -374,6 +376,77 @@ _KO = _table(
     carried=_KO_CARRIED,
 )  # fmt: skip
 
+# --- Hindi and Thai: the speaker opens the clause -------------------------------------------------
+
+#: Hindi puts the verb last: the value is the words between the speaker (and when) and the
+#: postposition before the verb ("मैं दिल्ली में रहती हूँ"), at most four of them, and the verb
+#: ends in the speaker's हूँ (हम's हैं): "मेरी बहन मुंबई में रहती है" is the sister's. A clause
+#: after और names no subject and is the speaker's only by its हूँ.
+_HI_WHEN = (
+    r"(?:अब|आजकल|फिलहाल|फ़िलहाल|हाल ही में|आज|कल|पिछले (?:साल|महीने|हफ्ते|हफ़्ते|सप्ताह)|"
+    r"इस (?:साल|महीने|हफ्ते|हफ़्ते|सप्ताह)|भी)"
+)
+_HI_I = r"(?<!\S)(?:(?P<we>हम)|मैं|और)(?:\s" + _HI_WHEN + r")*\s"
+_HI_VALUE = r"(?P<value>[^\s।.!?,]+(?:\s[^\s।.!?,]+){0,3}?)"
+_HI_AM = r"\s(?(we)हैं|(?:हूँ|हूं))(?=[\s।.!?,]|$)"
+_HI_DO = r"\s(?:काम|नौकरी)\s(?:करता|करती|करते)" + _HI_AM
+_HI_MOVED = r"\sहो\s(?:गया|गई|गयी|गए|गये)(?:\s(?:हूँ|हूं|हैं))?(?=[\s।.!?,]|$)"
+_HI = _table(
+    (
+        ("home", _HI_I + _HI_VALUE + r"\sमें\s(?:रहता|रहती|रहते)" + _HI_AM),
+        ("home", _HI_I + _HI_VALUE + r"(?:\sमें)?\s(?:शिफ्ट|शिफ़्ट|स्थानांतरित)" + _HI_MOVED),
+        ("work", _HI_I + _HI_VALUE + r"\s(?:के\sरूप\sमें|की\sतरह)" + _HI_DO),
+        ("work", _HI_I + _HI_VALUE + r"\s(?:में|पर)" + _HI_DO),
+        ("work", _HI_I + r"पेशे\sसे\s" + _HI_VALUE + _HI_AM),
+        ("name", r"(?<!\S)मेरा\sनाम\s(?P<value>[^\s।.!?,]+)\s(?:है|हैं)"),
+        ("age", r"(?<!\S)(?:मेरी\sउम्र|मैं)\s(?P<value>\d{1,3})\s(?:साल|वर्ष)"),
+        ("allergy", r"(?<!\S)मुझे(?:\s" + _HI_WHEN + r")*\s" + _HI_VALUE
+         + r"\sसे\sएलर्जी"),
+        ("favourite {}", r"(?<!\S)(?:मेरा|मेरी|मेरे)\sपसंदीदा\s(?P<name>[^\s।.!?,]+)\s"
+         + _HI_VALUE + r"\s(?:है|हैं)(?=[\s।.!?,]|$)"),
+    ),
+    filler=r"अब|भी|एक",
+    until=r"और|लेकिन|क्योंकि",
+    asks=r"कहाँ|कहां|क्या|कौन|कौनसा|कब|कैसे|किस|किसी",
+)  # fmt: skip
+
+#: Thai writes no spaces between words: the speaker opens a clause (after a space or at the
+#: start, time words before it, so ของฉัน, "my", in "พี่สาวของฉันย้ายไป..." opens nothing), and
+#: the value runs to the clause's end, cut before when (เมื่อ), with whom (กับ) and since
+#: (ตั้งแต่). A clause after และ names no subject and goes on with the one before it.
+_TH_WHEN = r"(?:ตอนนี้|เดี๋ยวนี้|ปัจจุบัน|ล่าสุด|วันนี้|เมื่อวาน|(?:ปี|เดือน|อาทิตย์|สัปดาห์)ที่แล้ว)"
+_TH_ME = r"(?:ฉัน|ผม|ดิฉัน|เรา|พวกเรา)"
+_TH_I = (
+    r"(?:(?:^|(?<=\s))(?:" + _TH_WHEN + r"\s?)*" + _TH_ME + r"|(?<=และ))"
+    r"(?:ตอนนี้|เพิ่ง|ได้|ก็|ยัง|จะ)*"
+)
+_TH_VALUE = r"(?P<value>[^\s.!?,;:]{2,40})"
+_TH_CARRIED = Carried(
+    re.compile(r"และ"),
+    re.compile(r"\s*(?:" + _TH_WHEN + r"\s?)*" + _TH_ME),
+    re.compile(
+        r"\s*(?:" + _TH_WHEN + r"\s?)*(?:พี่|น้อง|แม่|พ่อ|ลูก|สามี|ภรรยา|แฟน|เพื่อน|ยาย|ย่า|"
+        r"ตา|ปู่|ป้า|ลุง|น้า|อา|หลาน|เขา|เธอ|หัวหน้า|คุณ)"
+    ),
+)
+_TH = _table(
+    (
+        ("home", _TH_I + r"(?:อาศัยอยู่|พักอยู่|อยู่)(?:ที่|ใน)" + _TH_VALUE),
+        ("home", _TH_I + r"ย้าย(?:บ้าน)?(?:ไป|มา)(?:อยู่)?(?:ที่)?" + _TH_VALUE),
+        ("work", _TH_I + r"(?:ทำงาน|มีอาชีพ)เป็น" + _TH_VALUE),
+        ("work", _TH_I + r"ทำงาน(?:อยู่)?(?:ที่|ใน|กับ|ให้)" + _TH_VALUE),
+        ("work", _TH_I + r"(?:ได้งานใหม่|เปลี่ยนงานไป|ย้ายงานไป)(?:ที่|เป็น)?" + _TH_VALUE),
+        ("name", _TH_I + r"ชื่อ(?P<value>[^\s.!?,;:]{2,20})"),
+        ("age", _TH_I + r"อายุ\s?(?P<value>\d{1,3})\s?ปี"),
+        ("allergy", _TH_I + r"แพ้" + _TH_VALUE),
+    ),
+    filler=r"ตอนนี้|แล้ว|ค่ะ|ครับ|คะ|นะ",
+    until=r"เมื่อ|กับ|ตั้งแต่|และ|แต่|เพราะ",
+    asks=r"ที่ไหน|อะไร|ใคร|เท่าไร|เท่าไหร่|ยังไง|อย่างไร|ไหน",
+    words=False,
+    carried=_TH_CARRIED,
+)  # fmt: skip
+
 #: Each language's table, by the code :func:`recallery.text.cues.language` names.
 TABLES: dict[str, SlotTable] = {
     "en": _EN,
@@ -385,6 +458,8 @@ TABLES: dict[str, SlotTable] = {
     "zh": _ZH,
     "ja": _JA,
     "ko": _KO,
+    "hi": _HI,
+    "th": _TH,
 }
 
 __all__ = ["TABLES", "Carried", "SlotTable"]

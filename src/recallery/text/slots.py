@@ -30,7 +30,7 @@ from recallery.text.slot_tables import TABLES, Carried, SlotTable
 #: Where a raw turn's user input ends.
 _AGENT = "\nAgent Response:"
 _USER = "User Input:"
-_SENTENCE_END = re.compile(r"[.!?。！？؟\n]")
+_SENTENCE_END = re.compile(r"[.!?。！？؟।\n]")
 _QUESTION = frozenset("?？؟")
 
 

@@ -300,7 +300,7 @@ Script = str | Callable[[psycopg.Connection[Row]], None]
 
 
 def reslot_again(raw: psycopg.Connection[Row]) -> None:
-    """Migrations 23, 25, 26 and 27: the slots of stored turns that today's patterns read
+    """Migrations 23, 25, 26, 27 and 30: the slots of stored turns that today's patterns read
     otherwise, again."""
     reslot(PgConn(raw))
 
@@ -383,4 +383,5 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     ),
     (28, "keyword documents of Thai, Lao, Myanmar, Khmer and Devanagari text", reindex_unspaced),
     (29, "the keyword index keyed by person too (a person's search reads theirs)", KEYS_BY_PERSON),
+    (30, "slots of the turns stored in Hindi and Thai, which gained slot patterns", reslot_again),
 )

@@ -395,4 +395,5 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     ),
     (18, "slots again: time words, verb-second German, short Latin sentences", reslot),
     (19, "slots again: English begun, going on or hired, a value ends before how long", reslot),
+    (20, "slots of the turns stored in Hindi and Thai, which gained slot patterns", reslot),
 )
