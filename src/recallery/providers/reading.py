@@ -16,11 +16,10 @@ English model the English one.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
-from recallery.text.scripts import Script, runs
+from recallery.text.scripts import Script, is_mark, runs
 
 __all__ = [
     "ENGLISH",
@@ -95,7 +94,7 @@ def foreign_scripts(texts: Iterable[str]) -> list[str]:
 def _written(ch: str) -> bool:
     """Whether ``ch`` is a letter or a vowel sign: Devanagari and Thai write most vowels as
     marks (मैं is one letter and two marks), which counting letters alone undercounts."""
-    return ch.isalpha() or unicodedata.category(ch)[0] == "M"
+    return ch.isalpha() or is_mark(ch)
 
 
 def unread_warning(embd_id: str, model: str, scripts: list[str], instead: str | None) -> str:

@@ -295,11 +295,11 @@ def _cjk(run: str, query: bool) -> tuple[list[str], int]:
     a stored text its Han characters alone too; the run's length is its bigram count."""
     if len(run) == 1:
         return ([] if run in stopwords.CJK else [run]), 1
-    grams = [run[i : i + 2] for i in range(len(run) - 1)]
+    grams, n = _bigrams(list(run))
     terms = [g for g in grams if g not in stopwords.CJK]
     if not query:
         terms += [c for c in run if is_han(c) and c not in stopwords.CJK]
-    return terms, len(grams)
+    return terms, n
 
 
 def _hangul(word: str) -> tuple[list[str], int]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from recallery.text.analyzer import latin_language
-from recallery.text.scripts import Script, runs, unaccented
+from recallery.text.scripts import Script, has_thai, runs, unaccented
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +248,7 @@ def language(text: str) -> str:
     if script is Script.CJK:
         return "ja" if _KANA.search(text) else "zh"
     if script is Script.UNSPACED:
-        return "th" if _THAI.search(text) else ""
+        return "th" if has_thai(text) else ""
     return _OF_SCRIPT.get(script) or (latin_language(text) if script is Script.LATIN else "")
 
 
@@ -258,9 +258,6 @@ _OF_SCRIPT = {
     Script.ARABIC: "ar",
     Script.DEVANAGARI: "hi",
 }
-#: Thai letters, where Lao, Khmer and Myanmar (the other scripts written without spaces) are
-#: told apart.
-_THAI = re.compile("[\u0e01-\u0e5b]")
 
 
 @lru_cache(maxsize=1024)

@@ -30,10 +30,12 @@ _HANGUL = "\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
 #: The letters, marks and digits of Thai, Lao, Myanmar (with its extensions) and Khmer, their
 #: sentence marks left out: written without spaces between words, so a run is a phrase or a
 #: sentence, bigrammed by letter as CJK text is.
+_THAI = "\u0e01-\u0e4e\u0e50-\u0e59"
 _UNSPACED = (
-    "\u0e01-\u0e4e\u0e50-\u0e59\u0e81-\u0edf\u1000-\u1049\u1050-\u109f"
+    _THAI + "\u0e81-\u0edf\u1000-\u1049\u1050-\u109f"
     "\u1780-\u17d3\u17d7\u17dc\u17dd\u17e0-\u17e9\ua9e0-\ua9fe\uaa60-\uaa7f"
 )
+_HAS_THAI = re.compile(f"[{_THAI}]")
 #: Marks that join the next letter to the one before (Khmer's coeng, Myanmar's stacking
 #: virama): the consonant written below belongs to the letter it is written under.
 _JOINERS = "\u17d2\u1039"
@@ -146,11 +148,7 @@ def letters(run: str) -> list[str]:
     they share no bigram), not a consonant and its vowel sign."""
     out: list[str] = []
     for ch in run:
-        if out and (
-            unicodedata.category(ch)[0] == "M"
-            or _JOINS_BEFORE.match(ch)
-            or _JOINS_NEXT.match(out[-1][-1])
-        ):
+        if out and (is_mark(ch) or _JOINS_BEFORE.match(ch) or _JOINS_NEXT.match(out[-1][-1])):
             out[-1] += ch
         else:
             out.append(ch)
@@ -165,6 +163,16 @@ def is_han(ch: str) -> bool:
 def is_hiragana(ch: str) -> bool:
     """Whether ``ch`` is a hiragana letter (ぁ to ゖ, and ゝ ゞ)."""
     return "\u3041" <= ch <= "\u3096" or ch in "\u309d\u309e"
+
+
+def is_mark(ch: str) -> bool:
+    """Whether ``ch`` is a combining mark (a vowel sign, a tone mark, an accent)."""
+    return unicodedata.category(ch)[0] == "M"
+
+
+def has_thai(text: str) -> bool:
+    """Whether ``text`` holds Thai letters (not Lao, Khmer or Myanmar, also written unspaced)."""
+    return _HAS_THAI.search(text) is not None
 
 
 def is_katakana(ch: str) -> bool:
@@ -182,9 +190,11 @@ __all__ = [
     "Script",
     "ascii_words",
     "has_batchim",
+    "has_thai",
     "is_han",
     "is_hiragana",
     "is_katakana",
+    "is_mark",
     "letters",
     "runs",
     "unaccented",

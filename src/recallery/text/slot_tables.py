@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from recallery.text.slot_base import Carried, SlotTable, table
+from recallery.text.slot_base import SlotTable, table
 from recallery.text.slot_tables_asia import HI, JA, KO, TH, ZH
 
 # --- English: the patterns the ranking was tuned with -------------------------------------------
@@ -222,4 +222,4 @@ TABLES: dict[str, SlotTable] = {
     "th": TH,
 }
 
-__all__ = ["TABLES", "Carried", "SlotTable"]
+__all__ = ["TABLES"]

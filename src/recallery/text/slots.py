@@ -25,7 +25,8 @@ import re
 
 from recallery.text.analyzer import LATIN_LANGUAGES, STEM_MIN, latin_rivals, stemmer
 from recallery.text.cues import language
-from recallery.text.slot_tables import TABLES, Carried, SlotTable
+from recallery.text.slot_base import Carried, SlotTable
+from recallery.text.slot_tables import TABLES
 
 #: Where a raw turn's user input ends.
 _AGENT = "\nAgent Response:"
