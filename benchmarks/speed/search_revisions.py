@@ -24,7 +24,12 @@ one search sends the server: a wrapper on psycopg's cursor and transaction count
 of one pass over the questions (store-only), the statements on read-only connections (the
 search's; background writers such as the use recorder are not counted), the transactions among
 them (each a ``BEGIN`` and a ``COMMIT``, two round trips more) and the statements of the
-calling thread (the keyword leg runs on a second connection beside it). Usage::
+calling thread (the keyword leg runs on a second connection beside it). ``--latency-ms``: the
+network between the service and its database, simulated: while searches are timed, each
+statement waits that long before it is sent and each transaction twice that (its ``BEGIN`` and
+``COMMIT``), a sleep that holds no lock, as a wait on a socket does. The embedded server is
+reached over a local socket, where a round trip costs a few microseconds; a database on another
+host of the same network costs 0.1 to 0.5 ms a round trip. Usage::
 
     python -m benchmarks.speed.search_revisions --against abb034f --repeats 3 \\
         --out benchmarks/results/search-revisions.json
@@ -56,24 +61,29 @@ class _Statements:
     """Counts what the searches of this process send PostgreSQL, by wrapping psycopg's
     ``Cursor.execute`` and ``Connection.transaction`` (read-only connections only)."""
 
-    def __init__(self) -> None:
+    def __init__(self, latency_ms: float = 0.0) -> None:
         import threading
 
         import psycopg
 
-        self.on = False
+        self.on = self.timing = False
+        self.delay = latency_ms / 1000
         self.statements = self.transactions = self.main = 0
         self._thread = threading.get_ident()
         execute, transaction = psycopg.Cursor.execute, psycopg.Connection.transaction
         counter = self
 
         def counted_execute(cur: Any, *args: Any, **kwargs: Any) -> Any:
+            if counter.timing and counter.delay:
+                time.sleep(counter.delay)
             if counter.on and cur.connection.read_only:
                 counter.statements += 1
                 counter.main += threading.get_ident() == counter._thread
             return execute(cur, *args, **kwargs)
 
         def counted_transaction(conn: Any, *args: Any, **kwargs: Any) -> Any:
+            if counter.timing and counter.delay:
+                time.sleep(2 * counter.delay)
             if counter.on and conn.read_only:
                 counter.transactions += 1
             return transaction(conn, *args, **kwargs)
@@ -124,11 +134,17 @@ def _settled(dsn: str) -> None:
 
 
 def _child(
-    size: int, queries: int, rounds: int, fake: bool, postgres: bool = False
+    size: int,
+    queries: int,
+    rounds: int,
+    fake: bool,
+    postgres: bool = False,
+    latency_ms: float = 0.0,
 ) -> dict[str, Any]:
     """In a process whose path starts with the tree measured: build its store and time it
     (``fake``: with the deterministic test embedder instead of the local model; ``postgres``:
-    on an embedded PostgreSQL, counting statements per search)."""
+    on an embedded PostgreSQL, counting statements per search and each round trip delayed
+    ``latency_ms`` while timed)."""
     try:
         from benchmarks.speed.speed import USERS, Bench, TimedEmbedder, corpus, corpus_vectors
     except ModuleNotFoundError:  # a revision from before the benchmarks were grouped
@@ -155,7 +171,7 @@ def _child(
     texts, questions = corpus()
     qs = questions[:queries]
     vectors = corpus_vectors(model, texts, qs, not fake)
-    counter = _Statements() if postgres else None
+    counter = _Statements(latency_ms) if postgres else None
     with (
         tempfile.TemporaryDirectory(prefix="recallery-revisions-") as tmp,
         _store(postgres) as (db, dsn),
@@ -182,6 +198,7 @@ def _child(
             bench.engine.search(bench.actor, request)
             return time.perf_counter() - t0
 
+        _delaying(counter)
         for mode in MODES:
             embedder.lookup_only = mode == "store"
             for weight in WEIGHTS:
@@ -192,6 +209,7 @@ def _child(
                         seen.append(round(1000 * statistics.median(times), 3))
                 out[f"{mode} {weight}"] = seen
         if counter is not None:
+            counter.timing = False
             embedder.lookup_only = True
             for weight in WEIGHTS:
                 counter.on = True
@@ -202,6 +220,12 @@ def _child(
                 counter.statements = counter.transactions = counter.main = 0
         bench.close()
     return out
+
+
+def _delaying(counter: _Statements | None) -> None:
+    """Round trips delayed from now on (the store is built and settled)."""
+    if counter is not None:
+        counter.timing = True
 
 
 @contextmanager
@@ -226,7 +250,13 @@ def worktree(revision: str) -> Iterator[Path]:
 
 
 def _measure(
-    tree: Path, size: int, queries: int, rounds: int, fake: bool, postgres: bool = False
+    tree: Path,
+    size: int,
+    queries: int,
+    rounds: int,
+    fake: bool,
+    postgres: bool = False,
+    latency_ms: float = 0.0,
 ) -> dict[str, Any]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), str(tree)])
@@ -240,6 +270,7 @@ def _measure(
         str(rounds),
         str(fake),
         str(postgres),
+        str(latency_ms),
     ]
     done = subprocess.run(args, env=env, cwd=tree, capture_output=True, text=True)
     if done.returncode:
@@ -257,9 +288,11 @@ def run(
     *,
     fake: bool = False,
     postgres: bool = False,
+    latency_ms: float = 0.0,
 ) -> dict[str, Any]:
     """The whole comparison; ``fake``: both trees embed with the deterministic test embedder
-    (tests), not the local model; ``postgres``: on an embedded PostgreSQL."""
+    (tests), not the local model; ``postgres``: on an embedded PostgreSQL, each round trip
+    delayed ``latency_ms`` while searches are timed."""
     from benchmarks.support import load_average  # (the parent: this tree's)
 
     head = subprocess.run(
@@ -268,13 +301,17 @@ def run(
     ).stdout.strip()  # fmt: skip
     report: dict[str, Any] = {"this": head, "against": against, "size": size, "queries": queries}
     report["store"] = "postgres" if postgres else "sqlite"
+    if postgres:
+        report["latency_ms"] = latency_ms
     report["loadavg_start"] = load_average()
     rounds_of: dict[str, dict[str, list[float]]] = {"this": {}, "against": {}}
     counted: dict[str, dict[str, Any]] = {"this": {}, "against": {}}
     with worktree(against) as old:
         for _ in range(repeats):
             for name, tree in (("against", old), ("this", REPO)):
-                for setting, seen in _measure(tree, size, queries, rounds, fake, postgres).items():
+                for setting, seen in _measure(
+                    tree, size, queries, rounds, fake, postgres, latency_ms
+                ).items():
                     if setting.startswith("per search"):
                         counted[name][setting] = seen  # the same in every process
                     else:
@@ -305,7 +342,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--child"]:
         size, queries, rounds = (int(a) for a in argv[1:4])
-        print(json.dumps(_child(size, queries, rounds, argv[4] == "True", argv[5:6] == ["True"])))
+        postgres, latency = argv[5:6] == ["True"], float(argv[6]) if len(argv) > 6 else 0.0
+        print(json.dumps(_child(size, queries, rounds, argv[4] == "True", postgres, latency)))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--against", required=True, help="a git revision")
@@ -314,10 +352,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=2, help="pairs of processes")
     parser.add_argument("--postgres", action="store_true", help="on an embedded PostgreSQL")
+    parser.add_argument(
+        "--latency-ms", type=float, default=0.0, help="a round trip's delay (with --postgres)"
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     report = run(
-        args.against, args.size, args.queries, args.rounds, args.repeats, postgres=args.postgres
+        args.against,
+        args.size,
+        args.queries,
+        args.rounds,
+        args.repeats,
+        postgres=args.postgres,
+        latency_ms=args.latency_ms,
     )
     print(f"{report['this']} against {report['against']}, p50 ms (median of the rounds):")
     for setting, r in report["settings"].items():
