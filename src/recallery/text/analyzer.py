@@ -72,10 +72,13 @@ LATIN_LANGUAGES = frozenset(_LATIN_ORDER)
 
 
 def _vote_table() -> dict[str, list[int]]:
-    """Each Latin stop word (also written without its accents) to the languages listing it."""
+    """Each Latin stop word (also written without its accents) to the languages listing it;
+    a word of one letter only where :data:`~recallery.text.stopwords.ONE_LETTER_VOTES` says."""
     table: dict[str, list[int]] = {}
     for i, lang in enumerate(_LATIN_ORDER):
         for word in stopwords.LATIN_STOP_WORDS[lang]:
+            if len(word) == 1 and lang not in stopwords.ONE_LETTER_VOTES:
+                continue
             for form in {word, unaccented(word)}:
                 table.setdefault(form, []).append(i)
     return table
@@ -86,9 +89,8 @@ _LATIN_STOPS = {
     lang: words | {unaccented(w) for w in words}
     for lang, words in stopwords.LATIN_STOP_WORDS.items()
 }
-#: Letters that vote for a language (looked for before case folding: ß becomes ss).
-_HINTS = (("de", "äöüßÄÖÜẞ"), ("es", "ñÑ¿¡"), ("pt", "ãõÃÕ"))
-_OTHER_STEMMERS = [s for lang, s in stopwords.LATIN_STEMMERS.items() if lang != "en"]
+_STEMMER_OF = [stopwords.LATIN_STEMMERS[lang] for lang in _LATIN_ORDER]
+_OTHER_STEMMERS = _STEMMER_OF[1:]
 #: The stemmer of Arabic words: ours (:mod:`recallery.text.arabic`), every length.
 ARABIC = "light-arabic"
 _STEMMER_OF_SCRIPT = {
@@ -147,19 +149,34 @@ def query_terms(text: str) -> list[str]:
     another word's English stem is left out: "teachers teaching" asks for "teach" once)."""
     found, _ = _pieces(text, query=True)
     distinct = list(dict.fromkeys(_content(text, found)))[:MAX_TERMS]
-    undecided = any(p[0] == "porter" for p in distinct) and not any(
-        _votes(text, [w for s, w in runs(text) if s is Script.LATIN])
-    )
-    if undecided:
-        groups = [[p, *((s, p[1], True) for s in _OTHER_STEMMERS)] if p[0] == "porter" else [p]
-                  for p in distinct]  # fmt: skip
-    else:
-        groups = [[p] for p in distinct]
+    others = _guessed(text) if any(p[0] == "porter" for p in distinct) else []
+    groups = [[p, *((s, p[1], True) for s in others)] if p[0] == "porter" else [p]
+              for p in distinct]  # fmt: skip
     stem = _stems(p for g in groups for p in g)
     first = {stem[g[0]] for g in groups}  # another word's own stem is not asked twice
-    terms = [t for g in groups for t in dict.fromkeys(stem[p] for p in g)
+    asked = [[stem[p] for p in g if p is g[0] or _kept(stem[p], p[1])] for g in groups]
+    terms = [t for g, a in zip(groups, asked, strict=True) for t in dict.fromkeys(a)
              if t == stem[g[0]] or t not in first]  # fmt: skip
     return [t for t in terms if len(t) <= MAX_TERM_CHARS][:MAX_TERMS]
+
+
+def _guessed(text: str) -> list[str]:
+    """The stemmers of the other Latin languages a query read as English may be written in:
+    every one where nothing votes for any language ("Schwestern"), else those voted for more
+    often than English (a letter: "kitapları", "Brüder"). "my running dogs" has a vote for
+    English and as many for Polish and Czech (*my*, "we"): English alone."""
+    votes = _votes(text, [w for s, w in runs(text) if s is Script.LATIN])
+    if not any(votes):
+        return _OTHER_STEMMERS
+    return [_STEMMER_OF[i] for i in range(1, len(votes)) if votes[i] > votes[0]]
+
+
+def _kept(stem: str, word: str) -> bool:
+    """Whether another language's stem of an undecided query's word is asked for: only one
+    that begins the word and keeps :data:`STEM_MIN` letters. A stemmer takes endings off the
+    words of its language; of a word of another one it makes what no text holds ("peanuts" in
+    Indonesian is "anuts", "running" in Turkish "runningi", "item" in Polish "it")."""
+    return len(stem) >= STEM_MIN and unaccented(word).startswith(stem)
 
 
 def _content(text: str, found: list[_Piece]) -> list[_Piece]:
@@ -238,7 +255,7 @@ def _votes(text: str, words: Iterable[str]) -> list[int]:
         for i in _VOTES[word]:
             votes[i] += 1
     if not text.isascii():
-        for lang, letters in _HINTS:
+        for lang, letters in stopwords.LATIN_LETTERS:
             if any(c in text for c in letters):
                 votes[_LATIN_ORDER.index(lang)] += 1
     return votes

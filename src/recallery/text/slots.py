@@ -59,7 +59,9 @@ def _filled(content: str) -> dict[str, tuple[str, str]]:
     (or of the first Latin language it may be written in whose table fills any)."""
     text = user_statement(content)
     lang = language(text)
-    table = TABLES.get(lang)
+    # a Latin language without a table of its own is read by English's, as it was before
+    # the analyzer told it apart
+    table = TABLES.get(lang) or (TABLES["en"] if lang in LATIN_LANGUAGES else None)
     found = _filled_by(table, text) if table is not None else {}
     if found or lang not in LATIN_LANGUAGES:
         return found

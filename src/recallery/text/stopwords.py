@@ -7,8 +7,14 @@ purpose: the commonest articles, pronouns, possessives, prepositions, conjunctio
 
 - English: the list the keyword index has used since its start (a BM25 baseline's list, kept
   word for word so English ranking does not move).
-- German, French, Spanish, Italian, Portuguese, Dutch, Russian: Snowball's stop lists,
+- German, French, Spanish, Italian, Portuguese, Dutch, Swedish, Danish, Norwegian, Finnish,
+  Hungarian, Russian: Snowball's stop lists,
   https://snowballstem.org/algorithms/<language>/stop.txt (BSD licence).
+- Turkish, Indonesian, Czech and Romanian: Lucene's ``stopwords.txt`` of each
+  (``org/apache/lucene/analysis/<language>``, Apache 2.0); Polish: the commonest function
+  words. A word that is also a common English word but not an English stop word ("men", "go",
+  "ten", or "take" for také) is left out of these later lists: it would vote English text
+  into them.
 - Arabic: Lucene's ``org/apache/lucene/analysis/ar/stopwords.txt`` (Apache 2.0).
 - Hindi: Lucene's ``org/apache/lucene/analysis/hi/stopwords.txt`` (Apache 2.0).
 - Korean: Lucene Nori's default stop tags (particles ``J*``, copula ``VCP``, pronouns ``NP``),
@@ -32,6 +38,16 @@ LATIN_STEMMERS = {
     "it": "italian",
     "pt": "portuguese",
     "nl": "dutch",
+    "sv": "swedish",
+    "da": "danish",
+    "no": "norwegian",
+    "fi": "finnish",
+    "tr": "turkish",
+    "id": "indonesian",
+    "pl": "polish",
+    "cs": "czech",
+    "ro": "romanian",
+    "hu": "hungarian",
 }
 
 _LATIN = {
@@ -85,7 +101,89 @@ _LATIN = {
     ben bent was waren heb hebt heeft hebben had in op aan met van voor naar bij uit te niet
     geen ook nog al dat die dit wat wie waar hoe als dan er om tot
     """,
+    "sv": """
+    och det att i en ett jag du hon han vi ni de dem mig sig oss er min mitt mina din
+    ditt dina sin sitt sina hans hennes deras vår vårt våra som på med var är för så av
+    inte om hade har har från ut när efter upp vad över än kan alla någon något eller
+    allt mycket sedan denna detta dessa utan varit hur ingen blir blev bli vara mellan
+    varför varje vilka vilken vem där här nu också
+    """,
+    "da": """
+    og i jeg det at en et den til er som på de med han af ikke der var mig sig et har om vi
+    min mit havde hun nu da fra du ud dem os op hvor eller hvad skal selv alle vil blev
+    kunne ind når være noget ville deres efter denne dette også hende meget sine vor
+    disse hvis nogle hos blive mange bliver hendes været jer hvorfor hvem
+    """,
+    "no": """
+    og i jeg det at en et den til er som på de med han av ikke der var meg seg har om vi min
+    mitt hadde hun nå da ved fra du ut dem oss opp kan hvor eller hva skal selv alle vil
+    bli ble blitt kunne inn når være noen noe ville dere deres etter denne deg sitt mot meget
+    hvorfor dette disse uten hvordan ingen ditt blir samme hvem hvis både enn fordi før mange
+    også vært
+    """,
+    "fi": """
+    ja on ei se että hän oli olla olen olet ovat olemme olette olisi ollut minä minun minua
+    minulla minulle sinä sinun sinua sinulla sinulle hänen häntä hänellä hänelle me meidän
+    meillä meille te teidän he heidän heillä tämä tämän tätä tässä tuo tuon sen sitä siinä
+    siitä nämä ne niiden niitä kuka mikä mitä missä mistä mihin joka jonka jota jossa kun
+    jos koska kuin mutta niin sekä tai vai vaikka kanssa nyt myös
+    """,
+    "tr": """
+    ve ile ama fakat veya bir bu şu o ben sen siz onlar benim senin onun bizim sizin
+    onların bana sana ona beni seni onu bende sende da de ki mi mı mu mü için gibi kadar daha
+    çok en her hiç ne neden nasıl nerede kim hangi var yok değil olan olarak ise diye şey
+    """,
+    "id": """
+    yang dan di ke dari ini itu dengan untuk tidak ada adalah akan pada juga sudah saya aku
+    kamu anda dia ia kami kita mereka atau dalam bisa oleh sebagai karena jika kalau apa
+    siapa mana bagaimana mengapa kapan tetapi tapi namun sangat lebih telah sedang masih
+    belum harus bahwa seperti saja hanya punya
+    """,
+    "pl": """
+    i w we z ze na do od po o u za przez dla bez pod nad przy się nie to jest są być był była
+    było byli jestem jesteś ja ty on ona ono my wy oni mój moja moje moi twój twoja
+    twoje jego jej ich nasz nasza nasze ta te tego tej tym że czy lub albo jak co kto
+    gdzie kiedy dlaczego już tylko też także bardzo mnie mi ci mu nam wam im sobie
+    """,
+    "cs": """
+    a v ve na se je to že s z do o ke u i jsem jsi jsme jste jsou byl byla bylo byli být
+    já ty on ona ono my vy oni mě mi tě ti mu jí jeho její jejich můj moje má tvůj tvoje náš
+    naše váš ta ty co kdo kde kdy proč jak nebo jen už ještě když než při za od po
+    bez
+    """,
+    "ro": """
+    și în la de cu pe un o ca este nu mai din sunt eu tu el ea noi voi ei ele meu mea mei
+    mele tău său lui nostru noastră acest această aceasta acesta ce cine unde când cum pentru
+    dar sau fost am are au avea foarte doar
+    """,
+    "hu": """
+    a az egy és is hogy nem van volt lesz meg már csak még mint vagy mert ez azt ezt én te
+    ő mi ti engem téged őt minket őket nekem neked neki nekünk nektek nekik ki mit hol
+    mikor miért hogyan sem majd után alatt között előtt mellett pedig vagyok vagyunk
+    """,
 }
+
+#: Letters that vote for a language (looked for before case folding: ß becomes ss).
+LATIN_LETTERS = (
+    ("de", "äöüßÄÖÜẞ"),
+    ("es", "ñÑ¿¡"),
+    ("pt", "ãõÃÕ"),
+    ("sv", "åäöÅÄÖ"),
+    ("da", "æøåÆØÅ"),
+    ("no", "æøåÆØÅ"),
+    ("fi", "äöÄÖ"),
+    ("tr", "ğışçöüĞİŞÇÖÜ"),
+    ("pl", "ąęłńśźżóĄĘŁŃŚŹŻÓ"),
+    ("cs", "řůěčšžýŘŮĚČŠŽÝ"),
+    ("ro", "șțăâîȘȚĂÂÎ"),
+    ("hu", "őűöüŐŰÖÜ"),
+)
+
+#: The languages whose one-letter stop words also vote for them (every stop word still stays
+#: out of the index): the languages told apart first, whose stored texts keep their analysis.
+#: Later ones' single letters ("u", "v", "w", "z") are as often an abbreviation or a variable in
+#: English text: "u{i}" or "hnsw (v vector_cosine_ops)" would have been read as Polish or Czech.
+ONE_LETTER_VOTES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl"})
 
 LATIN_STOP_WORDS: dict[str, frozenset[str]] = {
     lang: frozenset(words.split()) for lang, words in _LATIN.items()

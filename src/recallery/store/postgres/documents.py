@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import struct
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import psycopg
 from psycopg.adapt import Dumper
@@ -23,7 +23,7 @@ from psycopg.postgres import types
 from psycopg.pq import Format
 
 from recallery.store.sql import Row
-from recallery.text.analyzer import MAX_TF, analyze_all
+from recallery.text.analyzer import MAX_TF, analyze_all, latin_language
 
 #: A document and its length (``fts``, ``fts_len``); the document in binary.
 Document = tuple[bytes, int]
@@ -89,11 +89,14 @@ INSERT INTO fts_docs (tenant_id, memory_id, docs, tokens)
 """
 
 
-def reindex(raw: psycopg.Connection[Row], only: str = "TRUE") -> None:
+def reindex(
+    raw: psycopg.Connection[Row], only: str = "TRUE", keep: Callable[[str], bool] | None = None
+) -> None:
     """Migration 21: every row's document and length made again by the analyzer, in batches
     by message id, then the term and document counts recounted from them (in the migration's
     transaction: a failure leaves every row as it was). ``only``: a condition on ``content``
-    limiting it to the rows whose terms changed (a fixed SQL text, never a caller's)."""
+    limiting it to the rows whose terms changed (a fixed SQL text, never a caller's);
+    ``keep``: of those, the texts whose terms changed, where SQL cannot tell."""
     register_documents(raw)
     raw.execute(BROUGHT_ONLY)
     raw.execute(
@@ -110,6 +113,8 @@ def reindex(raw: psycopg.Connection[Row], only: str = "TRUE") -> None:
         if not rows:
             break
         last = int(rows[-1][0])
+        if keep is not None:
+            rows = [r for r in rows if keep(str(r[1]))]
         made = documents([str(r[1]) for r in rows])
         with raw.cursor().copy("COPY recallery_reindexed FROM STDIN (FORMAT BINARY)") as copy:
             copy.set_types(["int8", "tsvector", "int4"])
@@ -136,6 +141,18 @@ def reindex_unspaced(raw: psycopg.Connection[Row]) -> None:
     reindex(raw, "content ~ '[\u0e01-\u0edf\u1000-\u109f\u1780-\u17ff\u0900-\u097f]'")
 
 
+#: The Latin-script languages the analyzer told apart from migration 31 on.
+LATER_LATIN = frozenset({"sv", "da", "no", "fi", "tr", "id", "pl", "cs", "ro", "hu"})
+
+
+def reindex_latin(raw: psycopg.Connection[Row]) -> None:
+    """Migration 31: the documents of the rows the analyzer now reads in one of the
+    Latin-script languages it tells apart since (:data:`LATER_LATIN`). Those languages only
+    add rivals, which win a vote only outright (they come last in the order), so every other
+    row is read in the language it was read in before and its terms did not change."""
+    reindex(raw, "content ~ '[A-Za-z]'", lambda text: latin_language(text) in LATER_LATIN)
+
+
 __all__ = [
     "BROUGHT_ONLY",
     "Document",
@@ -144,6 +161,7 @@ __all__ = [
     "register_documents",
     "reindex",
     "reindex_arabic",
+    "reindex_latin",
     "reindex_unspaced",
     "tsvector",
 ]

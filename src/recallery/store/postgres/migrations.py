@@ -21,7 +21,12 @@ from collections.abc import Callable
 import psycopg
 
 from recallery.store.postgres.conn import PgConn
-from recallery.store.postgres.documents import reindex, reindex_arabic, reindex_unspaced
+from recallery.store.postgres.documents import (
+    reindex,
+    reindex_arabic,
+    reindex_latin,
+    reindex_unspaced,
+)
 from recallery.store.postgres.initial import EXTENSIONS_AND_TEXT_SEARCH, TABLES
 from recallery.store.postgres.keyword_writes import (
     DOCUMENTS_BROUGHT,
@@ -384,4 +389,5 @@ MIGRATIONS: tuple[tuple[int, str, Script], ...] = (
     (28, "keyword documents of Thai, Lao, Myanmar, Khmer and Devanagari text", reindex_unspaced),
     (29, "the keyword index keyed by person too (a person's search reads theirs)", KEYS_BY_PERSON),
     (30, "slots of the turns stored in Hindi and Thai, which gained slot patterns", reslot_again),
+    (31, "keyword documents of text in ten more Latin-script languages", reindex_latin),
 )

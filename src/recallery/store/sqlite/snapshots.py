@@ -39,8 +39,9 @@ KINDS = ("keywords", "columns", "conversations", "ann")
 #: rows; an HNSW graph is rebuilt). 2: conversations hold each turn's length. 3: keyword terms
 #: from the analyzer of every language (:mod:`recallery.text.analyzer`): an older snapshot's
 #: terms are English-only. Keywords 4: Arabic words light-stemmed (:mod:`recallery.text.arabic`).
-#: Keywords 5: Thai, Lao, Myanmar and Khmer bigrammed, Devanagari Hindi-stemmed.
-FORMATS = {"keywords": 5, "columns": 3, "conversations": 3, "ann": 3}
+#: Keywords 5: Thai, Lao, Myanmar and Khmer bigrammed, Devanagari Hindi-stemmed. Keywords 6:
+#: ten more Latin-script languages told apart and stemmed in their own language.
+FORMATS = {"keywords": 6, "columns": 3, "conversations": 3, "ann": 3}
 
 
 @dataclass

@@ -1,0 +1,138 @@
+"""Ten more Latin-script languages (issue 52): Swedish, Danish, Norwegian, Finnish, Turkish,
+Indonesian, Polish, Czech, Romanian and Hungarian are told apart by their stop words and
+letters and stemmed in their own language, so a word is found in another form, on both stores
+alike; English is read as before; a store written before gets those rows' keyword documents
+made again (PostgreSQL migration 31, only those rows; SQLite's keyword snapshots of format 5
+are read from rows)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.support.keywords import documents, firsts, made, migrated_again, write
+
+from recallery.store.sqlite import SQLiteStore
+from recallery.store.sqlite import snapshots as snapshots_module
+from recallery.text.analyzer import analyze, latin_language, query_terms
+
+#: (user, text, language): eleven people in one memory; the English turn says what the Polish
+#: and Czech ones say, and must not be found by their words.
+TURNS = [
+    ("astrid", "Jag har två katter och en hund hemma i lägenheten.", "sv"),
+    ("mikkel", "Vi har købt nye cykler til hele familien, og de er røde.", "da"),
+    ("ingrid", "Jeg har spilt fiolin i mange år, og nå spiller jeg hver helg i kirken.", "no"),
+    ("aino", "Minä asun Helsingissä ja työskentelen sairaalassa.", "fi"),
+    ("elif", "Benim kız kardeşim kitapları çok seviyor ve her gün okuyor.", "tr"),
+    ("budi", "Saya suka membaca buku di perpustakaan kota setiap minggu.", "id"),
+    ("zofia", "Moja babcia hoduje pomidory w swoim ogrodzie na wsi.", "pl"),
+    ("jana", "Můj bratr studuje chemii na univerzitě v Praze.", "cs"),
+    ("ioana", "Fratele meu lucrează ca medic la spitalul din oraș.", "ro"),
+    ("zsofi", "A nővérem Budapesten él és tanárként dolgozik az iskolában.", "hu"),
+    ("anna", "My grandmother grows tomatoes in her garden and my brother studies chemistry.", "en"),
+]
+PEOPLE = [(user, text) for user, text, _ in TURNS]
+#: A word in another form than the turn has it (a plural, a case, without a suffix or a
+#: prefix), and that turn's place.
+FOUND = {
+    "katten": 0,
+    "cyklen": 1,
+    "fiolinen": 2,
+    "sairaala": 3,
+    "kitap": 4,
+    "baca": 5,
+    "pomidor": 6,
+    "chemie": 7,
+    "spital": 8,
+    "iskola": 9,
+}
+
+
+@pytest.mark.parametrize(("text", "lang"), [(t, lang) for _, t, lang in TURNS])
+def test_each_language_is_told_apart(text: str, lang: str) -> None:
+    assert latin_language(text) == lang
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I want to go on a trip with my men.",  # go, on, my vote Polish too, men Swedish
+        "Take care! Keep pushing on.",  # take is také without its accent
+        "Ten men went to the dog show.",
+        "u{i}",  # single letters vote for the languages told apart first only
+        "CREATE INDEX items_v_hnsw ON items USING hnsw (v vector_cosine_ops)",
+    ],
+)
+def test_english_is_read_as_english(text: str) -> None:
+    assert latin_language(text) == "en"
+
+
+def test_a_word_is_one_term_in_its_forms() -> None:
+    for query, place in FOUND.items():
+        assert set(query_terms(query)) & set(analyze(TURNS[place][1]).terms), query
+    # the English turn shares no term with the Polish tomatoes or the Czech chemistry
+    english = set(analyze(TURNS[-1][1]).terms)
+    assert not english & (set(query_terms("pomidor")) | set(query_terms("chemie")))
+
+
+def test_a_lone_word_asks_for_the_stem_of_the_language_its_letters_name() -> None:
+    assert "kitap" in query_terms("kitapları")  # ı is Turkish
+    assert query_terms("my running dogs") == ["run", "dog"]  # English's vote as strong
+    # another language's stem is asked only where it begins the word
+    assert "anuts" not in query_terms("peanuts")  # Indonesian takes pe- off
+    assert not any(t.endswith("i") for t in query_terms("running"))  # Turkish adds one
+
+
+def test_sqlite_finds_each_word(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "latin.db")
+    try:
+        ids, memory = write(store, PEOPLE)
+        assert firsts(store, memory, FOUND) == {q: ids[i] for q, i in FOUND.items()}
+    finally:
+        store.close()
+
+
+def test_sqlite_keywords_of_format_5_are_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store whose keyword snapshots were saved before these languages were told apart
+    loads its rows once more, and the words are then found in their other forms."""
+    path = tmp_path / "latin.db"
+    store = SQLiteStore(path)
+    ids, memory = write(store, PEOPLE)
+    with monkeypatch.context() as m:
+        m.setattr(snapshots_module, "FORMATS", {**snapshots_module.FORMATS, "keywords": 5})
+        assert store.save_indexes() > 0
+    store.close()
+    restored = SQLiteStore(path)
+    try:
+        assert firsts(restored, memory, FOUND) == {q: ids[i] for q, i in FOUND.items()}
+        assert restored._indexes.rows_loaded == len(TURNS)
+    finally:
+        restored.close()
+
+
+@pytest.mark.postgres
+def test_postgres_agrees_and_migration_31_remakes_only_those_documents(
+    postgres_dsn: str,
+) -> None:
+    from recallery.store.postgres import PostgresStore
+    from recallery.testing.postgres import truncate_all
+
+    truncate_all(postgres_dsn)
+    store = PostgresStore(postgres_dsn, pool_size=1)
+    ids, memory = write(store, PEOPLE)
+    assert firsts(store, memory, FOUND) == {q: ids[i] for q, i in FOUND.items()}
+    store.close()
+    migrated_again(postgres_dsn, 31)
+    store = PostgresStore(postgres_dsn, pool_size=1)
+    try:
+        after, today = documents(store), made(ids, PEOPLE)
+        english = ids[-1]
+        assert after[english] == ["older"]
+        assert {i: after[i] for i in ids if i != english} == {
+            i: today[i] for i in ids if i != english
+        }
+        assert firsts(store, memory, FOUND) == {q: ids[i] for q, i in FOUND.items()}
+    finally:
+        store.close()
