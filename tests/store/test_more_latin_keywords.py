@@ -1,9 +1,10 @@
-"""Ten more Latin-script languages (issue 52): Swedish, Danish, Norwegian, Finnish, Turkish,
+"""Eleven more Latin-script languages (issue 52): Swedish, Danish, Norwegian, Finnish, Turkish,
 Indonesian, Polish, Czech, Romanian and Hungarian are told apart by their stop words and
 letters and stemmed in their own language, so a word is found in another form, on both stores
-alike; English is read as before; a store written before gets those rows' keyword documents
-made again (PostgreSQL migration 31, only those rows; SQLite's keyword snapshots of format 5
-are read from rows)."""
+alike; Vietnamese is told apart by its own letters and function words, which carry no
+keyword weight any more; English is read as before; a store written before gets those rows'
+keyword documents made again (PostgreSQL migration 31, only those rows; SQLite's keyword
+snapshots of format 5 are read from rows)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from recallery.store.sqlite import SQLiteStore
 from recallery.store.sqlite import snapshots as snapshots_module
 from recallery.text.analyzer import analyze, latin_language, query_terms
 
-#: (user, text, language): eleven people in one memory; the English turn says what the Polish
+#: (user, text, language): thirteen people in one memory; the English turn says what the Polish
 #: and Czech ones say, and must not be found by their words.
 TURNS = [
     ("astrid", "Jag har två katter och en hund hemma i lägenheten.", "sv"),
@@ -29,6 +30,8 @@ TURNS = [
     ("jana", "Můj bratr studuje chemii na univerzitě v Praze.", "cs"),
     ("ioana", "Fratele meu lucrează ca medic la spitalul din oraș.", "ro"),
     ("zsofi", "A nővérem Budapesten él és tanárként dolgozik az iskolában.", "hu"),
+    ("minh", "Tôi thích ăn phở bò ở Hà Nội và đi làm bằng xe đạp.", "vi"),
+    ("lan", "Em gái tôi sống ở Đà Nẵng với chồng.", "vi"),
     ("anna", "My grandmother grows tomatoes in her garden and my brother studies chemistry.", "en"),
 ]
 PEOPLE = [(user, text) for user, text, _ in TURNS]
@@ -45,6 +48,8 @@ FOUND = {
     "chemie": 7,
     "spital": 8,
     "iskola": 9,
+    "phở": 10,  # Vietnamese words are one syllable each, found as written
+    "Đà Nẵng": 11,  # Đà is not đã ("already"), a stop word
 }
 
 
@@ -59,12 +64,18 @@ def test_each_language_is_told_apart(text: str, lang: str) -> None:
         "I want to go on a trip with my men.",  # go, on, my vote Polish too, men Swedish
         "Take care! Keep pushing on.",  # take is také without its accent
         "Ten men went to the dog show.",
+        "The van was a rat trap, said the con man.",  # vẫn, rất, còn without their marks
         "u{i}",  # single letters vote for the languages told apart first only
         "CREATE INDEX items_v_hnsw ON items USING hnsw (v vector_cosine_ops)",
     ],
 )
 def test_english_is_read_as_english(text: str) -> None:
     assert latin_language(text) == "en"
+
+
+def test_a_vietnamese_function_word_is_no_term() -> None:
+    assert query_terms("Em gái tôi sống ở đâu?") == ["em", "gai", "song"]  # tôi, ở, đâu out
+    assert "trong" in analyze("Bà tôi trồng cà chua.").terms  # trồng, "grows", is not trong
 
 
 def test_a_word_is_one_term_in_its_forms() -> None:

@@ -73,20 +73,22 @@ LATIN_LANGUAGES = frozenset(_LATIN_ORDER)
 
 def _vote_table() -> dict[str, list[int]]:
     """Each Latin stop word (also written without its accents) to the languages listing it;
-    a word of one letter only where :data:`~recallery.text.stopwords.ONE_LETTER_VOTES` says."""
+    a word of one letter only where :data:`~recallery.text.stopwords.ONE_LETTER_VOTES` says,
+    without its accents only where ``VOTES_AS_WRITTEN`` does not."""
     table: dict[str, list[int]] = {}
+    as_written = stopwords.VOTES_AS_WRITTEN
     for i, lang in enumerate(_LATIN_ORDER):
         for word in stopwords.LATIN_STOP_WORDS[lang]:
             if len(word) == 1 and lang not in stopwords.ONE_LETTER_VOTES:
                 continue
-            for form in {word, unaccented(word)}:
+            for form in {word, word if lang in as_written else unaccented(word)}:
                 table.setdefault(form, []).append(i)
     return table
 
 
 _VOTES = _vote_table()
 _LATIN_STOPS = {
-    lang: words | {unaccented(w) for w in words}
+    lang: words if lang in stopwords.VOTES_AS_WRITTEN else words | {unaccented(w) for w in words}
     for lang, words in stopwords.LATIN_STOP_WORDS.items()
 }
 _STEMMER_OF = [stopwords.LATIN_STEMMERS[lang] for lang in _LATIN_ORDER]
@@ -302,7 +304,7 @@ def _word(script: Script, run: str, lang: str) -> list[_Piece]:
     if lang == "en":  # accents removed before the stemmer, as FTS5's porter tokenizer does
         word = unaccented(run)
         return [] if word in stops else [("porter", word, False)]
-    if run in stops or unaccented(run) in stops:
+    if run in stops or (lang not in stopwords.VOTES_AS_WRITTEN and unaccented(run) in stops):
         return []
     return [(stopwords.LATIN_STEMMERS[lang], run, True)]
 
@@ -363,8 +365,8 @@ def _stems(pieces: Iterable[_Piece]) -> dict[_Piece, str]:
         by_stemmer.setdefault(p[0], []).append(p)
     out: dict[_Piece, str] = {}
     for name, group in by_stemmer.items():
-        if not name:
-            out.update((p, p[1]) for p in group)
+        if not name:  # kept as written (Vietnamese: without its accents, as it was read)
+            out.update((p, unaccented(p[1]) if p[2] else p[1]) for p in group)
             continue
         if name == ARABIC:
             out.update((p, arabic.stem(p[1])) for p in group)

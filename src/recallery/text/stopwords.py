@@ -48,6 +48,7 @@ LATIN_STEMMERS = {
     "cs": "czech",
     "ro": "romanian",
     "hu": "hungarian",
+    "vi": "",  # no stemmer: a Vietnamese word is one syllable, kept as it is
 }
 
 _LATIN = {
@@ -161,8 +162,15 @@ _LATIN = {
     ő mi ti engem téged őt minket őket nekem neked neki nekünk nektek nekik ki mit hol
     mikor miért hogyan sem majd után alatt között előtt mellett pedig vagyok vagyunk
     """,
+    "vi": """
+    và của là có không tôi các những được cho một này trong với đã để khi thì mà cũng rất đó
+    ấy nó họ chúng mình gì sao nào đâu vì nên nhưng hay hoặc từ đến đang sẽ vẫn còn đều chỉ ở
+    bị rồi lắm nhé
+    """,
 }
 
+#: Letters only Vietnamese writes: its own vowels and d, and vowels with a tone mark and a hat.
+_VIETNAMESE = "ăđơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ"
 #: Letters that vote for a language (looked for before case folding: ß becomes ss).
 LATIN_LETTERS = (
     ("de", "äöüßÄÖÜẞ"),
@@ -177,6 +185,7 @@ LATIN_LETTERS = (
     ("cs", "řůěčšžýŘŮĚČŠŽÝ"),
     ("ro", "șțăâîȘȚĂÂÎ"),
     ("hu", "őűöüŐŰÖÜ"),
+    ("vi", _VIETNAMESE + _VIETNAMESE.upper()),
 )
 
 #: The languages whose one-letter stop words also vote for them (every stop word still stays
@@ -184,6 +193,11 @@ LATIN_LETTERS = (
 #: Later ones' single letters ("u", "v", "w", "z") are as often an abbreviation or a variable in
 #: English text: "u{i}" or "hnsw (v vector_cosine_ops)" would have been read as Polish or Czech.
 ONE_LETTER_VOTES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl"})
+
+#: The languages whose stop words vote and are left out only as written, with their marks:
+#: Vietnamese written without its tones is made of English words (mà, rất, vẫn, còn: "ma",
+#: "rat", "van", "con"), and of its own (đã, "already", is not Đà of Đà Nẵng).
+VOTES_AS_WRITTEN = frozenset({"vi"})
 
 LATIN_STOP_WORDS: dict[str, frozenset[str]] = {
     lang: frozenset(words.split()) for lang, words in _LATIN.items()

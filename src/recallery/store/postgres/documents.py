@@ -142,7 +142,7 @@ def reindex_unspaced(raw: psycopg.Connection[Row]) -> None:
 
 
 #: The Latin-script languages the analyzer told apart from migration 31 on.
-LATER_LATIN = frozenset({"sv", "da", "no", "fi", "tr", "id", "pl", "cs", "ro", "hu"})
+LATER_LATIN = frozenset({"sv", "da", "no", "fi", "tr", "id", "pl", "cs", "ro", "hu", "vi"})
 
 
 def reindex_latin(raw: psycopg.Connection[Row]) -> None:
