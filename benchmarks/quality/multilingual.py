@@ -1,12 +1,12 @@
-"""Every language, measured (issue 52 item 5): keyword and question search in nine languages
+"""Every language, measured (issue 52 item 5): keyword and question search in twelve languages
 through REST at the defaults, beside MiniLM and beside a plain BM25.
 
 The set is our own (``multilingual_set.json``): per language ten facts and ten distractors,
 written as raw turns by three users into one memory, each fact with a word it contains, another
 form of that word (a plural, a case, a particle, ال; none for Chinese, Japanese and Thai)
 and a paraphrased question in its language and in English. The seven languages of issue 52
-first, then Thai (written without spaces between words) and Hindi (Devanagari). Per
-language and system it reports:
+first, then Thai (written without spaces between words), Hindi (Devanagari), Spanish, French
+and Turkish (whose function words are mostly endings). Per language and system it reports:
 
 - ``keyword_exact``: the fact first when its word is searched with the keyword side alone
   (``keywords_similarity_weight=1``), the word as the fact has it;
@@ -47,7 +47,7 @@ from recallery.providers.registry import ModelRegistry
 from recallery.store.sqlite import SQLiteStore
 
 SET = Path(__file__).with_name("multilingual_set.json")
-LANGUAGES = ("en", "zh", "ja", "ko", "de", "ru", "ar", "th", "hi")
+LANGUAGES = ("en", "zh", "ja", "ko", "de", "ru", "ar", "th", "hi", "es", "fr", "tr")
 EMBEDDERS = {"minilm": "all-MiniLM-L6-v2@Builtin", "e5": "multilingual-e5-small@Builtin"}
 LLM_ID = "none@Unconfigured"
 METRICS = ("keyword_exact", "keyword_form", "same_language_top1", "english_top1")

@@ -12,7 +12,7 @@ from benchmarks.quality import multilingual
 from recallery.testing import DeterministicEmbedder
 
 
-def test_the_set_has_nine_languages_of_ten_facts_and_ten_distractors_by_three_users() -> None:
+def test_the_set_has_twelve_languages_of_ten_facts_and_ten_distractors_by_three_users() -> None:
     languages = multilingual.load()
     assert [lang.code for lang in languages] == list(multilingual.LANGUAGES)
     for lang in languages:

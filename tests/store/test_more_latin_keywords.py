@@ -15,7 +15,8 @@ from tests.support.keywords import documents, firsts, made, migrated_again, writ
 
 from recallery.store.sqlite import SQLiteStore
 from recallery.store.sqlite import snapshots as snapshots_module
-from recallery.text.analyzer import analyze, latin_language, query_terms
+from recallery.text.analyzer import analyze, query_terms
+from recallery.text.latin import latin_language
 
 #: (user, text, language): thirteen people in one memory; the English turn says what the Polish
 #: and Czech ones say, and must not be found by their words.
@@ -58,6 +59,19 @@ def test_each_language_is_told_apart(text: str, lang: str) -> None:
     assert latin_language(text) == lang
 
 
+def test_a_stored_text_without_stop_words_is_read_by_its_letters() -> None:
+    """Turkish writes its function words as endings: a sentence may hold none of its stop
+    words, and more of its letters than any other language has (ü, ç, ş)."""
+    text = "Büyükannem bahçesinde domates yetiştiriyor."
+    assert latin_language(text) == "tr"
+    assert set(query_terms("domatesler")) & set(analyze(text).terms)
+    assert latin_language("Grüße aus München") == "de"  # by its stop word, as before
+    assert latin_language("Mañana") == "en"  # the languages told apart first: as before
+    assert latin_language("I met Łukasz yesterday.") == "en"  # English votes
+    assert latin_language("Cumplió un ano") == "en"  # one letter (ó) names no language
+    assert latin_language("Geçen bahar iki kedi sahiplendik.") == "en"  # nor ç alone
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -91,7 +105,9 @@ def test_a_lone_word_asks_for_the_stem_of_the_language_its_letters_name() -> Non
     assert query_terms("my running dogs") == ["run", "dog"]  # English's vote as strong
     # another language's stem is asked only where it begins the word
     assert "anuts" not in query_terms("peanuts")  # Indonesian takes pe- off
-    assert not any(t.endswith("i") for t in query_terms("running"))  # Turkish adds one
+    assert "it" not in query_terms("item")  # Polish takes -em off
+    assert "fıstık" in analyze("Yer fıstığına alerjim var.").terms  # ğ softened, as written
+    assert "fıstık" in query_terms("fıstığına")  # the query is stemmed as written too
 
 
 def test_sqlite_finds_each_word(tmp_path: Path) -> None:

@@ -10,9 +10,9 @@ from recallery.text.analyzer import (
     MAX_TERMS,
     analyze,
     analyze_all,
-    latin_language,
     query_terms,
 )
+from recallery.text.latin import latin_language
 
 
 def found(query: str, text: str) -> bool:

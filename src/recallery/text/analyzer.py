@@ -13,11 +13,12 @@ same keyword results in every language. Per run of text (:mod:`recallery.text.sc
 - **Thai, Lao, Khmer and Myanmar**, written without spaces between words: bigrams of letters
   (a letter with its vowel signs and tone marks, :func:`~recallery.text.scripts.letters`), so
   ``จักรยาน`` inside ``ฉันปั่นจักรยานไปทำงาน`` is found as ``机器学习`` is in Chinese.
-- **Latin script**: the language of the text is voted by its stop words (and ß, ñ, ã), English
-  when nothing votes; then that language's Snowball stemmer. English keeps exactly what the
-  index has always done (accents removed, then the original Porter stemmer), other languages
-  are stemmed with their accents, which are removed after. A query too short to name its
-  language ("Schwestern") asks for each word's stem in every Latin language.
+- **Latin script**: the language of the text (:mod:`recallery.text.latin`: voted by its stop
+  words and letters, English when nothing votes); then that language's Snowball stemmer
+  (Vietnamese: none). English keeps exactly what the index has always done (accents removed,
+  then the original Porter stemmer), other languages are stemmed with their accents, which are
+  removed after. A query too short to name its language asks for each word's stem in the
+  languages its letters vote for ("kitapları"), or in every Latin language ("Schwestern").
 - **Cyrillic**: the Russian stemmer; **Arabic**: Lucene's light stemming
   (:mod:`recallery.text.arabic`: the article, و and the commonest suffixes taken off, so
   الكمان and كمان are one term); **Greek**: the Greek stemmer; **Devanagari**: the Hindi
@@ -40,6 +41,14 @@ from typing import Any
 import Stemmer
 
 from recallery.text import arabic, stopwords
+from recallery.text.latin import (
+    MIN_VOTES,
+    STOPS,
+    VOTES,
+    guessed,
+    language_of,
+    vote_counts,
+)
 from recallery.text.scripts import (
     Script,
     ascii_words,
@@ -62,37 +71,6 @@ MAX_TERM_CHARS = 500
 #: Most times a term counts in one text (PostgreSQL's ``tsvector`` keeps 256 positions of a
 #: lexeme; both stores stop counting there).
 MAX_TF = 256
-#: Stop words (or telling letters) a text needs for its Latin words to be stemmed in another
-#: language than English.
-MIN_VOTES = 2
-
-_LATIN_ORDER = tuple(stopwords.LATIN_STEMMERS)
-#: The Latin-script languages the analyzer tells apart (ISO 639-1).
-LATIN_LANGUAGES = frozenset(_LATIN_ORDER)
-
-
-def _vote_table() -> dict[str, list[int]]:
-    """Each Latin stop word (also written without its accents) to the languages listing it;
-    a word of one letter only where :data:`~recallery.text.stopwords.ONE_LETTER_VOTES` says,
-    without its accents only where ``VOTES_AS_WRITTEN`` does not."""
-    table: dict[str, list[int]] = {}
-    as_written = stopwords.VOTES_AS_WRITTEN
-    for i, lang in enumerate(_LATIN_ORDER):
-        for word in stopwords.LATIN_STOP_WORDS[lang]:
-            if len(word) == 1 and lang not in stopwords.ONE_LETTER_VOTES:
-                continue
-            for form in {word, word if lang in as_written else unaccented(word)}:
-                table.setdefault(form, []).append(i)
-    return table
-
-
-_VOTES = _vote_table()
-_LATIN_STOPS = {
-    lang: words if lang in stopwords.VOTES_AS_WRITTEN else words | {unaccented(w) for w in words}
-    for lang, words in stopwords.LATIN_STOP_WORDS.items()
-}
-_STEMMER_OF = [stopwords.LATIN_STEMMERS[lang] for lang in _LATIN_ORDER]
-_OTHER_STEMMERS = _STEMMER_OF[1:]
 #: The stemmer of Arabic words: ours (:mod:`recallery.text.arabic`), every length.
 ARABIC = "light-arabic"
 _STEMMER_OF_SCRIPT = {
@@ -151,34 +129,25 @@ def query_terms(text: str) -> list[str]:
     another word's English stem is left out: "teachers teaching" asks for "teach" once)."""
     found, _ = _pieces(text, query=True)
     distinct = list(dict.fromkeys(_content(text, found)))[:MAX_TERMS]
-    others = _guessed(text) if any(p[0] == "porter" for p in distinct) else []
-    groups = [[p, *((s, p[1], True) for s in others)] if p[0] == "porter" else [p]
-              for p in distinct]  # fmt: skip
+    others, voted = guessed(text) if any(p[0] == "porter" for p in distinct) else ([], True)
+    # another language stems a word as written, then takes its accents off (fıstığına)
+    written = {unaccented(w): w for s, w in runs(text) if s is Script.LATIN} if others else {}
+    groups = [[p, *((s, written.get(p[1], p[1]), True) for s in others)]
+              if p[0] == "porter" else [p] for p in distinct]  # fmt: skip
     stem = _stems(p for g in groups for p in g)
     first = {stem[g[0]] for g in groups}  # another word's own stem is not asked twice
-    asked = [[stem[p] for p in g if p is g[0] or _kept(stem[p], p[1])] for g in groups]
+    asked = [[stem[p] for p in g if p is g[0] or voted or _kept(stem[p], p[1])] for g in groups]
     terms = [t for g, a in zip(groups, asked, strict=True) for t in dict.fromkeys(a)
              if t == stem[g[0]] or t not in first]  # fmt: skip
     return [t for t in terms if len(t) <= MAX_TERM_CHARS][:MAX_TERMS]
 
 
-def _guessed(text: str) -> list[str]:
-    """The stemmers of the other Latin languages a query read as English may be written in:
-    every one where nothing votes for any language ("Schwestern"), else those voted for more
-    often than English (a letter: "kitapları", "Brüder"). "my running dogs" has a vote for
-    English and as many for Polish and Czech (*my*, "we"): English alone."""
-    votes = _votes(text, [w for s, w in runs(text) if s is Script.LATIN])
-    if not any(votes):
-        return _OTHER_STEMMERS
-    return [_STEMMER_OF[i] for i in range(1, len(votes)) if votes[i] > votes[0]]
-
-
 def _kept(stem: str, word: str) -> bool:
-    """Whether another language's stem of an undecided query's word is asked for: only one
-    that begins the word and keeps :data:`STEM_MIN` letters. A stemmer takes endings off the
-    words of its language; of a word of another one it makes what no text holds ("peanuts" in
-    Indonesian is "anuts", "running" in Turkish "runningi", "item" in Polish "it")."""
-    return len(stem) >= STEM_MIN and unaccented(word).startswith(stem)
+    """Whether a stem of a language nothing voted for is asked for: one that keeps
+    :data:`STEM_MIN` letters and, but for its last letter (*hôpitaux* is *hôpital*), begins
+    the word. A stemmer takes endings off the words of its language; of a word of another
+    it makes what no text holds ("peanuts" in Indonesian is "anuts", "item" in Polish "it")."""
+    return len(stem) >= STEM_MIN and unaccented(word).startswith(stem[:-1])
 
 
 def _content(text: str, found: list[_Piece]) -> list[_Piece]:
@@ -194,7 +163,7 @@ def _content(text: str, found: list[_Piece]) -> list[_Piece]:
     ending (:data:`~recallery.text.stopwords.KOREAN_ENDINGS`) likewise, and a bigram across
     the seam of a katakana word and hiragana (``トを`` of ペットを, which トマトを shares)."""
     latin = {w for s, w in runs(text) if s is Script.LATIN}
-    votes = _votes(text, latin) if latin & _VOTES.keys() else [0]
+    votes = vote_counts(text, latin) if latin & VOTES.keys() else [0]
     unsure = {i for i, n in enumerate(votes) if n > votes[0]} if max(votes) < MIN_VOTES else set()
     kept = [p for p in found if not _function(p, unsure)]
     return kept or found
@@ -214,7 +183,7 @@ def _function(piece: _Piece, unsure: set[int]) -> bool:
         )
     if not unsure:
         return False
-    return any(i in unsure for w in {word, unaccented(word)} for i in _VOTES.get(w, ()))
+    return any(i in unsure for w in {word, unaccented(word)} for i in VOTES.get(w, ()))
 
 
 def _kana_seam(gram: str) -> bool:
@@ -226,56 +195,19 @@ def _kana_seam(gram: str) -> bool:
     return (is_katakana(a) and is_hiragana(b)) or (is_hiragana(a) and is_katakana(b))
 
 
-def latin_language(text: str) -> str:
-    """The language (ISO 639-1) that Latin-script words of ``text`` are stemmed in."""
-    return _latin_language(text, [w for s, w in runs(text) if s is Script.LATIN])
-
-
-def latin_rivals(text: str) -> list[str]:
-    """The Latin-script languages other than English that the words of ``text`` vote for
-    at least as often as for English (and at least once), most votes first: what a short
-    "J'habite à Lyon." or "Vivo en Madrid.", which :func:`latin_language` leaves English
-    for want of :data:`MIN_VOTES`, may be written in."""
-    votes = _votes(text, [w for s, w in runs(text) if s is Script.LATIN])
-    rivals = [i for i in range(1, len(votes)) if votes[i] >= max(votes[0], 1)]
-    return [_LATIN_ORDER[i] for i in sorted(rivals, key=lambda i: (-votes[i], i))]
-
-
-def _latin_language(text: str, words: Iterable[str]) -> str:
-    """Most distinct stop words win; another language than English needs :data:`MIN_VOTES`
-    and more than English has (a short "see ya" stays English)."""
-    votes = _votes(text, words)
-    best = max(range(len(votes)), key=lambda i: (votes[i], -i))
-    return _LATIN_ORDER[best] if votes[best] >= max(MIN_VOTES, votes[0] + 1) else "en"
-
-
-def _votes(text: str, words: Iterable[str]) -> list[int]:
-    """Each Latin language's distinct stop words among ``words``, and a vote for each language
-    whose own letters ``text`` holds."""
-    votes = [0] * len(_LATIN_ORDER)
-    for word in _VOTES.keys() & set(words):
-        for i in _VOTES[word]:
-            votes[i] += 1
-    if not text.isascii():
-        for lang, letters in stopwords.LATIN_LETTERS:
-            if any(c in text for c in letters):
-                votes[_LATIN_ORDER.index(lang)] += 1
-    return votes
-
-
 def _pieces(text: str, query: bool) -> tuple[list[_Piece], int]:
     """The words of ``text`` ready to stem, in order, and its length."""
     if text.isascii():  # the common case, fast
         latin = ascii_words(text)
-        lang = _latin_language(text, latin)
+        lang = language_of(text, latin)
         if lang == "en":
-            stops = _LATIN_STOPS["en"]
+            stops = STOPS["en"]
             return [("porter", w, False) for w in latin if w not in stops], len(latin)
         parts = [(Script.LATIN, w) for w in latin]
     else:
         parts = list(runs(text))
         latin = [w for s, w in parts if s is Script.LATIN]
-        lang = _latin_language(text, latin) if latin else "en"
+        lang = language_of(text, latin, not query) if latin else "en"
     found: list[_Piece] = []
     length = 0
     for script, run in parts:
@@ -300,7 +232,7 @@ def _word(script: Script, run: str, lang: str) -> list[_Piece]:
         if run in _STOPS_OF_SCRIPT.get(script, ()):
             return []
         return [(_STEMMER_OF_SCRIPT.get(script, ""), run, False)]
-    stops = _LATIN_STOPS[lang]
+    stops = STOPS[lang]
     if lang == "en":  # accents removed before the stemmer, as FTS5's porter tokenizer does
         word = unaccented(run)
         return [] if word in stops else [("porter", word, False)]
@@ -379,14 +311,11 @@ def _stems(pieces: Iterable[_Piece]) -> dict[_Piece, str]:
 
 
 __all__ = [
-    "LATIN_LANGUAGES",
     "MAX_TERMS",
     "MAX_TF",
     "Analyzed",
     "analyze",
     "analyze_all",
-    "latin_language",
-    "latin_rivals",
     "query_terms",
     "stemmer",
 ]

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from recallery.text.analyzer import latin_language
+from recallery.text.latin import latin_language
 from recallery.text.scripts import Script, has_thai, runs, unaccented
 
 

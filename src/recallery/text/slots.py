@@ -15,7 +15,7 @@ says, never one an English pattern matched by accident; a language without a tab
 One exception, within the Latin script: a sentence too short to name its language by stop
 words ("J'habite à Lyon.", "Vivo en Madrid.") is read as English, so where English fills
 nothing, the tables of the languages its words vote for as often as for English are read in
-turn (:func:`~recallery.text.analyzer.latin_rivals`); an English sentence quoting "ich wohne
+turn (:func:`~recallery.text.latin.latin_rivals`); an English sentence quoting "ich wohne
 in Berlin" votes English first and stays English.
 """
 
@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import re
 
-from recallery.text.analyzer import LATIN_LANGUAGES, STEM_MIN, latin_rivals, stemmer
+from recallery.text.analyzer import STEM_MIN, stemmer
 from recallery.text.cues import language
+from recallery.text.latin import LATIN_LANGUAGES, latin_rivals
 from recallery.text.slot_base import Carried, SlotTable
 from recallery.text.slot_tables import TABLES
 

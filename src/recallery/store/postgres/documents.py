@@ -23,7 +23,8 @@ from psycopg.postgres import types
 from psycopg.pq import Format
 
 from recallery.store.sql import Row
-from recallery.text.analyzer import MAX_TF, analyze_all, latin_language
+from recallery.text.analyzer import MAX_TF, analyze_all
+from recallery.text.latin import latin_language
 
 #: A document and its length (``fts``, ``fts_len``); the document in binary.
 Document = tuple[bytes, int]
