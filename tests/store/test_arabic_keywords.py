@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.support.keywords import documents, firsts, made, migrated_again, write
+from tests.support.keywords import found_on_sqlite, remade_by_migration
 
-from recallery.store.sqlite import SQLiteStore
 from recallery.text.analyzer import query_terms
 from recallery.text.arabic import stem
 
@@ -44,33 +43,12 @@ def test_an_arabic_word_is_one_term_in_its_forms(forms: list[str], term: str) ->
 
 
 def test_sqlite_finds_each_arabic_word_in_another_form(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "ar.db")
-    try:
-        ids, memory = write(store, TURNS)
-        assert firsts(store, memory, FORMS) == {q: ids[i] for q, i in FORMS.items()}
-    finally:
-        store.close()
+    found_on_sqlite(tmp_path / "ar.db", TURNS, FORMS)
 
 
 @pytest.mark.postgres
 def test_postgres_agrees_and_migration_24_remakes_only_the_arabic_documents(
-    tmp_path: Path, postgres_dsn: str
+    postgres_dsn: str,
 ) -> None:
-    from recallery.store.postgres import PostgresStore
-    from recallery.testing.postgres import truncate_all
-
-    truncate_all(postgres_dsn)
-    store = PostgresStore(postgres_dsn, pool_size=1)
-    ids, memory = write(store, TURNS)
-    assert firsts(store, memory, FORMS) == {q: ids[i] for q, i in FORMS.items()}
-    store.close()
-    migrated_again(postgres_dsn, 24)
-    store = PostgresStore(postgres_dsn, pool_size=1)
-    try:
-        after, today = documents(store), made(ids, TURNS)
-        arabic = {ids[i] for i, (_, text) in enumerate(TURNS) if "\u0621" <= text[0] <= "\u064a"}
-        assert {i: after[i] for i in arabic} == {i: today[i] for i in arabic}
-        assert {i: after[i] for i in set(ids) - arabic} == {i: ["older"] for i in set(ids) - arabic}
-        assert firsts(store, memory, FORMS) == {q: ids[i] for q, i in FORMS.items()}
-    finally:
-        store.close()
+    arabic = {n for n, (_, text) in enumerate(TURNS) if "\u0621" <= text[0] <= "\u064a"}
+    remade_by_migration(postgres_dsn, 24, TURNS, FORMS, arabic)

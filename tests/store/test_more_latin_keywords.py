@@ -11,10 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.support.keywords import documents, firsts, made, migrated_again, write
+from tests.support.keywords import found_after_older_snapshots, found_on_sqlite, remade_by_migration
 
-from recallery.store.sqlite import SQLiteStore
-from recallery.store.sqlite import snapshots as snapshots_module
 from recallery.text.analyzer import analyze, query_terms
 from recallery.text.latin import latin_language
 
@@ -111,12 +109,7 @@ def test_a_lone_word_asks_for_the_stem_of_the_language_its_letters_name() -> Non
 
 
 def test_sqlite_finds_each_word(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "latin.db")
-    try:
-        ids, memory = write(store, PEOPLE)
-        assert firsts(store, memory, FOUND) == {q: ids[i] for q, i in FOUND.items()}
-    finally:
-        store.close()
+    found_on_sqlite(tmp_path / "latin.db", PEOPLE, FOUND)
 
 
 def test_sqlite_keywords_of_format_5_are_made_again(
@@ -124,42 +117,12 @@ def test_sqlite_keywords_of_format_5_are_made_again(
 ) -> None:
     """A store whose keyword snapshots were saved before these languages were told apart
     loads its rows once more, and the words are then found in their other forms."""
-    path = tmp_path / "latin.db"
-    store = SQLiteStore(path)
-    ids, memory = write(store, PEOPLE)
-    with monkeypatch.context() as m:
-        m.setattr(snapshots_module, "FORMATS", {**snapshots_module.FORMATS, "keywords": 5})
-        assert store.save_indexes() > 0
-    store.close()
-    restored = SQLiteStore(path)
-    try:
-        assert firsts(restored, memory, FOUND) == {q: ids[i] for q, i in FOUND.items()}
-        assert restored._indexes.rows_loaded == len(TURNS)
-    finally:
-        restored.close()
+    found_after_older_snapshots(tmp_path / "latin.db", PEOPLE, FOUND, 5, monkeypatch)
 
 
 @pytest.mark.postgres
 def test_postgres_agrees_and_migration_31_remakes_only_those_documents(
     postgres_dsn: str,
 ) -> None:
-    from recallery.store.postgres import PostgresStore
-    from recallery.testing.postgres import truncate_all
-
-    truncate_all(postgres_dsn)
-    store = PostgresStore(postgres_dsn, pool_size=1)
-    ids, memory = write(store, PEOPLE)
-    assert firsts(store, memory, FOUND) == {q: ids[i] for q, i in FOUND.items()}
-    store.close()
-    migrated_again(postgres_dsn, 31)
-    store = PostgresStore(postgres_dsn, pool_size=1)
-    try:
-        after, today = documents(store), made(ids, PEOPLE)
-        english = ids[-1]
-        assert after[english] == ["older"]
-        assert {i: after[i] for i in ids if i != english} == {
-            i: today[i] for i in ids if i != english
-        }
-        assert firsts(store, memory, FOUND) == {q: ids[i] for q, i in FOUND.items()}
-    finally:
-        store.close()
+    remade = {n for n, (_, _, lang) in enumerate(TURNS) if lang != "en"}
+    remade_by_migration(postgres_dsn, 31, PEOPLE, FOUND, remade)

@@ -8,10 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.support.keywords import documents, firsts, made, migrated_again, write
+from tests.support.keywords import found_after_older_snapshots, found_on_sqlite, remade_by_migration
 
-from recallery.store.sqlite import SQLiteStore
-from recallery.store.sqlite import snapshots as snapshots_module
 from recallery.text.analyzer import analyze, query_terms
 from recallery.text.scripts import letters
 
@@ -60,12 +58,7 @@ def test_a_hindi_word_is_one_term_in_its_forms_and_function_words_are_none() -> 
 
 
 def test_sqlite_finds_each_word(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "scripts.db")
-    try:
-        ids, memory = write(store, TURNS)
-        assert firsts(store, memory, FOUND) == {q: ids[i] for q, i in FOUND.items()}
-    finally:
-        store.close()
+    found_on_sqlite(tmp_path / "scripts.db", TURNS, FOUND)
 
 
 def test_sqlite_keywords_of_format_4_are_made_again(
@@ -73,42 +66,13 @@ def test_sqlite_keywords_of_format_4_are_made_again(
 ) -> None:
     """A store whose keyword snapshots were saved before the unspaced scripts were bigrammed
     loads its rows once more, and the Thai word is then found inside its sentence."""
-    path = tmp_path / "scripts.db"
-    store = SQLiteStore(path)
-    ids, memory = write(store, TURNS)
-    with monkeypatch.context() as m:
-        m.setattr(snapshots_module, "FORMATS", {**snapshots_module.FORMATS, "keywords": 4})
-        assert store.save_indexes() > 0
-    store.close()
-    restored = SQLiteStore(path)
-    try:
-        assert firsts(restored, memory, FOUND) == {q: ids[i] for q, i in FOUND.items()}
-        assert restored._indexes.rows_loaded == len(TURNS)
-    finally:
-        restored.close()
+    found_after_older_snapshots(tmp_path / "scripts.db", TURNS, FOUND, 4, monkeypatch)
 
 
 @pytest.mark.postgres
 def test_postgres_agrees_and_migration_28_remakes_only_those_documents(
-    tmp_path: Path, postgres_dsn: str
+    postgres_dsn: str,
 ) -> None:
-    from recallery.store.postgres import PostgresStore
-    from recallery.testing.postgres import truncate_all
-
-    truncate_all(postgres_dsn)
-    store = PostgresStore(postgres_dsn, pool_size=1)
-    ids, memory = write(store, TURNS)
-    assert firsts(store, memory, FOUND) == {q: ids[i] for q, i in FOUND.items()}
-    store.close()
-    migrated_again(postgres_dsn, 28)
-    store = PostgresStore(postgres_dsn, pool_size=1)
-    try:
-        after, today = documents(store), made(ids, TURNS)
-        english = ids[2]
-        assert after[english] == ["older"]
-        assert {i: after[i] for i in ids if i != english} == {
-            i: today[i] for i in ids if i != english
-        }
-        assert firsts(store, memory, FOUND) == {q: ids[i] for q, i in FOUND.items()}
-    finally:
-        store.close()
+    english = 2
+    remade = set(range(len(TURNS))) - {english}
+    remade_by_migration(postgres_dsn, 28, TURNS, FOUND, remade)

@@ -1,11 +1,15 @@
 """Helpers for the keyword tests of one script or language: several people's turns written
 into one raw memory through the engine, and which turn each query finds first on the keyword
 side alone; on PostgreSQL, a keyword migration run again. Shared by the Arabic and the
-unspaced-script keyword tests, on both stores."""
+unspaced-script and later Latin-language keyword tests, on both stores: each word found first
+on SQLite, after an older keyword snapshot, and on PostgreSQL before and after its migration."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from pytest import MonkeyPatch
 
 from recallery import Engine, Memory
 from recallery.models import Scope
@@ -13,6 +17,7 @@ from recallery.providers.registry import ModelRegistry
 from recallery.requests import TurnInput
 from recallery.store.base import Store
 from recallery.store.filters import EntryFilter
+from recallery.store.sqlite import SQLiteStore, snapshots
 from recallery.testing import DeterministicEmbedder, FrozenClock
 from recallery.text.analyzer import analyze_all
 
@@ -70,3 +75,61 @@ def made(ids: Sequence[int], turns: Sequence[tuple[str, str]]) -> dict[int, list
     """The terms today's analyzer makes of each turn, sorted, by id."""
     texts = [t for _, t in turns]
     return {i: sorted(set(a.terms)) for i, a in zip(ids, analyze_all(texts), strict=True)}
+
+
+Turns = Sequence[tuple[str, str]]
+
+
+def found_on_sqlite(path: Path, turns: Turns, found: Mapping[str, int]) -> None:
+    """``turns`` written into a SQLite store at ``path``: each query of ``found`` finds the
+    turn at its place first."""
+    store = SQLiteStore(path)
+    try:
+        ids, memory = write(store, turns)
+        assert firsts(store, memory, found) == {q: ids[i] for q, i in found.items()}
+    finally:
+        store.close()
+
+
+def found_after_older_snapshots(
+    path: Path, turns: Turns, found: Mapping[str, int], older: int, monkeypatch: MonkeyPatch
+) -> None:
+    """A SQLite store whose keyword snapshots were saved in the ``older`` format loads its
+    rows once more, and each query of ``found`` then finds its turn first."""
+    store = SQLiteStore(path)
+    ids, memory = write(store, turns)
+    with monkeypatch.context() as m:
+        m.setattr(snapshots, "FORMATS", {**snapshots.FORMATS, "keywords": older})
+        assert store.save_indexes() > 0
+    store.close()
+    restored = SQLiteStore(path)
+    try:
+        assert firsts(restored, memory, found) == {q: ids[i] for q, i in found.items()}
+        assert restored._indexes.rows_loaded == len(turns)
+    finally:
+        restored.close()
+
+
+def remade_by_migration(
+    postgres_dsn: str, version: int, turns: Turns, found: Mapping[str, int], remade: set[int]
+) -> None:
+    """On PostgreSQL: each query of ``found`` finds its turn first; after migration
+    ``version`` runs again over documents left as an older analyzer's, exactly the turns at
+    the places ``remade`` have today's documents (the others are left as they were), and each
+    query finds its turn first again."""
+    from recallery.store.postgres import PostgresStore
+    from recallery.testing.postgres import truncate_all
+
+    truncate_all(postgres_dsn)
+    store = PostgresStore(postgres_dsn, pool_size=1)
+    ids, memory = write(store, turns)
+    assert firsts(store, memory, found) == {q: ids[i] for q, i in found.items()}
+    store.close()
+    migrated_again(postgres_dsn, version)
+    store = PostgresStore(postgres_dsn, pool_size=1)
+    try:
+        after, today = documents(store), made(ids, turns)
+        assert after == {i: today[i] if n in remade else ["older"] for n, i in enumerate(ids)}
+        assert firsts(store, memory, found) == {q: ids[i] for q, i in found.items()}
+    finally:
+        store.close()
