@@ -69,10 +69,10 @@ def latin_rivals(text: str) -> list[str]:
 def language_of(text: str, words: Iterable[str], stored: bool = True) -> str:
     """Most distinct stop words win; another language than English needs :data:`MIN_VOTES`
     and more than English has (a short "see ya" stays English). A stored text that none of
-    English's stop words is in and that has more of one later language's letters than of any
-    other's is that language (Turkish, Finnish or Hungarian write their function words as
-    endings: "Büyükannem bahçesinde domates yetiştiriyor" has none, and ü, ç and ş); a query
-    is read as English then, and asks for that language's stems too (:func:`query_terms`)."""
+    English's stop words is in is read by its letters (:func:`_by_letters`: Turkish, Finnish
+    or Hungarian write their function words as endings, so "Büyükannem bahçesinde domates
+    yetiştiriyor" has no stop word, and ü, ç and ş); a query is read as English then, and
+    asks for that language's stems too (:func:`~recallery.text.analyzer.query_terms`)."""
     votes = vote_counts(text, words)
     best = max(range(len(votes)), key=lambda i: (votes[i], -i))
     if votes[best] >= max(MIN_VOTES, votes[0] + 1):
