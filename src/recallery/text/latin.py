@@ -85,11 +85,7 @@ def _by_letters(text: str) -> str:
     texts keep their analysis) with more distinct letters of its own in ``text`` than any
     other language, and at least :data:`MIN_VOTES` of them (one is as often a name's, or a
     letter other languages share: ç of *garçon*), or English."""
-    held = set(text)
-    counts = {
-        lang: len({c.lower() for c in held & set(letters)})  # ç and Ç are one letter
-        for lang, letters in stopwords.LATIN_LETTERS
-    }
+    counts = _letters_held(text)
     best = max(counts.values())
     leaders = [lang for lang, n in counts.items() if n == best]
     if best < MIN_VOTES or len(leaders) > 1 or leaders[0] in stopwords.FIRST_LATIN:
@@ -105,10 +101,19 @@ def vote_counts(text: str, words: Iterable[str]) -> list[int]:
         for i in VOTES[word]:
             votes[i] += 1
     if not text.isascii():
-        for lang, letters in stopwords.LATIN_LETTERS:
-            if any(c in text for c in letters):
-                votes[ORDER.index(lang)] += 1
+        for lang, held in _letters_held(text).items():
+            votes[ORDER.index(lang)] += held > 0
     return votes
+
+
+def _letters_held(text: str) -> dict[str, int]:
+    """How many distinct letters of each language's own (``LATIN_LETTERS``) ``text`` holds, a
+    capital and its small letter counted once."""
+    held = set(text)
+    return {
+        lang: len({c.lower() for c in held & set(letters)})
+        for lang, letters in stopwords.LATIN_LETTERS
+    }
 
 
 def guessed(text: str) -> tuple[list[str], bool]:

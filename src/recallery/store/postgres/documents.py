@@ -23,8 +23,9 @@ from psycopg.postgres import types
 from psycopg.pq import Format
 
 from recallery.store.sql import Row
+from recallery.text import stopwords
 from recallery.text.analyzer import MAX_TF, analyze_all
-from recallery.text.latin import latin_language
+from recallery.text.latin import LATIN_LANGUAGES, latin_language
 
 #: A document and its length (``fts``, ``fts_len``); the document in binary.
 Document = tuple[bytes, int]
@@ -142,8 +143,8 @@ def reindex_unspaced(raw: psycopg.Connection[Row]) -> None:
     reindex(raw, "content ~ '[\u0e01-\u0edf\u1000-\u109f\u1780-\u17ff\u0900-\u097f]'")
 
 
-#: The Latin-script languages the analyzer told apart from migration 31 on.
-LATER_LATIN = frozenset({"sv", "da", "no", "fi", "tr", "id", "pl", "cs", "ro", "hu", "vi"})
+#: The Latin-script languages the analyzer told apart from migration 31 on: all but the first.
+LATER_LATIN = LATIN_LANGUAGES - stopwords.FIRST_LATIN
 
 
 def reindex_latin(raw: psycopg.Connection[Row]) -> None:
