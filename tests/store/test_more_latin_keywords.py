@@ -33,7 +33,13 @@ TURNS = [
     ("lan", "Em gái tôi sống ở Đà Nẵng với chồng.", "vi"),
     ("anna", "My grandmother grows tomatoes in her garden and my brother studies chemistry.", "en"),
 ]
-PEOPLE = [(user, text) for user, text, _ in TURNS]
+#: Two more people in the same memory writing Chinese and Russian: a Danish turn's bicycles
+#: and a Romanian turn's hospital collide with theirs, and migration 31 leaves their rows alone.
+OTHER_SCRIPTS = [
+    ("wang", "我每天骑自行车去医院上班。"),
+    ("olga", "Я работаю врачом в городской больнице."),
+]
+PEOPLE = [(user, text) for user, text, _ in TURNS] + OTHER_SCRIPTS
 #: A word in another form than the turn has it (a plural, a case, without a suffix or a
 #: prefix), and that turn's place.
 FOUND = {
@@ -124,5 +130,5 @@ def test_sqlite_keywords_of_format_5_are_made_again(
 def test_postgres_agrees_and_migration_31_remakes_only_those_documents(
     postgres_dsn: str,
 ) -> None:
-    remade = {n for n, (_, _, lang) in enumerate(TURNS) if lang != "en"}
+    remade = {n for n, (_, _, lang) in enumerate(TURNS) if lang != "en"}  # not the others
     remade_by_migration(postgres_dsn, 31, PEOPLE, FOUND, remade)
